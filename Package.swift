@@ -1,0 +1,54 @@
+// swift-tools-version:6.0
+// Ferry: share files, text and links from the Linux desktop into Matrix rooms.
+// Module layout follows a share's path: intake → intent (core) → staging → outbox,
+// with the GLib adapter as the only place that touches C, and the CLI as a client.
+import PackageDescription
+
+let package = Package(
+    name: "Ferry",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "ferry", targets: ["ferry"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        // GIO headers, found through pkg-config; fenced behind GLibAdapter.
+        .systemLibrary(name: "CGLib", pkgConfig: "gio-unix-2.0",
+                       providers: [.apt(["libglib2.0-dev"])]),
+        // The only module that touches GLib pointers; offers a Swift-shaped surface.
+        .target(name: "GLibAdapter", dependencies: ["CGLib"]),
+        // Pure Swift: share intents, validation, routing, errors. No GLib, no I/O.
+        .target(name: "FerryCore"),
+        // Copies accepted files into Ferry's private spool before a share is acknowledged.
+        .target(name: "FerryStaging", dependencies: ["FerryCore", "GLibAdapter"]),
+        // The durable outbox: SQLite through GRDB.
+        .target(name: "FerryOutbox", dependencies: [
+            "FerryCore", .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        // Turns D-Bus calls (Share1, org.freedesktop.Application.Open) into share requests.
+        .target(name: "FerryIntake", dependencies: [
+            "FerryCore", "FerryStaging", "FerryOutbox", "GLibAdapter",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        // The headless GApplication that owns everything: wiring and lifetime.
+        .target(name: "FerryService", dependencies: [
+            "FerryCore", "FerryIntake", "FerryOutbox", "FerryStaging", "GLibAdapter",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        // The command line: a D-Bus client of the service.
+        .target(name: "FerryCLI", dependencies: [
+            "FerryCore", "FerryService", "GLibAdapter",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .executableTarget(name: "ferry", dependencies: ["FerryCLI"]),
+        .testTarget(name: "FerryCoreTests", dependencies: ["FerryCore"]),
+        .testTarget(name: "FerryOutboxTests", dependencies: ["FerryOutbox", "FerryCore"]),
+        .testTarget(name: "FerryStagingTests", dependencies: ["FerryStaging", "FerryCore"]),
+    ],
+    swiftLanguageModes: [.v5]
+)
