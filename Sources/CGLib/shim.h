@@ -2,3 +2,10 @@
 #include <gio/gio.h>
 #include <gio/gunixfdlist.h>
 #include <glib-unix.h>
+
+// copy_file_range(2) is declared by glibc only under _GNU_SOURCE, which Swift's Glibc module is
+// built without; this is glibc's own prototype, so the declarations agree.
+#include <sys/types.h>
+extern ssize_t copy_file_range (int __infd, __off64_t *__pinoff, int __outfd, __off64_t *__poutoff,
+                                size_t __length, unsigned int __flags);
+extern int syncfs (int __fd);

@@ -1,0 +1,128 @@
+/// Every way a share can be refused or an operation on shares can fail, each with a stable
+/// D-Bus error name and a sentence for a person.
+///
+/// Names of bad items are quoted through `SafeDisplay`, so a file named with a newline or a
+/// right-to-left override cannot forge the sentence it appears in.
+public enum ShareError: Error, Equatable, Sendable {
+    case invalidArgument(String)
+    case emptyShare
+    case tooManyItems(count: Int, limit: Int)
+    case fileNotFound(String)
+    case danglingSymlink(String)
+    case symlinkLoop(String)
+    case isDirectory(String)
+    case notRegularFile(String, kind: String)
+    case permissionDenied(String)
+    case emptyFile(String)
+    case fileTooLarge(String, size: UInt64, limit: UInt64)
+    case emptyText
+    case textTooLong(field: String, bytes: Int, limit: Int)
+    case invalidURI(String, reason: String)
+    case unsupportedScheme(String, scheme: String)
+    case remoteHost(String, host: String)
+    case remoteReadFailed(String, reason: String)
+    case invalidDestination(String)
+    case stagingFailed(String, reason: String)
+    case noSuchShare(String)
+    case notCancellable(String, state: ShareState)
+
+    /// The prefix of every Ferry D-Bus error name.
+    public static let namePrefix = "io.github.ferryshare.Ferry.Error."
+
+    /// The last part of the D-Bus error name; stable, documented in the interface XML.
+    public var shortName: String {
+        switch self {
+        case .invalidArgument: return "InvalidArgument"
+        case .emptyShare: return "EmptyShare"
+        case .tooManyItems: return "TooManyItems"
+        case .fileNotFound: return "FileNotFound"
+        case .danglingSymlink: return "DanglingSymlink"
+        case .symlinkLoop: return "SymlinkLoop"
+        case .isDirectory: return "IsDirectory"
+        case .notRegularFile: return "NotRegularFile"
+        case .permissionDenied: return "PermissionDenied"
+        case .emptyFile: return "EmptyFile"
+        case .fileTooLarge: return "FileTooLarge"
+        case .emptyText: return "EmptyText"
+        case .textTooLong: return "TextTooLong"
+        case .invalidURI: return "InvalidURI"
+        case .unsupportedScheme: return "UnsupportedScheme"
+        case .remoteHost: return "RemoteHost"
+        case .remoteReadFailed: return "RemoteReadFailed"
+        case .invalidDestination: return "InvalidDestination"
+        case .stagingFailed: return "StagingFailed"
+        case .noSuchShare: return "NoSuchShare"
+        case .notCancellable: return "NotCancellable"
+        }
+    }
+
+    /// The full D-Bus error name.
+    public var name: String { Self.namePrefix + shortName }
+
+    /// What went wrong, in a sentence that names the bad item.
+    public var message: String {
+        func q(_ text: String) -> String { SafeDisplay.quoted(text) }
+        switch self {
+        case .invalidArgument(let why): return why
+        case .emptyShare: return "There is nothing to share: give files or a text."
+        case .tooManyItems(let count, let limit):
+            return "\(count) files are too many for one share; the limit is \(limit)."
+        case .fileNotFound(let path): return "\(q(path)) does not exist."
+        case .danglingSymlink(let path): return "\(q(path)) is a symbolic link to a file that does not exist."
+        case .symlinkLoop(let path): return "\(q(path)) is a loop of symbolic links."
+        case .isDirectory(let path): return "\(q(path)) is a folder; Ferry shares files, not folders."
+        case .notRegularFile(let path, let kind):
+            return "\(q(path)) is \(kind), not a regular file; Ferry does not read those."
+        case .permissionDenied(let path): return "\(q(path)) cannot be read: permission denied."
+        case .emptyFile(let path): return "\(q(path)) is empty (0 bytes); there is nothing to send."
+        case .fileTooLarge(let path, let size, let limit):
+            return "\(q(path)) is \(ByteCount.format(size)), over the limit of \(ByteCount.format(limit))."
+        case .emptyText: return "The text is empty; there is nothing to share."
+        case .textTooLong(let field, let bytes, let limit):
+            return "The \(field) is \(bytes) bytes long, over the limit of \(limit) bytes."
+        case .invalidURI(let uri, let reason): return "\(q(uri)) is not a URI Ferry understands: \(reason)."
+        case .unsupportedScheme(let uri, let scheme):
+            return "\(q(uri)) uses \(scheme):, which Ferry cannot read here."
+        case .remoteHost(let uri, let host):
+            return "\(q(uri)) names a file on another computer (\(SafeDisplay.escaped(host))); Ferry shares files from this one."
+        case .remoteReadFailed(let uri, let reason): return "\(q(uri)) could not be read: \(reason)."
+        case .invalidDestination(let destination):
+            return "\(q(destination)) is not a room id (!…), a room alias (#room:server) or a user id (@user:server)."
+        case .stagingFailed(let path, let reason): return "\(q(path)) could not be copied for sending: \(reason)."
+        case .noSuchShare(let id): return "There is no share \(q(id))."
+        case .notCancellable(let id, let state): return "Share \(q(id)) is already \(state.rawValue) and cannot be cancelled."
+        }
+    }
+
+    /// The command line's exit status for this error (sysexits.h).
+    public var exitCode: Int32 { ExitCode.forErrorName(name) }
+}
+
+/// Exit statuses of the command line, from sysexits.h.
+public enum ExitCode {
+    public static let ok: Int32 = 0
+    public static let usage: Int32 = 64
+    public static let dataError: Int32 = 65
+    public static let noInput: Int32 = 66
+    public static let unavailable: Int32 = 69
+    public static let software: Int32 = 70
+    public static let ioError: Int32 = 74
+
+    /// Maps a D-Bus error name (Ferry's or the bus's) to an exit status, so the command line
+    /// reports a remote error the same way as a local one.
+    public static func forErrorName(_ name: String) -> Int32 {
+        guard name.hasPrefix(ShareError.namePrefix) else {
+            return name.hasPrefix("org.freedesktop.DBus.Error.") || name.hasPrefix("org.gtk.GDBus.Error.")
+                ? unavailable : software
+        }
+        switch name.dropFirst(ShareError.namePrefix.count) {
+        case "FileNotFound", "DanglingSymlink", "PermissionDenied", "RemoteReadFailed": return noInput
+        case "StagingFailed": return ioError
+        case "InvalidArgument", "EmptyShare", "TooManyItems", "IsDirectory", "NotRegularFile", "SymlinkLoop",
+             "EmptyFile", "FileTooLarge", "EmptyText", "TextTooLong", "InvalidURI", "UnsupportedScheme",
+             "RemoteHost", "InvalidDestination", "NoSuchShare", "NotCancellable":
+            return dataError
+        default: return software
+        }
+    }
+}

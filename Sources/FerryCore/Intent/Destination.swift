@@ -1,0 +1,24 @@
+/// Where a share goes, as a person or client names it. Room ids are opaque (room version 12 ids
+/// have no server part), so only the sigil and the presence of a server in aliases and user ids are checked.
+public enum Destination {
+    public enum Kind: Equatable, Sendable { case roomID, roomAlias, userID }
+
+    public static func kind(of destination: String) -> Kind? {
+        guard let sigil = destination.first, destination.count > 1, destination.utf8.count <= 255,
+              !destination.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.value < 0x20 }) else {
+            return nil
+        }
+        let rest = destination.dropFirst()
+        switch sigil {
+        case "!": return .roomID
+        case "#": return hasServer(rest) ? .roomAlias : nil
+        case "@": return hasServer(rest) ? .userID : nil
+        default: return nil
+        }
+    }
+
+    private static func hasServer(_ text: Substring) -> Bool {
+        guard let colon = text.firstIndex(of: ":") else { return false }
+        return colon != text.startIndex && text.index(after: colon) != text.endIndex
+    }
+}

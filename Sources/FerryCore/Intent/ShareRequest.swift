@@ -1,0 +1,58 @@
+/// What a client asked to share, before anything was checked: the fields of `Share(a{sv})`,
+/// of `Open(uris)`, of a `ferry:` URI and of the command line, in one shape.
+public struct ShareRequest: Equatable, Sendable {
+    public var uris: [String]
+    public var text: String?
+    public var subject: String?
+    public var message: String?
+    public var destinations: [String]
+    public var source: IntakeSource
+
+    public init(uris: [String] = [], text: String? = nil, subject: String? = nil, message: String? = nil,
+                destinations: [String] = [], source: IntakeSource) {
+        self.uris = uris
+        self.text = text
+        self.subject = subject
+        self.message = message
+        self.destinations = destinations
+        self.source = source
+    }
+}
+
+/// How a share reached Ferry.
+public enum IntakeSource: String, Sendable, Codable, CaseIterable {
+    /// org.freedesktop.Application.Open (file managers, `gio open`, `xdg-open`).
+    case open
+    /// Share1.Share over D-Bus.
+    case share
+    /// A `ferry:` URI.
+    case uri
+    /// The `ferry` command line.
+    case cli
+}
+
+/// The limits a share must fit in. Defaults suit a desktop; the service reads overrides from its environment.
+public struct Limits: Equatable, Sendable {
+    public var maxItems: Int
+    public var maxFileSize: UInt64
+    public var maxTextBytes: Int
+    public var maxSubjectBytes: Int
+    public var maxDestinations: Int
+
+    public init(maxItems: Int = 1000, maxFileSize: UInt64 = 4 << 30, maxTextBytes: Int = 32768,
+                maxSubjectBytes: Int = 1024, maxDestinations: Int = 100) {
+        self.maxItems = maxItems
+        self.maxFileSize = maxFileSize
+        self.maxTextBytes = maxTextBytes
+        self.maxSubjectBytes = maxSubjectBytes
+        self.maxDestinations = maxDestinations
+    }
+
+    /// Limits with overrides from `FERRY_MAX_ITEMS` and `FERRY_MAX_FILE_SIZE`; malformed values are ignored.
+    public static func fromEnvironment(_ environment: [String: String]) -> Limits {
+        var limits = Limits()
+        if let value = environment["FERRY_MAX_ITEMS"].flatMap(Int.init), value > 0 { limits.maxItems = value }
+        if let value = environment["FERRY_MAX_FILE_SIZE"].flatMap(UInt64.init), value > 0 { limits.maxFileSize = value }
+        return limits
+    }
+}

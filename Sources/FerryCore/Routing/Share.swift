@@ -1,0 +1,29 @@
+/// A share as the outbox keeps it: its intent, its state and its history.
+public struct Share: Equatable, Sendable {
+    public var id: String
+    public var intent: ShareIntent
+    public var state: ShareState
+    /// Microseconds since the Unix epoch.
+    public var created: Int64
+    public var updated: Int64
+    public var failure: Failure?
+
+    /// Why a share failed, as a D-Bus error name and a sentence.
+    public struct Failure: Equatable, Sendable {
+        public var name: String
+        public var message: String
+        public init(name: String, message: String) {
+            self.name = name
+            self.message = message
+        }
+    }
+
+    public init(id: String, intent: ShareIntent, state: ShareState, created: Int64, updated: Int64, failure: Failure? = nil) {
+        self.id = id
+        self.intent = intent
+        self.state = state
+        self.created = created
+        self.updated = updated
+        self.failure = failure
+    }
+}

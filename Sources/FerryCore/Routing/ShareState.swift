@@ -1,0 +1,32 @@
+/// Where a share is in its life. Raw values are the strings of the D-Bus API and the database.
+public enum ShareState: String, Sendable, Codable, CaseIterable {
+    case awaitingSignIn = "awaiting-sign-in"
+    case awaitingDestination = "awaiting-destination"
+    case queued
+    case sending
+    case sent
+    case failed
+    case cancelled
+
+    /// Nothing more happens to the share by itself. (A failed share may still be retried by a person.)
+    public var isFinal: Bool { self == .sent || self == .failed || self == .cancelled }
+
+    /// Cancel is allowed until a share is sent or already cancelled.
+    public var isCancellable: Bool { self != .sent && self != .cancelled }
+
+    /// Waiting for a person (to sign in or to choose where), not for Ferry: the service may exit meanwhile.
+    public var awaitsPerson: Bool { self == .awaitingSignIn || self == .awaitingDestination }
+
+    /// Ferry itself has work to do for the share; the service stays up while any share is here.
+    public var isPendingWork: Bool { self == .queued || self == .sending }
+}
+
+/// The sign-in step and the dialog step, as one decision: where a share goes next.
+public enum Routing {
+    /// A new share (or one whose account state changed): signed out → sign-in step; no destination
+    /// → the share dialog; otherwise the outbox queue.
+    public static func route(destinations: [String], signedIn: Bool) -> ShareState {
+        guard signedIn else { return .awaitingSignIn }
+        return destinations.isEmpty ? .awaitingDestination : .queued
+    }
+}

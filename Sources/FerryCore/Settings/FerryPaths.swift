@@ -1,0 +1,21 @@
+/// Where Ferry keeps its data, from the XDG base directory variables (and their defaults).
+public struct FerryPaths: Equatable, Sendable {
+    /// `$XDG_STATE_HOME/ferry`: the outbox and the spool, private to the user (0700).
+    public let stateDirectory: String
+    /// `$XDG_CONFIG_HOME/ferry`: settings.
+    public let configDirectory: String
+
+    public init(environment: [String: String]) {
+        let home = environment["HOME"] ?? "/"
+        func base(_ variable: String, _ fallback: String) -> String {
+            // The spec says relative values are invalid and must be ignored.
+            if let value = environment[variable], value.hasPrefix("/") { return value }
+            return home + "/" + fallback
+        }
+        stateDirectory = base("XDG_STATE_HOME", ".local/state") + "/ferry"
+        configDirectory = base("XDG_CONFIG_HOME", ".config") + "/ferry"
+    }
+
+    public var database: String { stateDirectory + "/ferry.sqlite3" }
+    public var spool: String { stateDirectory + "/spool" }
+}

@@ -1,0 +1,78 @@
+import FerryCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A local file being checked and read for staging. Checks never open anything that could block:
+/// FIFOs and devices are recognised by `stat` and refused before any `open`.
+struct LocalFile {
+    let path: String
+    let size: UInt64
+
+    /// Checks the path without opening it: exists, is a regular file, readable, not empty, within the limit.
+    static func check(_ path: String, limits: Limits) throws(ShareError) -> LocalFile {
+        var info = stat()
+        if lstat(path, &info) != 0 {
+            switch errno {
+            case EACCES: throw .permissionDenied(path)
+            case ELOOP: throw .symlinkLoop(path)
+            case ENOTDIR, ENOENT: throw .fileNotFound(path)
+            default: throw .stagingFailed(path, reason: String(cString: strerror(errno)))
+            }
+        }
+        if (info.st_mode & S_IFMT) == S_IFLNK, stat(path, &info) != 0 {
+            switch errno {
+            case ELOOP: throw .symlinkLoop(path)
+            case ENOENT, ENOTDIR: throw .danglingSymlink(path)
+            case EACCES: throw .permissionDenied(path)
+            default: throw .stagingFailed(path, reason: String(cString: strerror(errno)))
+            }
+        }
+        try checkKind(info.st_mode, path)
+        if access(path, R_OK) != 0 { throw .permissionDenied(path) }
+        let size = UInt64(info.st_size)
+        if size == 0 { throw .emptyFile(path) }
+        if size > limits.maxFileSize { throw .fileTooLarge(path, size: size, limit: limits.maxFileSize) }
+        return LocalFile(path: path, size: size)
+    }
+
+    static func checkKind(_ mode: mode_t, _ path: String) throws(ShareError) {
+        switch mode & S_IFMT {
+        case S_IFREG: return
+        case S_IFDIR: throw .isDirectory(path)
+        case S_IFIFO: throw .notRegularFile(path, kind: "a FIFO (named pipe)")
+        case S_IFCHR: throw .notRegularFile(path, kind: "a character device")
+        case S_IFBLK: throw .notRegularFile(path, kind: "a block device")
+        case S_IFSOCK: throw .notRegularFile(path, kind: "a socket")
+        default: throw .notRegularFile(path, kind: "not a regular file")
+        }
+    }
+
+    /// Copies the file to `destination` (created 0600), cloning or using copy_file_range where the
+    /// file system allows, and returns the first bytes for content sniffing.
+    func copy(to destination: String, limits: Limits) throws(ShareError) -> [UInt8] {
+        // O_NONBLOCK: if the path was swapped for a FIFO since `check`, open must not wait for a writer.
+        let source = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+        guard source >= 0 else {
+            throw errno == EACCES ? .permissionDenied(path) : .stagingFailed(path, reason: String(cString: strerror(errno)))
+        }
+        defer { close(source) }
+        var info = stat()
+        guard fstat(source, &info) == 0 else { throw .stagingFailed(path, reason: String(cString: strerror(errno))) }
+        try Self.checkKind(info.st_mode, path)
+
+        let target = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard target >= 0 else { throw .stagingFailed(path, reason: String(cString: strerror(errno))) }
+        defer { close(target) }
+        do {
+            try FileCopy.copy(from: source, to: target, limit: limits.maxFileSize)
+        } catch FileCopyError.tooLarge(let size) {
+            throw .fileTooLarge(path, size: size, limit: limits.maxFileSize)
+        } catch FileCopyError.io(let code) {
+            throw .stagingFailed(path, reason: String(cString: strerror(code)))
+        } catch {
+            throw .stagingFailed(path, reason: "\(error)")
+        }
+        return FileCopy.leadingBytes(of: target == 0 ? source : source)
+    }
+}
