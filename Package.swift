@@ -38,6 +38,9 @@ let package = Package(
         .target(name: "FerryService", dependencies: [
             "FerryCore", "FerryIntake", "FerryOutbox", "FerryStaging", "GLibAdapter",
             .product(name: "Logging", package: "swift-log"),
+        ], resources: [
+            // The interface XML in data/dbus is the contract; the service exports exactly that text.
+            .embedInCode("Share1.xml"),
         ]),
         // The command line: a D-Bus client of the service.
         .target(name: "FerryCLI", dependencies: [

@@ -1,1 +1,3 @@
-print("ferry")
+import FerryCLI
+
+FerryCommand.runFromProcessArguments()

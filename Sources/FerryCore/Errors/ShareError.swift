@@ -95,11 +95,11 @@ public enum ShareError: Error, Equatable, Sendable {
     }
 
     /// The command line's exit status for this error (sysexits.h).
-    public var exitCode: Int32 { ExitCode.forErrorName(name) }
+    public var exitCode: Int32 { ExitStatus.forErrorName(name) }
 }
 
 /// Exit statuses of the command line, from sysexits.h.
-public enum ExitCode {
+public enum ExitStatus {
     public static let ok: Int32 = 0
     public static let usage: Int32 = 64
     public static let dataError: Int32 = 65

@@ -1,0 +1,126 @@
+import ArgumentParser
+import FerryCore
+import GLibAdapter
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct OpenCommand: FerrySubcommand {
+    static let configuration = CommandConfiguration(
+        commandName: "open",
+        abstract: "Share URIs or files as one share (what \"Open with Ferry\" runs).",
+        discussion: "URIs may be file://, any location GIO can read here, or ferry:share?text=…&url=…&title=…")
+
+    @Argument(help: ArgumentHelp("URIs or paths to share.", valueName: "URI"))
+    var uris: [String]
+
+    func execute() throws(CommandFailure) {
+        guard !uris.isEmpty else { throw CommandFailure(ShareError.emptyShare) }
+        let resolved = try uris.map { argument throws(CommandFailure) in
+            SharePlan.uriScheme(argument) == nil ? try LocalPath.uri(for: argument) : argument
+        }
+        try ShareSubmission.submit(["uris": .strings(resolved)])
+    }
+}
+
+struct SendCommand: FerrySubcommand {
+    static let configuration = CommandConfiguration(
+        commandName: "send",
+        abstract: "Share files, with an optional message.",
+        discussion: "Each file is copied before this returns, so you may move or delete it afterwards.")
+
+    @Argument(help: ArgumentHelp("Files to share; relative paths are from the current directory.", valueName: "FILE"))
+    var files: [String]
+
+    @Option(name: .customLong("to"), help: ArgumentHelp("A room id (!…), room alias (#room:server) or user id (@user:server). Repeat for several.", valueName: "DEST"))
+    var destinations: [String] = []
+
+    @Option(help: "A message sent before the files.")
+    var message: String?
+
+    func execute() throws(CommandFailure) {
+        guard !files.isEmpty else { throw CommandFailure(ShareError.emptyShare) }
+        let uris = try files.map { path throws(CommandFailure) in try LocalPath.uri(for: path) }
+        var dict: [String: Variant] = ["uris": .strings(uris)]
+        if !destinations.isEmpty { dict["destinations"] = .strings(destinations) }
+        if let message { dict["message"] = .string(message) }
+        try ShareSubmission.submit(dict)
+    }
+}
+
+struct TextCommand: FerrySubcommand {
+    static let configuration = CommandConfiguration(
+        commandName: "text",
+        abstract: "Share a text, or a link when the text is a single URL.")
+
+    @Argument(help: ArgumentHelp("The text; - reads it from standard input.", valueName: "TEXT"))
+    var text: String
+
+    @Option(name: .customLong("to"), help: ArgumentHelp("A room id, room alias or user id. Repeat for several.", valueName: "DEST"))
+    var destinations: [String] = []
+
+    @Option(help: "A subject or title kept with the share.")
+    var subject: String?
+
+    func execute() throws(CommandFailure) {
+        var words = text
+        if text == "-" {
+            guard let input = StandardInput.readAllUTF8() else {
+                throw CommandFailure(status: ExitStatus.dataError, message: "standard input is not valid UTF-8 text.")
+            }
+            words = input
+        }
+        var dict: [String: Variant] = ["text": .string(words)]
+        if !destinations.isEmpty { dict["destinations"] = .strings(destinations) }
+        if let subject { dict["subject"] = .string(subject) }
+        try ShareSubmission.submit(dict)
+    }
+}
+
+/// Sends a Share call and reports the new share: its id on standard output, what happens next on standard error.
+enum ShareSubmission {
+    static func submit(_ dict: [String: Variant]) throws(CommandFailure) {
+        var dict = dict
+        dict["source"] = .string("cli") // ignored by older services: unknown keys are
+        let client = try ServiceClient()
+        let id = try client.share(dict)
+        Terminal.output(id)
+        if let share = try? client.share(id: id) {
+            Terminal.note(ShareFormatter.nextStep(for: share))
+        }
+    }
+}
+
+/// Paths given on the command line, as the caller meant them.
+enum LocalPath {
+    /// A file:// URI for the path, resolved against the caller's working directory. The service
+    /// never sees a relative path: it runs elsewhere, with another working directory.
+    static func uri(for path: String) throws(CommandFailure) -> String {
+        var absolute = path
+        if !path.hasPrefix("/") {
+            guard let cwd = getcwd(nil, 0) else {
+                throw CommandFailure(status: ExitStatus.software, message: "cannot tell the current directory")
+            }
+            defer { free(cwd) }
+            absolute = String(cString: cwd) + "/" + path
+        }
+        guard let uri = FileURI.uri(forPath: absolute) else {
+            throw CommandFailure(status: ExitStatus.dataError, message: "\(SafeDisplay.quoted(path)) is not a usable path.")
+        }
+        return uri
+    }
+}
+
+enum StandardInput {
+    static func readAllUTF8() -> String? {
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { break }
+            bytes += buffer[0..<count]
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+}

@@ -1,0 +1,50 @@
+import ArgumentParser
+import FerryCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `ferry`: share files, text and links into your chats, from the command line.
+public struct FerryCommand: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "ferry",
+        abstract: "Share files, text and links into your chats.",
+        discussion: """
+        Ferry runs as a D-Bus service on your session bus; these commands talk to it and start it \
+        when needed. Shares are kept until they are sent, even across restarts.
+
+        Exit status: 0 done, 64 wrong usage, 65 bad input, 66 a file is missing or unreadable, \
+        69 the service is unavailable, 74 an I/O error.
+        """,
+        version: "ferry \(FerryVersion.current)",
+        subcommands: [OpenCommand.self, SendCommand.self, TextCommand.self, SharesCommand.self,
+                      ShowCommand.self, CancelCommand.self, ServiceCommand.self])
+
+    public init() {}
+
+    /// Entry point: refuses arguments that are not UTF-8 (Swift would silently repair them), then parses.
+    public static func runFromProcessArguments() -> Never {
+        for index in 1..<Int(CommandLine.argc) where String(validatingCString: CommandLine.unsafeArgv[index]!) == nil {
+            Terminal.error("argument \(index) is not valid UTF-8 text; Ferry shares text as UTF-8.")
+            Glibc.exit(ExitStatus.dataError)
+        }
+        main()
+        Glibc.exit(0)
+    }
+}
+
+/// A subcommand whose work can fail with a `CommandFailure`: printed as `ferry: sentence`, exit status as given.
+protocol FerrySubcommand: ParsableCommand {
+    func execute() throws(CommandFailure)
+}
+
+extension FerrySubcommand {
+    func run() throws {
+        do {
+            try execute()
+        } catch {
+            Terminal.error(error.message)
+            throw ExitCode(error.status)
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import FerryCore
+import Foundation
+
+/// The stable JSON form of shares (`--json`), documented in docs/CONTRACT.md: keys are never
+/// removed or renamed, absent values are `null`.
+enum ShareJSON {
+    static func object(_ share: Share) -> String { encode(JSONShare(share)) }
+    static func array(_ shares: [Share]) -> String { encode(shares.map(JSONShare.init)) }
+
+    private static func encode<T: Encodable>(_ value: T) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(value) else { return "null" }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+private struct JSONShare: Encodable {
+    let share: Share
+    init(_ share: Share) { self.share = share }
+
+    enum Keys: String, CodingKey {
+        case id, state, action, items, subject, message, destinations, source, error
+        case contentType = "content_type", createdAt = "created_at", updatedAt = "updated_at"
+    }
+
+    func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(share.id, forKey: .id)
+        try container.encode(share.state.rawValue, forKey: .state)
+        try container.encode(share.intent.action.rawValue, forKey: .action)
+        try container.encode(share.intent.contentType, forKey: .contentType)
+        try container.encode(share.intent.items.map(JSONItem.init), forKey: .items)
+        try container.encode(share.intent.subject, forKey: .subject)
+        try container.encode(share.intent.message, forKey: .message)
+        try container.encode(share.intent.destinations, forKey: .destinations)
+        try container.encode(share.intent.source.rawValue, forKey: .source)
+        try container.encode(Timestamp.iso8601(microseconds: share.created), forKey: .createdAt)
+        try container.encode(Timestamp.iso8601(microseconds: share.updated), forKey: .updatedAt)
+        if let failure = share.failure {
+            try container.encode(["name": failure.name, "message": failure.message], forKey: .error)
+        } else {
+            try container.encodeNil(forKey: .error)
+        }
+    }
+}
+
+private struct JSONItem: Encodable {
+    let item: ShareItem
+    init(_ item: ShareItem) { self.item = item }
+
+    enum Keys: String, CodingKey {
+        case kind, name, size, uri, text
+        case contentType = "content_type"
+    }
+
+    func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(item.kind.rawValue, forKey: .kind)
+        try container.encode(item.name, forKey: .name)
+        try container.encode(item.contentType, forKey: .contentType)
+        try container.encode(item.size, forKey: .size)
+        try container.encodeIfPresent(item.uri, forKey: .uri)
+        try container.encodeIfPresent(item.text, forKey: .text)
+    }
+}

@@ -1,0 +1,4 @@
+/// Ferry's version, shown by `ferry --version` and kept in step with packaging.
+public enum FerryVersion {
+    public static let current = "0.1.0"
+}

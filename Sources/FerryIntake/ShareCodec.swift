@@ -1,0 +1,62 @@
+import FerryCore
+import GLibAdapter
+
+/// A share as it travels on D-Bus (`GetShare`, `ListShares`, `ShareChanged`): an a{sv} whose
+/// keys are documented in the Share1 interface XML. Empty values are left out.
+public enum ShareCodec {
+    public static func encode(_ share: Share) -> [String: Variant] {
+        var dict: [String: Variant] = [
+            "id": .string(share.id),
+            "state": .string(share.state.rawValue),
+            "action": .string(share.intent.action.rawValue),
+            "content-type": .string(share.intent.contentType),
+            "items": .dictionaries(share.intent.items.map(encode)),
+            "destinations": .strings(share.intent.destinations),
+            "source": .string(share.intent.source.rawValue),
+            "created": .int64(share.created),
+            "updated": .int64(share.updated),
+        ]
+        if let subject = share.intent.subject { dict["subject"] = .string(subject) }
+        if let message = share.intent.message { dict["message"] = .string(message) }
+        if let failure = share.failure {
+            dict["error-name"] = .string(failure.name)
+            dict["error-message"] = .string(failure.message)
+        }
+        return dict
+    }
+
+    static func encode(_ item: ShareItem) -> [String: Variant] {
+        var dict: [String: Variant] = [
+            "kind": .string(item.kind.rawValue),
+            "name": .string(item.name),
+            "content-type": .string(item.contentType),
+            "size": .uint64(item.size),
+        ]
+        if let uri = item.uri { dict["uri"] = .string(uri) }
+        if let text = item.text { dict["text"] = .string(text) }
+        return dict
+    }
+
+    /// Reads a share back (the command line and the UI are clients); nil when a required key is missing.
+    public static func decode(_ dict: [String: Variant]) -> Share? {
+        guard let id = dict["id"]?.stringValue,
+              let state = dict["state"]?.stringValue.flatMap(ShareState.init(rawValue:)),
+              let itemDicts = dict["items"]?.dictionariesValue, !itemDicts.isEmpty else { return nil }
+        let items = itemDicts.map { item in
+            ShareItem(kind: item["kind"]?.stringValue.flatMap(ShareItem.Kind.init(rawValue:)) ?? .file,
+                      name: item["name"]?.stringValue ?? "",
+                      contentType: item["content-type"]?.stringValue ?? "application/octet-stream",
+                      size: item["size"]?.uint64Value ?? 0,
+                      uri: item["uri"]?.stringValue, text: item["text"]?.stringValue)
+        }
+        let intent = ShareIntent(items: items, subject: dict["subject"]?.stringValue,
+                                 message: dict["message"]?.stringValue,
+                                 destinations: dict["destinations"]?.stringsValue ?? [],
+                                 source: dict["source"]?.stringValue.flatMap(IntakeSource.init(rawValue:)) ?? .share)
+        let failure = dict["error-name"]?.stringValue.map {
+            Share.Failure(name: $0, message: dict["error-message"]?.stringValue ?? "")
+        }
+        return Share(id: id, intent: intent, state: state, created: dict["created"]?.int64Value ?? 0,
+                     updated: dict["updated"]?.int64Value ?? 0, failure: failure)
+    }
+}

@@ -1,0 +1,42 @@
+import FerryCore
+import FerryOutbox
+import FerryStaging
+
+/// The front door: a request becomes a durable, routed share, or a typed error and nothing at all.
+///
+/// Order matters: check the plan, stage the files, commit the share; only then may the caller
+/// acknowledge it. Anything staged for a share that was not committed is removed again.
+public final class ShareIntake: @unchecked Sendable {
+    private let outbox: Outbox
+    private let stager: Stager
+    private let limits: Limits
+    private let isSignedIn: @Sendable () -> Bool
+    private let clock: @Sendable () -> Int64
+
+    public init(outbox: Outbox, stager: Stager, limits: Limits,
+                isSignedIn: @escaping @Sendable () -> Bool, clock: @escaping @Sendable () -> Int64) {
+        self.outbox = outbox
+        self.stager = stager
+        self.limits = limits
+        self.isSignedIn = isSignedIn
+        self.clock = clock
+    }
+
+    public func accept(_ request: ShareRequest) throws(ShareError) -> Share {
+        let plan = try SharePlan(request: request, limits: limits)
+        let now = clock()
+        let id = ShareID.make(milliseconds: UInt64(now / 1000))
+        let items = try stager.stage(plan, shareID: id)
+        let intent = ShareIntent(items: items, subject: plan.subject, message: plan.message,
+                                 destinations: plan.destinations, source: plan.source)
+        let state = Routing.route(destinations: intent.destinations, signedIn: isSignedIn())
+        let share = Share(id: id, intent: intent, state: state, created: now, updated: now)
+        do {
+            try outbox.insert(share)
+        } catch {
+            stager.spool.remove(shareID: id)
+            throw .stagingFailed("the outbox", reason: "\(error)")
+        }
+        return share
+    }
+}

@@ -1,0 +1,83 @@
+import FerryCore
+import GRDB
+
+/// The durable list of shares: SQLite in WAL mode, synchronous=FULL, so a share that was
+/// acknowledged survives a crash of the service and of the machine.
+///
+/// Every state change is committed here before the side effect it allows.
+public final class Outbox: @unchecked Sendable {
+    private let database: DatabaseQueue
+
+    /// Opens (or creates, 0600) the outbox at `path`; its directory must exist.
+    public init(path: String) throws {
+        try DatabaseFile.createPrivate(path)
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA journal_mode = WAL")
+            // FULL: the WAL is synced at every commit, so an acknowledged share survives power loss too.
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        configuration.busyMode = .timeout(5)
+        database = try DatabaseQueue(path: path, configuration: configuration)
+        try OutboxSchema.migrator.migrate(database)
+    }
+
+    /// Commits a new share and its items in one transaction.
+    public func insert(_ share: Share) throws {
+        try database.write { db in
+            try ShareRow(share).insert(db)
+            for (position, item) in share.intent.items.enumerated() {
+                try ItemRow(shareID: share.id, position: position, item: item).insert(db)
+            }
+        }
+    }
+
+    public func share(id: String) throws -> Share? {
+        try database.read { db in
+            guard let row = try ShareRow.fetchOne(db, key: id) else { return nil }
+            return try row.share(items: ItemRow.items(of: id, in: db))
+        }
+    }
+
+    /// Every share, newest first.
+    public func shares() throws -> [Share] {
+        try database.read { db in
+            let rows = try ShareRow.order(Column("created_at").desc, Column("id").desc).fetchAll(db)
+            var items: [String: [ShareItem]] = [:]
+            for row in try ItemRow.order(Column("share_id"), Column("position")).fetchAll(db) {
+                items[row.shareID, default: []].append(row.item)
+            }
+            return rows.map { $0.share(items: items[$0.id] ?? []) }
+        }
+    }
+
+    /// Commits a new state (and failure, if any) for a share; returns the updated share.
+    @discardableResult
+    public func update(id: String, state: ShareState, failure: Share.Failure? = nil, at time: Int64) throws -> Share? {
+        try database.write { db in
+            guard var row = try ShareRow.fetchOne(db, key: id) else { return nil }
+            row.state = state.rawValue
+            row.updatedAt = time
+            row.errorName = failure?.name
+            row.errorMessage = failure?.message
+            try row.update(db)
+            return try row.share(items: ItemRow.items(of: id, in: db))
+        }
+    }
+
+    /// The ids of every share (to sweep spool directories a crash left without a share).
+    public func ids() throws -> Set<String> {
+        try database.read { db in Set(try String.fetchAll(db, sql: "SELECT id FROM share")) }
+    }
+
+    /// How many shares are in each state.
+    public func countsByState() throws -> [ShareState: Int] {
+        try database.read { db in
+            var counts: [ShareState: Int] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS n FROM share GROUP BY state") {
+                if let state = ShareState(rawValue: row["state"]) { counts[state] = row["n"] }
+            }
+            return counts
+        }
+    }
+}

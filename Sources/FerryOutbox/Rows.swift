@@ -1,0 +1,88 @@
+import FerryCore
+import GRDB
+
+/// A `share` row; converts to and from the core's `Share`.
+struct ShareRow: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "share"
+    enum CodingKeys: String, CodingKey {
+        case id, state, action, subject, message, destinations, source
+        case contentType = "content_type", createdAt = "created_at", updatedAt = "updated_at"
+        case errorName = "error_name", errorMessage = "error_message"
+    }
+
+    var id: String
+    var state: String
+    var action: String
+    var contentType: String
+    var subject: String?
+    var message: String?
+    var destinations: String
+    var source: String
+    var createdAt: Int64
+    var updatedAt: Int64
+    var errorName: String?
+    var errorMessage: String?
+
+    init(_ share: Share) {
+        id = share.id
+        state = share.state.rawValue
+        action = share.intent.action.rawValue
+        contentType = share.intent.contentType
+        subject = share.intent.subject
+        message = share.intent.message
+        destinations = share.intent.destinations.joined(separator: "\n")
+        source = share.intent.source.rawValue
+        createdAt = share.created
+        updatedAt = share.updated
+        errorName = share.failure?.name
+        errorMessage = share.failure?.message
+    }
+
+    func share(items: [ShareItem]) -> Share {
+        let intent = ShareIntent(items: items, subject: subject, message: message,
+                                 destinations: destinations.split(separator: "\n").map(String.init),
+                                 source: IntakeSource(rawValue: source) ?? .share)
+        let failure = errorName.map { Share.Failure(name: $0, message: errorMessage ?? "") }
+        // An unknown state can only come from a newer Ferry; showing it as failed keeps it visible.
+        return Share(id: id, intent: intent, state: ShareState(rawValue: state) ?? .failed,
+                     created: createdAt, updated: updatedAt, failure: failure)
+    }
+}
+
+/// A `share_item` row.
+struct ItemRow: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "share_item"
+    enum CodingKeys: String, CodingKey {
+        case position, kind, name, size, uri, text
+        case shareID = "share_id", contentType = "content_type"
+    }
+
+    var shareID: String
+    var position: Int
+    var kind: String
+    var name: String
+    var contentType: String
+    var size: Int64
+    var uri: String?
+    var text: String?
+
+    init(shareID: String, position: Int, item: ShareItem) {
+        self.shareID = shareID
+        self.position = position
+        kind = item.kind.rawValue
+        name = item.name
+        contentType = item.contentType
+        size = Int64(item.size)
+        uri = item.uri
+        text = item.text
+    }
+
+    var item: ShareItem {
+        ShareItem(kind: ShareItem.Kind(rawValue: kind) ?? .file, name: name, contentType: contentType,
+                  size: UInt64(max(0, size)), uri: uri, text: text)
+    }
+
+    static func items(of shareID: String, in db: Database) throws -> [ShareItem] {
+        try ItemRow.filter(Column("share_id") == shareID).order(Column("position")).fetchAll(db).map(\.item)
+    }
+}

@@ -1,0 +1,70 @@
+import FerryCore
+import FerryOutbox
+import FerryStaging
+import GLibAdapter
+import Logging
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `ferry service`: the headless GApplication that owns the bus name, the outbox and the spool.
+public enum ServiceApplication {
+    /// Runs the service until it has been idle for the configured timeout; returns the exit status.
+    public static func run(settings: ServiceSettings, logger: Logger) -> Int32 {
+        let application = Application(id: FerryBus.name)
+        application.inactivityTimeout = settings.idleTimeout * 1000
+        let lifetime = Lifetime(application: application)
+
+        let service: ShareService
+        let share1: Share1Object
+        do {
+            try PrivateDirectory.create(settings.paths.stateDirectory)
+            let spool = try Spool(root: settings.paths.spool)
+            let outbox = try Outbox(path: settings.paths.database)
+            service = ShareService(outbox: outbox, spool: spool, limits: settings.limits,
+                                   account: AccountState(), logger: logger)
+            service.sweepSpool()
+            // The shared session connection is the one GApplication will own the name on:
+            // exporting Share1 on it now makes it reachable the moment the name is owned.
+            let connection = try BusConnection.session()
+            share1 = Share1Object(service: service, connection: connection, lifetime: lifetime, logger: logger)
+            try share1.export()
+        } catch {
+            logger.critical("cannot start: \(error)")
+            return 1
+        }
+
+        application.onOpen { uris in
+            // Open has no reply of its own to carry an error: it is answered when this returns,
+            // so the share is staged and committed right here, before the caller hears back.
+            do throws(ShareError) {
+                _ = try service.share(ShareRequest(uris: uris, source: .open))
+            } catch {
+                share1.announceRefusal(error)
+                application.sendNotification(id: "refused", title: "Ferry could not share this",
+                                             body: error.message)
+            }
+        }
+        application.onActivate {
+            logger.info("activated")
+        }
+        application.addAction("sign-in") { _ in
+            service.events.signInRequired(service.signInReason())
+        }
+        application.addAction("shares") { _ in
+            logger.info("shares requested")
+        }
+        for signal in [SIGTERM, SIGINT, SIGHUP] {
+            MainContext.onUnixSignal(signal) {
+                logger.info("stopping on signal \(signal)")
+                application.quit()
+            }
+        }
+        logger.info("service starting", metadata: ["state": "\(settings.paths.stateDirectory)",
+                                                    "idle-timeout": "\(settings.idleTimeout)s"])
+        let status = application.run()
+        logger.info("service stopped")
+        _ = lifetime
+        return status
+    }
+}

@@ -1,0 +1,31 @@
+import FerryCore
+import Logging
+
+/// The service's settings, read once at start from its environment (which, under D-Bus
+/// activation, is the bus daemon's, not the caller's).
+public struct ServiceSettings: Sendable {
+    public var paths: FerryPaths
+    public var limits: Limits
+    /// Seconds the service stays up with nothing to do.
+    public var idleTimeout: UInt32
+    public var logLevel: Logger.Level
+
+    public init(environment: [String: String], idleTimeoutOverride: UInt32? = nil) {
+        paths = FerryPaths(environment: environment)
+        limits = Limits.fromEnvironment(environment)
+        idleTimeout = idleTimeoutOverride ?? environment["FERRY_IDLE_TIMEOUT"].flatMap(UInt32.init) ?? 10
+        logLevel = Self.logLevel(environment["FERRY_LOG"])
+    }
+
+    public static func logLevel(_ text: String?) -> Logger.Level {
+        text.flatMap { Logger.Level(rawValue: $0.lowercased()) } ?? .info
+    }
+}
+
+/// Identity of the service on the bus.
+public enum FerryBus {
+    public static let name = "io.github.ferryshare.Ferry"
+    public static let path = "/io/github/ferryshare/Ferry"
+    public static let share1 = "io.github.ferryshare.Ferry.Share1"
+    public static let application = "org.freedesktop.Application"
+}

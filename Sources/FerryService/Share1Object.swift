@@ -1,0 +1,86 @@
+import Dispatch
+import FerryCore
+import FerryIntake
+import GLibAdapter
+import Logging
+
+/// `io.github.ferryshare.Ferry.Share1` on the bus: decodes calls, runs them off the main loop,
+/// answers with values or Ferry's named errors, and turns service events into signals.
+final class Share1Object: @unchecked Sendable {
+    private let service: ShareService
+    private let connection: BusConnection
+    private let lifetime: Lifetime
+    private let logger: Logger
+    // Concurrent: staging one large file must not hold up another client's call.
+    private let work = DispatchQueue(label: "ferry.share1", qos: .userInitiated, attributes: .concurrent)
+
+    init(service: ShareService, connection: BusConnection, lifetime: Lifetime, logger: Logger) {
+        self.service = service
+        self.connection = connection
+        self.lifetime = lifetime
+        self.logger = logger
+    }
+
+    /// Exports the object. Must run before the application owns its bus name, or calls that
+    /// activated the service would arrive before the interface exists and fail.
+    func export() throws {
+        let xml = String(decoding: PackageResources.Share1_xml, as: UTF8.self)
+        let interface = try InterfaceDescription(xml: xml, interface: FerryBus.share1)
+        try connection.register(object: FerryBus.path, interface: interface,
+                                methods: { [unowned self] in self.handle($0) },
+                                properties: { [unowned self] in self.property($0) })
+        service.events = ShareService.Events(
+            shareChanged: { [connection] share in
+                connection.emitSignal(path: FerryBus.path, interface: FerryBus.share1, name: "ShareChanged",
+                                      arguments: .tuple([.string(share.id), .dictionary(ShareCodec.encode(share))]))
+            },
+            signInRequired: { [connection] reason in
+                connection.emitSignal(path: FerryBus.path, interface: FerryBus.share1, name: "SignInRequired",
+                                      arguments: .tuple([.string(reason)]))
+            })
+    }
+
+    /// Tells clients that Open was refused (Open itself cannot return an error).
+    func announceRefusal(_ error: ShareError) {
+        connection.emitSignal(path: FerryBus.path, interface: FerryBus.share1, name: "ShareRefused",
+                              arguments: .tuple([.string(error.name), .string(error.message)]))
+    }
+
+    private func property(_ name: String) -> Variant? {
+        switch name {
+        case "SignedIn": return .bool(service.account.isSignedIn)
+        default: return nil
+        }
+    }
+
+    private func handle(_ call: MethodInvocation) {
+        lifetime.beginCall()
+        work.async { [self] in
+            defer { lifetime.endCall() }
+            do throws(ShareError) {
+                call.reply(try perform(call.method, call.arguments))
+            } catch {
+                call.fail(BusError(name: error.name, message: error.message))
+            }
+        }
+    }
+
+    private func perform(_ method: String, _ arguments: [Variant]) throws(ShareError) -> [Variant] {
+        switch (method, arguments.first) {
+        case ("Share", .dictionary(let dict)?):
+            let (request, unknown) = try ShareRequestDecoding.decode(dict, source: .share)
+            if !unknown.isEmpty { logger.info("ignoring unknown Share keys", metadata: ["keys": "\(unknown)"]) }
+            return [.string(try service.share(request).id)]
+        case ("GetShare", .string(let id)?):
+            return [.dictionary(ShareCodec.encode(try service.share(id: id)))]
+        case ("ListShares", _):
+            return [.dictionaries(service.shares().map(ShareCodec.encode))]
+        case ("Cancel", .string(let id)?):
+            _ = try service.cancel(id: id)
+            return []
+        default:
+            // GDBus checks signatures against the XML, so only a method added there but not here lands here.
+            throw .invalidArgument("Ferry does not implement \(method) yet.")
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import FerryCore
+import FerryIntake
+import FerryOutbox
+import FerryStaging
+import Logging
+
+/// What the service does with shares, independent of how a request arrived (Share1, Open, the
+/// command line): accept, look up, list, cancel. Every change is announced through `events`.
+public final class ShareService: @unchecked Sendable {
+    /// Announcements of changes; the D-Bus object turns them into signals.
+    public struct Events: Sendable {
+        public var shareChanged: @Sendable (Share) -> Void
+        public var signInRequired: @Sendable (String) -> Void
+    }
+
+    let outbox: Outbox
+    let spool: Spool
+    let intake: ShareIntake
+    let account: AccountState
+    let logger: Logger
+    var events: Events
+    private let clock: @Sendable () -> Int64
+
+    init(outbox: Outbox, spool: Spool, limits: Limits, account: AccountState, logger: Logger,
+         clock: @escaping @Sendable () -> Int64 = Clock.microseconds) {
+        self.outbox = outbox
+        self.spool = spool
+        self.account = account
+        self.logger = logger
+        self.clock = clock
+        self.events = Events(shareChanged: { _ in }, signInRequired: { _ in })
+        intake = ShareIntake(outbox: outbox, stager: Stager(spool: spool, limits: limits), limits: limits,
+                             isSignedIn: { account.isSignedIn }, clock: clock)
+    }
+
+    public func share(_ request: ShareRequest) throws(ShareError) -> Share {
+        let share: Share
+        do {
+            share = try intake.accept(request)
+        } catch {
+            logger.notice("share refused", metadata: ["error": "\(error.shortName)", "source": "\(request.source)"])
+            throw error
+        }
+        logger.info("share accepted", metadata: [
+            "id": "\(share.id)", "state": "\(share.state.rawValue)", "items": "\(share.intent.items.count)",
+            "type": "\(share.intent.contentType)", "source": "\(share.intent.source)",
+        ])
+        events.shareChanged(share)
+        if share.state == .awaitingSignIn { events.signInRequired(signInReason()) }
+        return share
+    }
+
+    public func share(id: String) throws(ShareError) -> Share {
+        guard let share = try? outbox.share(id: id) else { throw .noSuchShare(id) }
+        return share
+    }
+
+    public func shares() -> [Share] { (try? outbox.shares()) ?? [] }
+
+    public func cancel(id: String) throws(ShareError) -> Share {
+        let current = try share(id: id)
+        guard current.state.isCancellable else { throw .notCancellable(id, state: current.state) }
+        guard let cancelled = try? outbox.update(id: id, state: .cancelled, at: clock()) else {
+            throw .stagingFailed("the outbox", reason: "the change could not be saved")
+        }
+        // Committed first: a crash now leaves a cancelled share with files the next start sweeps.
+        spool.remove(shareID: id)
+        logger.info("share cancelled", metadata: ["id": "\(id)"])
+        events.shareChanged(cancelled)
+        return cancelled
+    }
+
+    /// Removes spool directories that no live share needs: left by a crash between staging and
+    /// commit, or by a crash after a share was sent or cancelled.
+    func sweepSpool() {
+        guard let ids = try? outbox.ids() else { return }
+        let finished = Set(shares().filter { $0.state == .sent || $0.state == .cancelled }.map(\.id))
+        for id in spool.shareIDs() where !ids.contains(id) || finished.contains(id) {
+            logger.debug("removing leftover spool directory", metadata: ["id": "\(id)"])
+            spool.remove(shareID: id)
+        }
+    }
+
+    func signInReason() -> String {
+        let waiting = (try? outbox.countsByState()[.awaitingSignIn]) ?? 1
+        let count = waiting ?? 1
+        return count == 1 ? "Sign in to send 1 waiting share." : "Sign in to send \(count) waiting shares."
+    }
+}
+
+/// Whether someone is signed in. Until sign-in exists this is always false, and routing already
+/// depends on it.
+public final class AccountState: @unchecked Sendable {
+    public private(set) var isSignedIn = false
+    public init() {}
+}
