@@ -1,0 +1,89 @@
+"""Fixtures: Ferry installed in a prefix (FERRY_PREFIX), and private desktop sessions around it.
+
+`bus` is one session shared by a test module (tests there must not depend on the service being
+cold or on the share count); `fresh_bus` is a session of its own for tests that kill, restart or
+cold-start the service; `new_session(**env)` makes sessions with a special environment.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from ferryenv import APP_ID, FerrySession
+
+REQUIRED_TOOLS = ("dbus-daemon", "dbus-monitor", "gdbus", "busctl", "gio", "gapplication", "xdg-open",
+                  "xdg-mime", "update-desktop-database")
+
+
+@pytest.fixture(scope="session")
+def prefix() -> Path:
+    value = os.environ.get("FERRY_PREFIX")
+    if not value:
+        pytest.fail("FERRY_PREFIX is not set: run `make install PREFIX=/some/dir` and then "
+                    "`FERRY_PREFIX=/some/dir python -m pytest Tests/integration` (make check does both)",
+                    pytrace=False)
+    root = Path(value).resolve()
+    expected = [
+        root / "bin" / "ferry",
+        root / "share" / "applications" / f"{APP_ID}.desktop",
+        root / "share" / "dbus-1" / "services" / f"{APP_ID}.service",
+    ]
+    missing = [str(p) for p in expected if not p.exists()]
+    if missing:
+        pytest.fail(f"FERRY_PREFIX={root} is not a Ferry install; missing: {', '.join(missing)}", pytrace=False)
+    if not os.access(root / "bin" / "ferry", os.X_OK):
+        pytest.fail(f"{root / 'bin' / 'ferry'} is not executable", pytrace=False)
+    absent = [tool for tool in REQUIRED_TOOLS if shutil.which(tool) is None]
+    if absent:
+        pytest.fail(f"tools the integration tests drive are not installed: {', '.join(absent)}", pytrace=False)
+    # GIO finds handlers for a type through mimeinfo.cache, which `make install` may not write.
+    subprocess.run(["update-desktop-database", str(root / "share" / "applications")], check=True, timeout=60)
+    return root
+
+
+@pytest.fixture(scope="session")
+def new_session(prefix, tmp_path_factory):
+    """Makes private sessions: new_session(FERRY_MAX_ITEMS="3", wrapper=[...]). Each is stopped
+    when the test run ends, or earlier by its owner."""
+    sessions: list[FerrySession] = []
+
+    def make(wrapper=(), root: Path | None = None, **env: str) -> FerrySession:
+        session = FerrySession(prefix=prefix, root=root or tmp_path_factory.mktemp("session"),
+                               extra_env=env, wrapper=tuple(wrapper))
+        sessions.append(session)
+        return session.start()
+
+    yield make
+    for session in sessions:
+        session.stop()
+
+
+@pytest.fixture(scope="module")
+def bus(new_session):
+    session = new_session()
+    yield session
+    session.stop()
+
+
+@pytest.fixture
+def fresh_bus(new_session):
+    session = new_session()
+    yield session
+    session.stop()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """On failure, show the end of each session's log: the bus and the activated service write
+    there (FERRY_LOG=debug)."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed:
+        for name, value in getattr(item, "funcargs", {}).items():
+            if isinstance(value, FerrySession):
+                report.sections.append((f"log of session '{name}' ({value.log_path})", value.log_tail()))
