@@ -45,6 +45,18 @@ public enum ServiceApplication {
                                              body: error.message)
             }
         }
+        service.events.pendingWorkChanged = { lifetime.setPendingWork($0) }
+        service.announcePendingWork()
+        let announceSignIn = service.events.signInRequired
+        service.events.signInRequired = { reason in
+            announceSignIn(reason)
+            // Until the sign-in window exists, the notification is how a person learns a share waits.
+            MainContext.invoke {
+                application.sendNotification(id: "sign-in", title: "Sign in to send your share", body: reason,
+                                             defaultAction: ("sign-in", nil),
+                                             buttons: [(label: "Sign In", action: "sign-in", target: nil)])
+            }
+        }
         application.onActivate {
             logger.info("activated")
         }

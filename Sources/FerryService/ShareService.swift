@@ -11,6 +11,8 @@ public final class ShareService: @unchecked Sendable {
     public struct Events: Sendable {
         public var shareChanged: @Sendable (Share) -> Void
         public var signInRequired: @Sendable (String) -> Void
+        /// Whether Ferry itself has work (queued or sending shares): the process must stay up.
+        public var pendingWorkChanged: @Sendable (Bool) -> Void = { _ in }
     }
 
     let outbox: Outbox
@@ -47,6 +49,7 @@ public final class ShareService: @unchecked Sendable {
         ])
         events.shareChanged(share)
         if share.state == .awaitingSignIn { events.signInRequired(signInReason()) }
+        if share.state.isPendingWork { announcePendingWork() }
         return share
     }
 
@@ -67,6 +70,7 @@ public final class ShareService: @unchecked Sendable {
         spool.remove(shareID: id)
         logger.info("share cancelled", metadata: ["id": "\(id)"])
         events.shareChanged(cancelled)
+        announcePendingWork()
         return cancelled
     }
 
@@ -81,9 +85,14 @@ public final class ShareService: @unchecked Sendable {
         }
     }
 
+    /// Tells the lifetime whether any share waits for Ferry itself.
+    func announcePendingWork() {
+        let counts = (try? outbox.countsByState()) ?? [:]
+        events.pendingWorkChanged(ShareState.allCases.contains { $0.isPendingWork && (counts[$0] ?? 0) > 0 })
+    }
+
     func signInReason() -> String {
-        let waiting = (try? outbox.countsByState()[.awaitingSignIn]) ?? 1
-        let count = waiting ?? 1
+        let count = ((try? outbox.countsByState()) ?? [:])[.awaitingSignIn] ?? 1
         return count == 1 ? "Sign in to send 1 waiting share." : "Sign in to send \(count) waiting shares."
     }
 }
