@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Installs (or lists, or removes) the files named in data/install-files.list.
+#
+#   scripts/install-files.sh --prefix PREFIX [--destdir DIR] --bin-dir DIR   install
+#   scripts/install-files.sh --prefix PREFIX --list                          print destinations
+#   scripts/install-files.sh --prefix PREFIX [--destdir DIR] --uninstall     remove them
+#
+# --prefix is where Ferry will run from: @BINDIR@ in templates becomes PREFIX/bin.
+# --destdir is a staging root (packaging): files go to DESTDIR/PREFIX/…, paths inside them
+# do not mention it. --bin-dir is where the built executables are (`swift build --show-bin-path`).
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+manifest="$root/data/install-files.list"
+prefix= destdir= bin_dir= mode=install
+
+usage() { sed -n '2,10s/^# \{0,1\}//p' "$0" >&2; exit 64; }
+while (($#)); do
+    case $1 in
+        --prefix) prefix=${2:?}; shift 2 ;;
+        --destdir) destdir=${2-}; shift 2 ;;
+        --bin-dir) bin_dir=${2:?}; shift 2 ;;
+        --list) mode=list; shift ;;
+        --uninstall) mode=uninstall; shift ;;
+        *) usage ;;
+    esac
+done
+[[ -n $prefix ]] || usage
+[[ $prefix == /* ]] || { echo "install-files: --prefix must be an absolute path: $prefix" >&2; exit 64; }
+prefix=${prefix%/}
+
+# A directory from dbus-1.pc, made relative to dbus-1's own prefix so that it can go under ours;
+# the freedesktop default when pkg-config or dbus-1.pc is missing.
+dbus_dir() {
+    local dir pc_prefix
+    dir=$(pkg-config --variable="$1" dbus-1 2>/dev/null) || dir=
+    pc_prefix=$(pkg-config --variable=prefix dbus-1 2>/dev/null) || pc_prefix=
+    if [[ -n $dir && -n $pc_prefix && $dir == "$pc_prefix"/* ]]; then
+        echo "${dir#"$pc_prefix"/}"
+    else
+        echo "$2"
+    fi
+}
+dbus_services=$(dbus_dir session_bus_services_dir share/dbus-1/services)
+dbus_interfaces=$(dbus_dir interfaces_dir share/dbus-1/interfaces)
+
+while read -r kind source dest; do
+    [[ -z $kind || $kind == \#* ]] && continue
+    dest=${dest//\{dbus-services\}/$dbus_services}
+    dest=${dest//\{dbus-interfaces\}/$dbus_interfaces}
+    target="$destdir$prefix/$dest"
+    case $mode in
+        list) echo "$prefix/$dest"; continue ;;
+        uninstall) rm -f "$target"; continue ;;
+    esac
+    case $kind in
+        program)
+            [[ -n $bin_dir ]] || { echo "install-files: --bin-dir is needed to install $source" >&2; exit 64; }
+            [[ -x $bin_dir/$source ]] || { echo "install-files: $bin_dir/$source is not built" >&2; exit 66; }
+            install -D -m 0755 "$bin_dir/$source" "$target" ;;
+        template)
+            install -d "$(dirname "$target")"
+            sed "s|@BINDIR@|$prefix/bin|g" "$root/$source" > "$target.tmp"
+            chmod 0644 "$target.tmp"
+            mv "$target.tmp" "$target" ;;
+        file)
+            install -D -m 0644 "$root/$source" "$target" ;;
+        *)
+            echo "install-files: $manifest: unknown kind '$kind'" >&2; exit 70 ;;
+    esac
+    echo "  installed $target"
+done < "$manifest"
