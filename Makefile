@@ -1,0 +1,86 @@
+# Ferry: build, install, test, demo. `make help` says what each target does.
+
+SHELL := bash
+.SHELLFLAGS := -euo pipefail -c
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+CONFIG ?= release
+SWIFT ?= swift
+
+# A release build carries its own Swift runtime, so the installed binary (and the .deb)
+# needs nothing from /opt/swift.
+SWIFT_BUILD_FLAGS := -c $(CONFIG) $(if $(filter release,$(CONFIG)),--static-swift-stdlib)
+VENV := .venv-test
+CHECK_PREFIX := $(CURDIR)/build/check-prefix
+
+.PHONY: all build install uninstall deps check unit-tests check-desktop integration-tests \
+        demo bench mime-types clean distclean help
+
+all: build
+
+help:
+	@echo "make              build Ferry (CONFIG=release|debug, default release)"
+	@echo "make install      install into PREFIX (default /usr/local), under DESTDIR when packaging"
+	@echo "make uninstall    remove what make install installed"
+	@echo "make demo         share a file, a text and a link through a private session bus"
+	@echo "make check        install what is missing, build, run every test"
+	@echo "make bench        print the performance figures"
+	@echo "make deps         install the Debian packages and the test virtualenv"
+	@echo "make mime-types   refresh the desktop file's MimeType list from shared-mime-info"
+	@echo "make clean        remove build products (distclean: also dependencies and the venv)"
+
+build:
+	$(SWIFT) build $(SWIFT_BUILD_FLAGS)
+
+install: build
+	scripts/install-files.sh --prefix "$(PREFIX)" --destdir "$(DESTDIR)" \
+	    --bin-dir "$$($(SWIFT) build -c $(CONFIG) --show-bin-path)"
+	@if [[ -z "$(DESTDIR)" ]] && command -v update-desktop-database >/dev/null; then \
+	    echo "update-desktop-database $(PREFIX)/share/applications"; \
+	    update-desktop-database "$(PREFIX)/share/applications"; \
+	fi
+
+uninstall:
+	scripts/install-files.sh --prefix "$(PREFIX)" --destdir "$(DESTDIR)" --uninstall
+
+deps:
+	scripts/deps.sh
+
+check: deps
+	$(SWIFT) build
+	$(MAKE) --no-print-directory unit-tests
+	$(MAKE) --no-print-directory install PREFIX="$(CHECK_PREFIX)" CONFIG=debug
+	$(MAKE) --no-print-directory check-desktop
+	$(MAKE) --no-print-directory integration-tests
+
+unit-tests:
+	$(SWIFT) test
+
+check-desktop:
+	scripts/check-desktop-integration.sh "$(CHECK_PREFIX)"
+	@scripts/update-mime-types.sh --check || echo "(a newer or older shared-mime-info than the list was made from; not an error)"
+
+integration-tests:
+	@if [[ -d Tests/integration ]]; then \
+	    echo "FERRY_PREFIX=$(CHECK_PREFIX) $(VENV)/bin/python -m pytest -v Tests/integration"; \
+	    FERRY_PREFIX="$(CHECK_PREFIX)" $(VENV)/bin/python -m pytest -v Tests/integration; \
+	else \
+	    echo "No Tests/integration yet: no integration tests to run."; \
+	fi
+
+demo:
+	scripts/demo.sh
+
+bench:
+	@if [[ -x scripts/bench.sh ]]; then scripts/bench.sh; else echo "No benchmarks yet (scripts/bench.sh)."; fi
+
+mime-types:
+	scripts/update-mime-types.sh
+
+clean:
+	$(SWIFT) package clean
+	rm -rf build
+
+distclean: clean
+	rm -rf .build $(VENV)
