@@ -70,6 +70,13 @@ public final class Outbox: @unchecked Sendable {
         try database.read { db in Set(try String.fetchAll(db, sql: "SELECT id FROM share")) }
     }
 
+    /// How many shares are in one state (through the state index: cheap even with many shares).
+    public func count(in state: ShareState) throws -> Int {
+        try database.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM share WHERE state = ?", arguments: [state.rawValue]) ?? 0
+        }
+    }
+
     /// How many shares are in each state.
     public func countsByState() throws -> [ShareState: Int] {
         try database.read { db in

@@ -48,10 +48,13 @@ public enum ServiceApplication {
         service.events.pendingWorkChanged = { lifetime.setPendingWork($0) }
         service.announcePendingWork()
         let announceSignIn = service.events.signInRequired
+        let throttle = NotificationThrottle(seconds: 5)
         service.events.signInRequired = { reason in
             announceSignIn(reason)
             // Until the sign-in window exists, the notification is how a person learns a share waits.
+            // A burst of shares (a script, a folder's worth of files) gets one notification, not hundreds.
             MainContext.invoke {
+                guard throttle.allow() else { return }
                 application.sendNotification(id: "sign-in", title: "Sign in to send your share", body: reason,
                                              defaultAction: ("sign-in", nil),
                                              buttons: [(label: "Sign In", action: "sign-in", target: nil)])

@@ -87,12 +87,12 @@ public final class ShareService: @unchecked Sendable {
 
     /// Tells the lifetime whether any share waits for Ferry itself.
     func announcePendingWork() {
-        let counts = (try? outbox.countsByState()) ?? [:]
-        events.pendingWorkChanged(ShareState.allCases.contains { $0.isPendingWork && (counts[$0] ?? 0) > 0 })
+        let pending = ShareState.allCases.filter(\.isPendingWork).contains { ((try? outbox.count(in: $0)) ?? 0) > 0 }
+        events.pendingWorkChanged(pending)
     }
 
     func signInReason() -> String {
-        let count = ((try? outbox.countsByState()) ?? [:])[.awaitingSignIn] ?? 1
+        let count = max(1, (try? outbox.count(in: .awaitingSignIn)) ?? 1)
         return count == 1 ? "Sign in to send 1 waiting share." : "Sign in to send \(count) waiting shares."
     }
 }
