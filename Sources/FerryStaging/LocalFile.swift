@@ -73,6 +73,6 @@ struct LocalFile {
         } catch {
             throw .stagingFailed(path, reason: "\(error)")
         }
-        return FileCopy.leadingBytes(of: target == 0 ? source : source)
+        return FileCopy.leadingBytes(of: source)
     }
 }
