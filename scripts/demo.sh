@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# Ferry in two minutes: installs Ferry into a throwaway prefix, starts a private session bus,
+# and shares a picture, a text and a link through the same clients a desktop uses.
+# Nothing outside a temporary directory is touched. KEEP=1 keeps that directory afterwards.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+config=${CONFIG:-debug}
+
+if [[ -t 1 ]]; then bold=$'\e[1m' dim=$'\e[2m' green=$'\e[32m' reset=$'\e[0m'; else bold= dim= green= reset=; fi
+step() { printf '\n%s==> %s%s\n' "$bold" "$*" "$reset"; }
+note() { printf '    %s\n' "$*"; }
+show() { printf '%s    $ %s%s\n' "$dim" "$*" "$reset"; }
+run() { show "$*"; "$@" 2>&1 | sed 's/^/      /'; }
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/ferry-demo.XXXXXX")
+prefix="$work/prefix"
+bus_pid=
+cleanup() {
+    [[ -n $bus_pid ]] && kill "$bus_pid" 2>/dev/null || true
+    if [[ ${KEEP:-} == 1 ]]; then echo "Kept $work"; else rm -rf "$work"; fi
+}
+trap cleanup EXIT
+
+step "Building Ferry and installing it into a temporary prefix"
+note "$prefix gets bin/ferry, the desktop file, the D-Bus service file and the icons."
+if ! make -C "$root" --no-print-directory install PREFIX="$prefix" CONFIG="$config" >"$work/install.log" 2>&1; then
+    cat "$work/install.log"
+    exit 1
+fi
+note "Done; the desktop file says Exec=$prefix/bin/ferry open %U."
+
+step "Starting a private session bus that knows about this Ferry"
+# The bus daemon passes its own environment to the services it starts, so everything Ferry
+# should see (where to keep its state, where to find its D-Bus service file) is set first.
+export HOME="$work/home"
+export XDG_STATE_HOME="$HOME/.local/state" XDG_CONFIG_HOME="$HOME/.config" \
+       XDG_DATA_HOME="$HOME/.local/share" XDG_CACHE_HOME="$HOME/.cache"
+export XDG_DATA_DIRS="$prefix/share:/usr/local/share:/usr/share"
+mkdir -p "$XDG_STATE_HOME" "$XDG_CONFIG_HOME" "$XDG_DATA_HOME" "$XDG_CACHE_HOME"
+unset XDG_CURRENT_DESKTOP DISPLAY WAYLAND_DISPLAY
+address=$(dbus-daemon --session --fork --print-address=1 --print-pid=3 3>"$work/bus.pid")
+bus_pid=$(<"$work/bus.pid")
+export DBUS_SESSION_BUS_ADDRESS=$address
+note "Bus $address (pid $bus_pid). Ferry is not running: the bus starts it on the first call."
+note "Its state goes to $XDG_STATE_HOME/ferry/."
+
+step "Making Ferry the default application for PNG pictures"
+run xdg-mime default io.github.ferryshare.Ferry.desktop image/png
+show "xdg-mime query default image/png"
+note "$(xdg-mime query default image/png)"
+
+export PATH="$prefix/bin:$PATH"
+count_shares() { ferry shares --json | python3 -c 'import json, sys; print(len(json.load(sys.stdin)))'; }
+# gio open hands the file to Ferry with a D-Bus call and returns at once; wait for the share.
+wait_for_shares() {
+    for _ in $(seq 100); do
+        (($(count_shares) >= $1)) && return 0
+        sleep 0.1
+    done
+    echo "Ferry did not receive it within 10 seconds." >&2
+    return 1
+}
+
+step "Sharing a picture the way a file manager does"
+mkdir -p "$HOME/Pictures"
+picture="$HOME/Pictures/harbour.png"
+python3 - "$picture" <<'PY'
+import struct, sys, zlib
+w, h = 64, 48
+rows = b"".join(b"\x00" + bytes(v for x in range(w) for v in (40 + x * 2, 110 + y * 2, 220)) for y in range(h))
+def chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)) \
+    + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
+open(sys.argv[1], "wb").write(png)
+PY
+note "A 64×48 picture: $picture"
+run gio open "$picture"
+wait_for_shares 1
+note "GIO found Ferry as the default for image/png, saw DBusActivatable=true, and called"
+note "org.freedesktop.Application.Open on the bus, which started ${prefix}/bin/ferry service."
+
+step "Sharing a text from the command line"
+text="The 8:15 ferry is cancelled, take the 9:00 one."
+show "ferry text \"$text\""
+ferry text "$text" 2>"$work/text.err" | sed 's/^/      /'
+sed 's/^/      /' "$work/text.err"
+note "ferry printed the new share's id; the sentence after it came on standard error."
+
+step "Sharing a link through a ferry: URI"
+link='ferry:share?title=Timetable&text=Winter%20timetable&url=https%3A%2F%2Fexample.org%2Fferries'
+show "gio open '$link'"
+gio open "$link"
+wait_for_shares 3
+note "Any program can do this: xdg-open and browsers hand ferry: links to Ferry the same way."
+
+step "What Ferry holds now"
+run ferry shares
+note "Nobody is signed in yet, so every share waits in awaiting-sign-in; after sign-in they"
+note "move on by themselves. Each one is already on disk: the picture was copied into Ferry's spool."
+
+ids=$(ferry shares --json | python3 -c 'import json, sys; print("\n".join(s["id"] for s in reversed(json.load(sys.stdin))))')
+for id in $ids; do
+    step "One share in detail"
+    run ferry show "$id"
+done
+
+step "The files behind it"
+show "find \$XDG_STATE_HOME/ferry -type f"
+(cd "$XDG_STATE_HOME" && find ferry -type f | sort | sed 's/^/      /')
+staged=$(find "$XDG_STATE_HOME/ferry/spool" -type f | head -n 1)
+note "The outbox is SQLite; ${staged#"$XDG_STATE_HOME/"} is Ferry's own copy of the picture."
+run cmp "$picture" "$staged"
+note "Identical (cmp printed nothing). Delete the original and the share is unaffected:"
+run rm "$picture"
+run ferry show --json "$(basename "$(dirname "$staged")")"
+
+printf '\n%sThat was Ferry.%s The bus is stopped and the temporary files removed on exit.\n' "$green" "$reset"
+note "Next: make check runs every test; README.md shows the D-Bus API and the command line."
