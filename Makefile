@@ -36,13 +36,20 @@ build:
 install: build
 	scripts/install-files.sh --prefix "$(PREFIX)" --destdir "$(DESTDIR)" \
 	    --bin-dir "$$($(SWIFT) build -c $(CONFIG) --show-bin-path)"
-	@if [[ -z "$(DESTDIR)" ]] && command -v update-desktop-database >/dev/null; then \
-	    echo "update-desktop-database $(PREFIX)/share/applications"; \
-	    update-desktop-database "$(PREFIX)/share/applications"; \
-	fi
+	$(update_desktop_database)
 
 uninstall:
 	scripts/install-files.sh --prefix "$(PREFIX)" --destdir "$(DESTDIR)" --uninstall
+	$(update_desktop_database)
+
+# GIO finds MimeType= handlers only through mimeinfo.cache. Packages leave this to the
+# desktop-file-utils trigger, so it runs only for a direct install (no DESTDIR).
+define update_desktop_database
+@if [[ -z "$(DESTDIR)" ]] && command -v update-desktop-database >/dev/null; then \
+    echo "update-desktop-database $(PREFIX)/share/applications"; \
+    update-desktop-database "$(PREFIX)/share/applications"; \
+fi
+endef
 
 deps:
 	scripts/deps.sh
