@@ -3,7 +3,6 @@ D-Bus activation from its installed desktop and service files, with nothing runn
 
 from __future__ import annotations
 
-import time
 
 import pytest
 

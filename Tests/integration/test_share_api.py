@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from ferryenv import EX_OK, file_uri, pdf_bytes, wait_for, write_png
+from ferryenv import file_uri, pdf_bytes, write_png
 
 NOW_SLACK_US = 5 * 60 * 1_000_000
 

@@ -43,7 +43,8 @@ public enum ByteCount {
         let units = ["kB", "MB", "GB", "TB"]
         var value = Double(bytes) / 1000
         var unit = 0
-        while value >= 1000, unit < units.count - 1 { value /= 1000; unit += 1 }
+        // Compared after rounding, so 999,999 bytes reads "1 MB", never "1000 kB".
+        while (value * 10).rounded() / 10 >= 1000, unit < units.count - 1 { value /= 1000; unit += 1 }
         let rounded = (value * 10).rounded() / 10
         let text = rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
         return "\(text) \(units[unit])"

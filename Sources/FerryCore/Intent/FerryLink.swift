@@ -32,7 +32,8 @@ public struct FerryLink: Equatable, Sendable {
             case "title": title = value
             case "text": text = value
             case "url": url = value
-            case "to": destinations.append(value)
+            // An empty `to=` (e.g. `to=#room:server` unescaped, where `#` starts the fragment) names nothing.
+            case "to": if !value.isEmpty { destinations.append(value) }
             default: continue // Unknown fields are ignored, as Web Share Target does.
             }
         }

@@ -1,0 +1,137 @@
+import FerryCore
+import FerryOutbox
+import XCTest
+
+/// The outbox keeps every share exactly as it was committed, and answers questions about them.
+final class OutboxTests: XCTestCase {
+    private var directory: TemporaryDirectory!
+    private var outbox: Outbox!
+
+    override func setUpWithError() throws {
+        directory = try TemporaryDirectory()
+        outbox = try Outbox(path: directory.file("ferry.sqlite3"))
+    }
+
+    override func tearDown() {
+        outbox = nil
+        directory = nil
+    }
+
+    func testAnInsertedShareReadsBackEqualWithItemsInOrder() throws {
+        let share = SampleShares.files(id: "01kaaaaaaaaaaaaaaaaaaaaaa1")
+
+        try outbox.insert(share)
+
+        XCTAssertEqual(try outbox.share(id: share.id), share)
+        XCTAssertEqual(try outbox.share(id: share.id)?.intent.items.map(\.name), ["a.png", "evil\n\u{202E}gnp.exe", "b.jpg"])
+    }
+
+    func testAbsentSubjectMessageAndDestinationsReadBackAbsent() throws {
+        let share = SampleShares.text(id: "01kaaaaaaaaaaaaaaaaaaaaaa2", created: 5)
+
+        try outbox.insert(share)
+
+        let stored = try XCTUnwrap(try outbox.share(id: share.id))
+        XCTAssertEqual(stored, share)
+        XCTAssertNil(stored.intent.subject)
+        XCTAssertNil(stored.intent.message)
+        XCTAssertEqual(stored.intent.destinations, [])
+        XCTAssertNil(stored.failure)
+    }
+
+    func testAFailureIsStoredWithTheShare() throws {
+        var share = SampleShares.link(id: "01kaaaaaaaaaaaaaaaaaaaaaa3", created: 5, state: .failed)
+        share.failure = Share.Failure(name: "io.github.ferryshare.Ferry.Error.StagingFailed", message: "Disk full.")
+
+        try outbox.insert(share)
+
+        XCTAssertEqual(try outbox.share(id: share.id), share)
+    }
+
+    func testAnUnknownIDHasNoShare() throws {
+        XCTAssertNil(try outbox.share(id: "01kzzzzzzzzzzzzzzzzzzzzzzz"))
+    }
+
+    func testTheSameIDCannotBeInsertedTwice() throws {
+        let share = SampleShares.text(id: "01kaaaaaaaaaaaaaaaaaaaaaa4", created: 5)
+        try outbox.insert(share)
+
+        XCTAssertThrowsError(try outbox.insert(share))
+        XCTAssertEqual(try outbox.shares().count, 1)
+    }
+
+    func testSharesAreListedNewestFirst() throws {
+        try outbox.insert(SampleShares.text(id: "01kaaaaaaaaaaaaaaaaaaaaaab", created: 2_000))
+        try outbox.insert(SampleShares.files(id: "01kaaaaaaaaaaaaaaaaaaaaaac", created: 3_000))
+        try outbox.insert(SampleShares.link(id: "01kaaaaaaaaaaaaaaaaaaaaaaa", created: 1_000))
+
+        let shares = try outbox.shares()
+
+        XCTAssertEqual(shares.map(\.id), ["01kaaaaaaaaaaaaaaaaaaaaaac", "01kaaaaaaaaaaaaaaaaaaaaaab", "01kaaaaaaaaaaaaaaaaaaaaaaa"])
+        XCTAssertEqual(shares[0], SampleShares.files(id: "01kaaaaaaaaaaaaaaaaaaaaaac", created: 3_000),
+                       "listed shares carry their items too")
+    }
+
+    func testSharesMadeInTheSameMicrosecondAreListedByIDNewestFirst() throws {
+        try outbox.insert(SampleShares.text(id: "01kaaaaaaaaaaaaaaaaaaaaaa1", created: 7))
+        try outbox.insert(SampleShares.text(id: "01kaaaaaaaaaaaaaaaaaaaaaa2", created: 7))
+
+        XCTAssertEqual(try outbox.shares().map(\.id), ["01kaaaaaaaaaaaaaaaaaaaaaa2", "01kaaaaaaaaaaaaaaaaaaaaaa1"])
+    }
+
+    func testAnEmptyOutboxListsNothing() throws {
+        XCTAssertEqual(try outbox.shares(), [])
+        XCTAssertEqual(try outbox.ids(), [])
+        XCTAssertEqual(try outbox.countsByState(), [:])
+    }
+
+    func testUpdatingTheStateRecordsTheFailureAndTheTimeButKeepsTheRest() throws {
+        let share = SampleShares.files(id: "01kaaaaaaaaaaaaaaaaaaaaaa5", created: 1_000, state: .queued)
+        try outbox.insert(share)
+        let failure = Share.Failure(name: "io.github.ferryshare.Ferry.Error.RemoteReadFailed", message: "Gone.")
+
+        let updated = try outbox.update(id: share.id, state: .failed, failure: failure, at: 2_500)
+
+        var expected = share
+        expected.state = .failed
+        expected.failure = failure
+        expected.updated = 2_500
+        XCTAssertEqual(updated, expected)
+        XCTAssertEqual(try outbox.share(id: share.id), expected)
+        XCTAssertEqual(try outbox.share(id: share.id)?.created, 1_000)
+    }
+
+    func testUpdatingWithoutAFailureClearsAnEarlierOne() throws {
+        let share = SampleShares.link(id: "01kaaaaaaaaaaaaaaaaaaaaaa6", created: 1_000)
+        try outbox.insert(share)
+        try outbox.update(id: share.id, state: .failed, failure: Share.Failure(name: "x.Y", message: "m"), at: 2_000)
+
+        try outbox.update(id: share.id, state: .queued, at: 3_000)
+
+        let stored = try XCTUnwrap(try outbox.share(id: share.id))
+        XCTAssertEqual(stored.state, .queued)
+        XCTAssertNil(stored.failure)
+        XCTAssertEqual(stored.updated, 3_000)
+    }
+
+    func testUpdatingAnUnknownShareReturnsNil() throws {
+        XCTAssertNil(try outbox.update(id: "01kzzzzzzzzzzzzzzzzzzzzzzz", state: .cancelled, at: 1))
+    }
+
+    func testIDsAreEveryInsertedShare() throws {
+        try outbox.insert(SampleShares.text(id: "01kaaaaaaaaaaaaaaaaaaaaaa1", created: 1))
+        try outbox.insert(SampleShares.link(id: "01kaaaaaaaaaaaaaaaaaaaaaa2", created: 2))
+
+        XCTAssertEqual(try outbox.ids(), ["01kaaaaaaaaaaaaaaaaaaaaaa1", "01kaaaaaaaaaaaaaaaaaaaaaa2"])
+    }
+
+    func testCountsByStateCountEachState() throws {
+        try outbox.insert(SampleShares.text(id: "01kaaaaaaaaaaaaaaaaaaaaaa1", created: 1, state: .awaitingSignIn))
+        try outbox.insert(SampleShares.text(id: "01kaaaaaaaaaaaaaaaaaaaaaa2", created: 2, state: .awaitingSignIn))
+        try outbox.insert(SampleShares.link(id: "01kaaaaaaaaaaaaaaaaaaaaaa3", created: 3, state: .queued))
+        try outbox.insert(SampleShares.link(id: "01kaaaaaaaaaaaaaaaaaaaaaa4", created: 4, state: .queued))
+        try outbox.update(id: "01kaaaaaaaaaaaaaaaaaaaaaa4", state: .sent, at: 5)
+
+        XCTAssertEqual(try outbox.countsByState(), [.awaitingSignIn: 2, .queued: 1, .sent: 1])
+    }
+}

@@ -1,0 +1,109 @@
+import FerryCore
+import FerryStaging
+import Foundation
+import XCTest
+
+/// Accepted files are copied into the private spool, exactly, before the share is acknowledged.
+final class StagerTests: XCTestCase {
+    private var workspace: StagingWorkspace!
+
+    override func setUpWithError() throws { workspace = try StagingWorkspace() }
+    override func tearDown() { workspace = nil }
+
+    func testStagingCopiesTheBytesExactlyToTheItemsPosition() throws {
+        var generator = SystemRandomNumberGenerator()
+        // Over one 1 MiB chunk, and not a multiple of it, so the copy loop runs more than once.
+        let big = (0..<(3 << 20) + 17).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let first = try workspace.write("first.bin", big)
+        let second = try workspace.write("second.txt", text: "second\n")
+
+        let items = try workspace.stage([fileURI(first), fileURI(second)], shareID: "01kshare1")
+
+        XCTAssertEqual(items.count, 2)
+        XCTAssertEqual(contents(of: workspace.spool.path(for: "01kshare1", position: 0)), big)
+        XCTAssertEqual(contents(of: workspace.spool.path(for: "01kshare1", position: 1)), Array("second\n".utf8))
+    }
+
+    func testStagedItemsDescribeTheOriginal() throws {
+        let original = try workspace.write("notes.txt", text: "hello, world\n")
+
+        let items = try workspace.stage([fileURI(original)], shareID: "01kshare1")
+
+        XCTAssertEqual(items, [ShareItem(kind: .file, name: "notes.txt", contentType: "text/plain", size: 13,
+                                         uri: fileURI(original))])
+    }
+
+    func testTheNameIsTheDecodedFileNameStoredExactly() throws {
+        let original = try workspace.write("a b\n\u{202E}gnp.txt", text: "x")
+
+        let items = try workspace.stage([fileURI(original)], shareID: "01kshare1")
+
+        XCTAssertEqual(items.first?.name, "a b\n\u{202E}gnp.txt")
+    }
+
+    func testStagedFilesAreOnlyForTheUser() throws {
+        let original = try workspace.write("notes.txt", text: "private")
+
+        _ = try workspace.stage([fileURI(original)], shareID: "01kshare1")
+
+        XCTAssertEqual(permissions(of: workspace.spool.root), 0o700)
+        XCTAssertEqual(permissions(of: workspace.spool.directory(for: "01kshare1")), 0o700)
+        XCTAssertEqual(permissions(of: workspace.spool.path(for: "01kshare1", position: 0)), 0o600)
+    }
+
+    func testDeletingOrChangingTheOriginalAfterwardsLeavesTheCopyIntact() throws {
+        let kept = try workspace.write("kept.txt", text: "the words as shared")
+        let deleted = try workspace.write("deleted.png", onePixelPNG)
+
+        _ = try workspace.stage([fileURI(kept), fileURI(deleted)], shareID: "01kshare1")
+        try Data("changed in place!!!".utf8).write(to: URL(fileURLWithPath: kept))
+        try FileManager.default.removeItem(atPath: deleted)
+
+        XCTAssertEqual(contents(of: workspace.spool.path(for: "01kshare1", position: 0)), Array("the words as shared".utf8))
+        XCTAssertEqual(contents(of: workspace.spool.path(for: "01kshare1", position: 1)), onePixelPNG)
+    }
+
+    func testContentDecidesTheTypeWhenTheNameLies() throws {
+        let original = try workspace.write("picture.txt", onePixelPNG)
+
+        let items = try workspace.stage([fileURI(original)], shareID: "01kshare1")
+
+        XCTAssertEqual(items.first?.contentType, "image/png")
+    }
+
+    func testATextFileIsPlainText() throws {
+        // Not "readme": shared-mime-info knows README files by name (text/x-readme).
+        let original = try workspace.write("notes", text: "Just some words.\nAnd another line.\n")
+
+        let items = try workspace.stage([fileURI(original)], shareID: "01kshare1")
+
+        XCTAssertEqual(items.first?.contentType, "text/plain")
+    }
+
+    func testALocalhostFileURIIsALocalFile() throws {
+        let original = try workspace.write("notes.txt", text: "x")
+
+        let items = try workspace.stage(["file://localhost" + original], shareID: "01kshare1")
+
+        XCTAssertEqual(items.first?.size, 1)
+    }
+
+    func testAFileExactlyAtTheSizeLimitIsAccepted() throws {
+        let original = try workspace.write("ten.bin", Array(repeating: 7, count: 10))
+
+        let items = try workspace.stage([fileURI(original)], shareID: "01kshare1", limits: Limits(maxFileSize: 10))
+
+        XCTAssertEqual(items.first?.size, 10)
+    }
+
+    func testTextAndLinkItemsNeedNoSpoolDirectory() throws {
+        let text = try SharePlan(request: ShareRequest(text: "Hello", source: .share), limits: Limits())
+        let link = try SharePlan(request: ShareRequest(text: "https://example.org/", source: .share), limits: Limits())
+
+        XCTAssertEqual(try workspace.stager().stage(text, shareID: "01ktext"), [.text("Hello")])
+        XCTAssertEqual(try workspace.stager().stage(link, shareID: "01klink"), [.link("https://example.org/")])
+        XCTAssertFalse(exists(workspace.spool.directory(for: "01ktext")))
+        XCTAssertFalse(exists(workspace.spool.directory(for: "01klink")))
+        XCTAssertEqual(workspace.spool.shareIDs(), [])
+    }
+}
