@@ -34,15 +34,10 @@ public enum ServiceApplication {
             return 1
         }
 
-        application.onOpen { uris in
-            // Open has no reply of its own to carry an error: it is answered when this returns,
-            // so the share is staged and committed right here, before the caller hears back.
-            do throws(ShareError) {
-                _ = try service.share(ShareRequest(uris: uris, source: .open))
-            } catch {
-                share1.announceRefusal(error)
-                application.sendNotification(id: "refused", title: "Ferry could not share this",
-                                             body: error.message)
+        share1.onOpenRefused = { error in
+            // A file manager shows nothing when Open fails, so the person hears it from a notification.
+            MainContext.invoke {
+                application.sendNotification(id: "refused", title: "Ferry could not share this", body: error.message)
             }
         }
         service.events.pendingWorkChanged = { lifetime.setPendingWork($0) }

@@ -13,6 +13,8 @@ final class Share1Object: @unchecked Sendable {
     private let logger: Logger
     // Concurrent: staging one large file must not hold up another client's call.
     private let work = DispatchQueue(label: "ferry.share1", qos: .userInitiated, attributes: .concurrent)
+    /// Called when org.freedesktop.Application.Open is refused, after the caller got the error.
+    var onOpenRefused: @Sendable (ShareError) -> Void = { _ in }
 
     init(service: ShareService, connection: BusConnection, lifetime: Lifetime, logger: Logger) {
         self.service = service
@@ -29,6 +31,11 @@ final class Share1Object: @unchecked Sendable {
         try connection.register(object: FerryBus.path, interface: interface,
                                 methods: { [unowned self] in self.handle($0) },
                                 properties: { [unowned self] in self.property($0) })
+        // Open is taken over from GApplication so that a refused share fails the call with Ferry's
+        // error, as Share does, instead of an empty reply that says nothing was wrong.
+        connection.intercept(path: FerryBus.path, interface: FerryBus.application, member: "Open") {
+            [unowned self] in self.handle($0)
+        }
         service.events = ShareService.Events(
             shareChanged: { [connection] share in
                 connection.emitSignal(path: FerryBus.path, interface: FerryBus.share1, name: "ShareChanged",
@@ -61,6 +68,10 @@ final class Share1Object: @unchecked Sendable {
                 call.reply(try perform(call.method, call.arguments))
             } catch {
                 call.fail(BusError(name: error.name, message: error.message))
+                if call.method == "Open" {
+                    announceRefusal(error)
+                    onOpenRefused(error)
+                }
             }
         }
     }
@@ -71,6 +82,13 @@ final class Share1Object: @unchecked Sendable {
             let (request, unknown) = try ShareRequestDecoding.decode(dict, source: .share)
             if !unknown.isEmpty { logger.info("ignoring unknown Share keys", metadata: ["keys": "\(unknown)"]) }
             return [.string(try service.share(request).id)]
+        case ("Open", .strings(let uris)?):
+            // org.freedesktop.Application.Open(as uris, a{sv} platform_data): one share of every URI.
+            _ = try service.share(ShareRequest(uris: uris, source: .open))
+            return []
+        case ("Open", _):
+            // Taken over from GApplication, so no introspection checked the signature.
+            throw .invalidArgument("Open takes a list of URIs and a dictionary of platform data (as, a{sv}).")
         case ("GetShare", .string(let id)?):
             return [.dictionary(ShareCodec.encode(try service.share(id: id)))]
         case ("ListShares", _):

@@ -35,25 +35,6 @@ public final class Application {
         set { g_application_set_inactivity_timeout(raw, newValue) }
     }
 
-    /// org.freedesktop.Application.Open: the URIs, exactly as the caller gave them.
-    public func onOpen(_ handler: @escaping (_ uris: [String]) -> Void) {
-        let box = Box(handler)
-        retained.append(box)
-        let callback: @convention(c) (OpaquePointer?, UnsafeMutablePointer<OpaquePointer?>?, Int32,
-                                      UnsafePointer<CChar>?, UnsafeMutableRawPointer?) -> Void = {
-            _, files, count, _, userData in
-            let box = Unmanaged<Box<([String]) -> Void>>.fromOpaque(userData!).takeUnretainedValue()
-            var uris: [String] = []
-            for index in 0..<Int(count) {
-                guard let file = files?[index], let uri = g_file_get_uri(file) else { continue }
-                uris.append(String(cString: uri))
-                g_free(uri)
-            }
-            box.value(uris)
-        }
-        connect("open", unsafeBitCast(callback, to: GCallback.self), box)
-    }
-
     /// org.freedesktop.Application.Activate (and a plain start without arguments).
     public func onActivate(_ handler: @escaping () -> Void) {
         let box = Box(handler)

@@ -74,7 +74,7 @@ public final class BusConnection: @unchecked Sendable {
         vtable.initialize(to: GDBusInterfaceVTable(
             method_call: { _, sender, _, _, method, parameters, invocation, userData in
                 let handlers = Unmanaged<ObjectHandlers>.fromOpaque(userData!).takeUnretainedValue()
-                handlers.methods(MethodInvocation(raw: invocation!, method: String(cString: method!),
+                handlers.methods(MethodInvocation(channel: .invocation(invocation!), method: String(cString: method!),
                                                   sender: sender.map { String(cString: $0) } ?? "",
                                                   parameters: Variant(gvariant: parameters!)))
             },
@@ -90,6 +90,57 @@ public final class BusConnection: @unchecked Sendable {
             Unmanaged<ObjectHandlers>.fromOpaque(handlers).release()
             throw BusError(consuming: error!)
         }
+    }
+}
+
+extension BusConnection {
+    /// Takes over one method that GLib implements itself, before GLib sees the call.
+    ///
+    /// GApplication answers `org.freedesktop.Application.Open` with an empty reply whatever its
+    /// `open` handler makes of the URIs, so a caller could never learn that a share was refused.
+    /// A message filter sees the call first; the handler answers it like any other method call,
+    /// on the main context. Must be installed before the bus name is owned, like `register`.
+    public func intercept(path: String, interface: String, member: String,
+                          handler: @escaping (MethodInvocation) -> Void) {
+        let target = InterceptedMethod(path: path, interface: interface, member: member, handler: handler)
+        let userData = Unmanaged.passRetained(target).toOpaque()
+        g_dbus_connection_add_filter(raw, { connection, message, incoming, userData in
+            // Runs on GDBus's worker thread for every message in and out: decide quickly.
+            guard incoming != 0, let message,
+                  g_dbus_message_get_message_type(message) == G_DBUS_MESSAGE_TYPE_METHOD_CALL else { return message }
+            let target = Unmanaged<InterceptedMethod>.fromOpaque(userData!).takeUnretainedValue()
+            guard target.matches(message) else { return message }
+            let body = g_dbus_message_get_body(message)
+            let parameters = body.map { Variant(gvariant: $0) } ?? .tuple([])
+            let sender = g_dbus_message_get_sender(message).map { String(cString: $0) } ?? ""
+            g_object_ref(UnsafeMutableRawPointer(connection))
+            // The filter owns `message`; returning nil drops it, and the invocation keeps the reference.
+            let invocation = MethodInvocation(channel: .message(connection: connection!, call: message),
+                                              method: target.member, sender: sender, parameters: parameters)
+            MainContext.invoke { target.handler(invocation) }
+            return nil
+        }, userData, { Unmanaged<InterceptedMethod>.fromOpaque($0!).release() })
+    }
+}
+
+private final class InterceptedMethod: @unchecked Sendable {
+    let path: String
+    let interface: String
+    let member: String
+    let handler: (MethodInvocation) -> Void
+
+    init(path: String, interface: String, member: String, handler: @escaping (MethodInvocation) -> Void) {
+        self.path = path
+        self.interface = interface
+        self.member = member
+        self.handler = handler
+    }
+
+    func matches(_ message: OpaquePointer) -> Bool {
+        guard let path = g_dbus_message_get_path(message), let member = g_dbus_message_get_member(message),
+              let interface = g_dbus_message_get_interface(message) else { return false }
+        return String(cString: member) == self.member && String(cString: interface) == self.interface
+            && String(cString: path) == self.path
     }
 }
 

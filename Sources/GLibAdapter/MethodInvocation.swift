@@ -3,7 +3,14 @@ import CGLib
 /// One incoming D-Bus method call. Answer it exactly once, from any thread, with
 /// `reply(_:)` or `fail(_:)`; the caller waits until then.
 public final class MethodInvocation: @unchecked Sendable {
-    private let raw: OpaquePointer
+    /// How the answer travels back: through GDBus's invocation object for methods of exported
+    /// objects, or as a hand-made reply message for calls taken over by a filter.
+    enum Channel {
+        case invocation(OpaquePointer)
+        case message(connection: OpaquePointer, call: OpaquePointer)
+    }
+
+    private let channel: Channel
     public let method: String
     /// The caller's unique bus name.
     public let sender: String
@@ -11,8 +18,8 @@ public final class MethodInvocation: @unchecked Sendable {
     public let parameters: Variant
     private var answered = false
 
-    init(raw: OpaquePointer, method: String, sender: String, parameters: Variant) {
-        self.raw = raw
+    init(channel: Channel, method: String, sender: String, parameters: Variant) {
+        self.channel = channel
         self.method = method
         self.sender = sender
         self.parameters = parameters
@@ -23,15 +30,43 @@ public final class MethodInvocation: @unchecked Sendable {
 
     /// Replies with these out-arguments (none for an empty list).
     public func reply(_ values: [Variant] = []) {
-        precondition(!answered, "a method call is answered once")
-        answered = true
-        // Takes over the invocation's reference.
-        g_dbus_method_invocation_return_value(raw, Variant.tuple(values).makeGVariant())
+        markAnswered()
+        let body = Variant.tuple(values).makeGVariant()
+        switch channel {
+        case .invocation(let raw):
+            // Takes over the invocation's reference.
+            g_dbus_method_invocation_return_value(raw, body)
+        case .message(let connection, let call):
+            let reply = g_dbus_message_new_method_reply(call)!
+            g_dbus_message_set_body(reply, body)
+            send(reply, on: connection, answering: call)
+        }
     }
 
     public func fail(_ error: BusError) {
+        markAnswered()
+        switch channel {
+        case .invocation(let raw):
+            g_dbus_method_invocation_return_dbus_error(raw, error.name, error.message)
+        case .message(let connection, let call):
+            send(g_dbus_message_new_method_error_literal(call, error.name, error.message)!,
+                 on: connection, answering: call)
+        }
+    }
+
+    private func markAnswered() {
         precondition(!answered, "a method call is answered once")
         answered = true
-        g_dbus_method_invocation_return_dbus_error(raw, error.name, error.message)
+    }
+
+    private func send(_ reply: OpaquePointer, on connection: OpaquePointer, answering call: OpaquePointer) {
+        // A caller that asked for no reply (NO_REPLY_EXPECTED) gets none, as GDBus itself does.
+        let flags = g_dbus_message_get_flags(call).rawValue
+        if flags & G_DBUS_MESSAGE_FLAGS_NO_REPLY_EXPECTED.rawValue == 0 {
+            g_dbus_connection_send_message(connection, reply, G_DBUS_SEND_MESSAGE_FLAGS_NONE, nil, nil)
+        }
+        g_object_unref(UnsafeMutableRawPointer(reply))
+        g_object_unref(UnsafeMutableRawPointer(call))
+        g_object_unref(UnsafeMutableRawPointer(connection))
     }
 }

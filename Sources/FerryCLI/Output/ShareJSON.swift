@@ -5,7 +5,8 @@ import Foundation
 /// removed or renamed, absent values are `null`.
 enum ShareJSON {
     static func object(_ share: Share) -> String { encode(JSONShare(share)) }
-    static func array(_ shares: [Share]) -> String { encode(shares.map(JSONShare.init)) }
+    // Foundation pretty-prints an empty array as "[\n\n]"; the contract says "[]".
+    static func array(_ shares: [Share]) -> String { shares.isEmpty ? "[]" : encode(shares.map(JSONShare.init)) }
 
     private static func encode<T: Encodable>(_ value: T) -> String {
         let encoder = JSONEncoder()
