@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
-# Installs what building and testing Ferry needs on Debian 12, and the test virtualenv.
-# Idempotent and quick when everything is there: it only asks apt for missing packages.
+# Installs what building and testing Ferry needs on Debian 12, the test virtualenv, and a real
+# Synapse in a virtualenv of its own (the integration tests' homeserver).
+# Idempotent and quick when everything is there: it only asks apt for missing packages, and a stamp
+# in each virtualenv says it is complete.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 venv="$root/.venv-test"
+# Synapse runs from its own virtualenv so its many pinned dependencies never meet the test
+# runner's. The version and every dependency are pinned; all install from wheels (no compiler).
+synapse_venv="$root/.venv-synapse"
+synapse_version=1.163.2
+synapse_requirements="$root/scripts/synapse-requirements.txt"
 
 packages=(
     # build
@@ -36,4 +43,18 @@ if ! "$venv/bin/python" -c 'import pytest' 2>/dev/null; then
     rm -rf "$venv"
     /usr/bin/python3 -m venv --system-site-packages "$venv"
     "$venv/bin/pip" install -q --disable-pip-version-check pytest
+fi
+
+# The stamp names the requirements' content: editing the pins reinstalls, anything else is instant.
+synapse_stamp="$synapse_venv/.ferry-stamp"
+synapse_want="matrix-synapse==$synapse_version $(sha256sum "$synapse_requirements" | cut -d' ' -f1)"
+if [[ ! -x $synapse_venv/bin/python || "$(cat "$synapse_stamp" 2>/dev/null)" != "$synapse_want" ]]; then
+    echo "deps: creating the Synapse virtualenv $synapse_venv (matrix-synapse $synapse_version)"
+    rm -rf "$synapse_venv"
+    /usr/bin/python3 -m venv "$synapse_venv"
+    "$synapse_venv/bin/pip" install -q --disable-pip-version-check --only-binary :all: \
+        -r "$synapse_requirements" "matrix-synapse==$synapse_version"
+    "$synapse_venv/bin/python" -c "import importlib.metadata as m, synapse.app.homeserver, sys
+sys.exit(m.version('matrix-synapse') != '$synapse_version')"
+    echo "$synapse_want" >"$synapse_stamp"
 fi
