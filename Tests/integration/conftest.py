@@ -3,6 +3,11 @@
 `bus` is one session shared by a test module (tests there must not depend on the service being
 cold or on the share count); `fresh_bus` is a session of its own for tests that kill, restart or
 cold-start the service; `new_session(**env)` makes sessions with a special environment.
+
+A real Synapse (homeserver.py): `homeserver` is one server for the whole run (never stop or kill
+it; make users and rooms of your own with `matrix_user()`); `fresh_homeserver` is one of the test's
+own, to stop, kill and restart; `new_homeserver(max_upload_size=..., rate_limits=..., config=...)`
+makes servers with a special configuration.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from ferryenv import APP_ID, FerrySession
+from homeserver import Homeserver, HomeserverError, MatrixUser
 
 REQUIRED_TOOLS = ("dbus-daemon", "dbus-monitor", "gdbus", "busctl", "gio", "gapplication", "xdg-open",
                   "xdg-mime", "update-desktop-database")
@@ -77,6 +83,51 @@ def fresh_bus(new_session):
     session.stop()
 
 
+@pytest.fixture(scope="session")
+def new_homeserver(tmp_path_factory):
+    """Makes Synapse servers: new_homeserver(max_upload_size="64K", rate_limits={"rc_message":
+    {"per_second": 1, "burst_count": 2}}, config={...}). Each is stopped when the test run ends, or
+    earlier by its owner. A server that cannot start fails the test with its log."""
+    servers: list[Homeserver] = []
+
+    def make(**settings) -> Homeserver:
+        server = Homeserver(root=tmp_path_factory.mktemp("synapse"), **settings)
+        servers.append(server)
+        try:
+            return server.start()
+        except HomeserverError as error:
+            pytest.fail(str(error), pytrace=False)
+
+    yield make
+    for server in servers:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def homeserver(new_homeserver) -> Homeserver:
+    """The run's shared Synapse, started once. Tests share it: leave it running."""
+    return new_homeserver()
+
+
+@pytest.fixture
+def fresh_homeserver(new_homeserver):
+    """A Synapse of this test's own, for tests that stop, kill or restart it."""
+    server = new_homeserver()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def matrix_user(homeserver):
+    """matrix_user() registers a user with a unique name on the shared server (or on `server`)
+    and signs it in: MatrixUser(user_id, password, token)."""
+
+    def make(prefix: str = "user", server: Homeserver | None = None, admin: bool = False) -> MatrixUser:
+        return (server or homeserver).new_user(prefix, admin=admin)
+
+    return make
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     """On failure, show the end of each session's log: the bus and the activated service write
@@ -87,3 +138,5 @@ def pytest_runtest_makereport(item, call):
         for name, value in getattr(item, "funcargs", {}).items():
             if isinstance(value, FerrySession):
                 report.sections.append((f"log of session '{name}' ({value.log_path})", value.log_tail()))
+            elif isinstance(value, Homeserver):
+                report.sections.append((f"log of homeserver '{name}' ({value.root})", value.log_tail(40)))
