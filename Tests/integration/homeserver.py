@@ -19,8 +19,10 @@ its own server low ones (`Homeserver(dir, rate_limits={"rc_message": {...}})`).
 
 from __future__ import annotations
 
+import argparse
 import base64
 import contextlib
+import ctypes
 import hashlib
 import hmac
 import http.client
@@ -29,6 +31,7 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import time
 import urllib.error
 import urllib.parse
@@ -179,6 +182,13 @@ class RawClient:
             self._connection = None
 
 
+def _die_with_parent() -> None:
+    """In the child before exec: SIGTERM when the test run dies, even by SIGKILL, so no Synapse
+    outlives it holding a port (prctl PR_SET_PDEATHSIG). The signal follows the *thread* that
+    started the server: start servers from the main thread or one that outlives them."""
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM, 0, 0, 0)
+
+
 def _json_or_text(data: bytes) -> Any:
     try:
         return json.loads(data)
@@ -242,6 +252,11 @@ class Homeserver:
         a restart reuses them so the data stays valid."""
         self.root.mkdir(parents=True, exist_ok=True)
         if self.config_path.exists():
+            # A directory from an earlier run (or another Homeserver object): adopt its settings.
+            written = json.loads(self.config_path.read_text())
+            self.port = written["listeners"][0]["port"]
+            self.server_name = written["server_name"]
+            self.registration_shared_secret = written["registration_shared_secret"]
             return
         if not self.port:
             self.port = free_port()
@@ -314,6 +329,7 @@ class Homeserver:
                 env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8",
                      "HOME": str(self.root), "SYNAPSE_CACHE_FACTOR": "1.0"},
                 start_new_session=True,  # a Ctrl-C in the test run is the harness's to pass on
+                preexec_fn=_die_with_parent,
             )
         deadline = began + timeout
         while True:
@@ -322,7 +338,9 @@ class Homeserver:
                 self.process = None
                 raise HomeserverError(f"Synapse exited with {code} while starting\n{self.log_tail()}")
             with contextlib.suppress(OSError, http.client.HTTPException):
-                if self.request("GET", "/_matrix/client/versions", timeout=2).status == 200:
+                # Still running after the answer: not some other server that had the port.
+                if self.request("GET", "/_matrix/client/versions", timeout=2).status == 200 \
+                        and self.process.poll() is None:
                     break
             if time.monotonic() > deadline:
                 self.kill()
@@ -611,3 +629,70 @@ class Homeserver:
     def media_config(self, token: str) -> dict[str, Any]:
         """{"m.upload.size": bytes} as the client API announces it."""
         return self.call("GET", "/_matrix/client/v1/media/config", token)
+
+
+# -- a server for scripts (make demo, make bench) ----------------------------------------------------
+
+def main(argv: list[str] | None = None) -> int:
+    """`python3 Tests/integration/homeserver.py serve DIR`: a Synapse in DIR with one signed-in user
+    and one room, for shell scripts. Writes what a client needs as JSON to stdout and to
+    --info-file (atomically, so a script can wait for the file), then runs until SIGTERM or SIGINT
+    and stops Synapse cleanly. Stdlib only: any python3 runs it."""
+    parser = argparse.ArgumentParser(prog="homeserver.py", description=main.__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    serve = commands.add_parser("serve", help="run a Synapse with a user and a room until stopped")
+    serve.add_argument("root", type=Path, help="data directory (reused if it holds a server)")
+    serve.add_argument("--user", default="demo")
+    serve.add_argument("--password", default="demo-password")
+    serve.add_argument("--room-name", default="Ferry demo")
+    serve.add_argument("--alias", default="ferry-demo", help="alias localpart of the room")
+    serve.add_argument("--max-upload-size", default="512M")
+    serve.add_argument("--log-level", default="INFO")
+    serve.add_argument("--info-file", type=Path)
+    args = parser.parse_args(argv)
+
+    server = Homeserver(args.root.resolve(), max_upload_size=args.max_upload_size, log_level=args.log_level)
+    stop_requested = False
+
+    def request_stop(signum: int, frame: object) -> None:
+        nonlocal stop_requested
+        stop_requested = True
+
+    signal.signal(signal.SIGTERM, request_stop)
+    signal.signal(signal.SIGINT, request_stop)
+    try:
+        server.start()
+        try:
+            user_id = server.register(args.user, args.password)
+        except MatrixError as error:
+            if error.errcode != "M_USER_IN_USE":
+                raise
+            user_id = server.user_id(args.user)
+        token, device_id = server.login(args.user, args.password)
+        alias = f"#{args.alias}:{server.server_name}"
+        try:
+            room_id = server.resolve_alias(alias)
+        except MatrixError:
+            room_id = server.create_room(token, name=args.room_name, alias_localpart=args.alias)
+        info = {"base_url": server.base_url, "server_name": server.server_name, "user_id": user_id,
+                "password": args.password, "access_token": token, "device_id": device_id,
+                "room_id": room_id, "room_alias": alias, "pid": server.process.pid,
+                "root": str(server.root), "log": str(server.log_path),
+                "startup_seconds": round(server.startup_seconds or 0, 3)}
+        print(json.dumps(info), flush=True)
+        if args.info_file:
+            partial = args.info_file.with_name(args.info_file.name + ".partial")
+            partial.write_text(json.dumps(info, indent=1))
+            partial.replace(args.info_file)
+        while not stop_requested and server.running:
+            time.sleep(0.2)
+        return 0 if stop_requested else 1
+    except (HomeserverError, MatrixError) as error:
+        print(f"homeserver.py: {error}", file=sys.stderr)
+        return 1
+    finally:
+        server.stop()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

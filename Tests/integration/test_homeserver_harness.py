@@ -188,6 +188,15 @@ def test_stopping_killing_and_restarting_keep_the_port_and_the_data(fresh_homese
     assert server.port == port and server.running
     server.send_text(user.token, room, "after restart")
     assert bodies(server.messages(user.token, room)) == ["before", "after kill", "after restart"]
+    # and a new Homeserver on that directory (a script's second run) adopts port, secret and data
+    server.stop()
+    again = Homeserver(server.root).start()
+    try:
+        assert again.port == port
+        assert again.new_user().user_id.endswith(":ferry.test")
+        assert len(again.messages(user.token, room)) == 3
+    finally:
+        again.stop()
 
 
 def test_a_server_that_cannot_start_says_why(tmp_path):
