@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# `make bench`: Ferry's performance figures, measured against a release build installed into a
+# throwaway prefix, on private session buses. Prints figures and targets; never fails on time.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+prefix="$root/build/bench-prefix"
+cd "$root"
+scripts/deps.sh
+make --no-print-directory install PREFIX="$prefix" CONFIG=release >/dev/null
+.venv-test/bin/python Tests/bench/bench_service.py "$prefix"
