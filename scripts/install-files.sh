@@ -7,7 +7,8 @@
 #
 # --prefix is where Ferry will run from: @BINDIR@ in templates becomes PREFIX/bin.
 # --destdir is a staging root (packaging): files go to DESTDIR/PREFIX/…, paths inside them
-# do not mention it. --bin-dir is where the built executables are (`swift build --show-bin-path`).
+# do not mention it. --bin-dir is where the built executables are (`swift build --show-bin-path`);
+# the shell completions are printed by the ferry built there.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -44,27 +45,51 @@ dbus_dir() {
 dbus_services=$(dbus_dir session_bus_services_dir share/dbus-1/services)
 dbus_interfaces=$(dbus_dir interfaces_dir share/dbus-1/interfaces)
 
-while read -r kind source dest; do
+# PREFIX=/usr is the distribution's own place (the Debian package): there, the directories its
+# systemd and zsh look in; elsewhere, the ones they search under any prefix (see the list).
+if [[ $prefix == /usr ]]; then
+    systemd_user_units=$(pkg-config --variable=systemduserunitdir systemd 2>/dev/null) || systemd_user_units=
+    systemd_user_units=${systemd_user_units:-/usr/lib/systemd/user}
+    systemd_user_units=${systemd_user_units#/usr/}
+    zsh_completions=share/zsh/vendor-completions
+else
+    systemd_user_units=share/systemd/user
+    zsh_completions=share/zsh/site-functions
+fi
+
+while read -r kind source dest file_mode; do
     [[ -z $kind || $kind == \#* ]] && continue
     dest=${dest//\{dbus-services\}/$dbus_services}
     dest=${dest//\{dbus-interfaces\}/$dbus_interfaces}
+    dest=${dest//\{systemd-user-units\}/$systemd_user_units}
+    dest=${dest//\{zsh-completions\}/$zsh_completions}
     target="$destdir$prefix/$dest"
     case $mode in
         list) echo "$prefix/$dest"; continue ;;
         uninstall) rm -f "$target"; continue ;;
     esac
     case $kind in
+        program|completion)
+            [[ -n $bin_dir ]] || { echo "install-files: --bin-dir is needed to install $dest" >&2; exit 64; } ;;
+    esac
+    install -d "$(dirname "$target")"
+    case $kind in
         program)
-            [[ -n $bin_dir ]] || { echo "install-files: --bin-dir is needed to install $source" >&2; exit 64; }
             [[ -x $bin_dir/$source ]] || { echo "install-files: $bin_dir/$source is not built" >&2; exit 66; }
-            install -D -m 0755 "$bin_dir/$source" "$target" ;;
+            install -m "${file_mode:-0755}" "$bin_dir/$source" "$target" ;;
         template)
-            install -d "$(dirname "$target")"
             sed "s|@BINDIR@|$prefix/bin|g" "$root/$source" > "$target.tmp"
-            chmod 0644 "$target.tmp"
+            chmod "${file_mode:-0644}" "$target.tmp"
             mv "$target.tmp" "$target" ;;
         file)
-            install -D -m 0644 "$root/$source" "$target" ;;
+            install -m "${file_mode:-0644}" "$root/$source" "$target" ;;
+        completion)
+            [[ -x $bin_dir/ferry ]] || { echo "install-files: $bin_dir/ferry is not built" >&2; exit 66; }
+            # Completion scripts are sourced, never run: no #! line (bash's starts with one).
+            "$bin_dir/ferry" --generate-completion-script "$source" | sed '1{/^#!/d}' > "$target.tmp"
+            [[ -s $target.tmp ]] || { echo "install-files: no $source completion from ferry" >&2; exit 70; }
+            chmod "${file_mode:-0644}" "$target.tmp"
+            mv "$target.tmp" "$target" ;;
         *)
             echo "install-files: $manifest: unknown kind '$kind'" >&2; exit 70 ;;
     esac
