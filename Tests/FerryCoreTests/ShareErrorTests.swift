@@ -28,6 +28,18 @@ final class ShareErrorTests: XCTestCase {
         .stagingFailed("/home/me/a.png", reason: "No space left on device"),
         .noSuchShare("01jabcdefghjkmnpqrstvwxyz0"),
         .notCancellable("01jabcdefghjkmnpqrstvwxyz0", state: .sent),
+        .notRetryable("01jabcdefghjkmnpqrstvwxyz0", state: .sent),
+        .notCompletable("01jabcdefghjkmnpqrstvwxyz0", state: .queued),
+        .notSignedIn,
+        .signInFailed("The homeserver did not accept this user name and password."),
+        .homeserverUnreachable("example.org", reason: "Connection refused"),
+        .unsupportedLogin("example.org", method: "a password"),
+        .signInInProgress,
+        .encryptedRoom("!secret"),
+        .forbidden("!room", reason: "You are not in this room"),
+        .roomNotFound("#gone:example.org"),
+        .fileTooLargeForServer("movie.mkv", size: 200_000_000, limit: 100_000_000),
+        .deliveryFailed("!room", reason: "M_UNKNOWN"),
     ]
 
     private static func caseName(of error: ShareError) -> String {
@@ -53,9 +65,21 @@ final class ShareErrorTests: XCTestCase {
         case .stagingFailed: return "stagingFailed"
         case .noSuchShare: return "noSuchShare"
         case .notCancellable: return "notCancellable"
+        case .notRetryable: return "notRetryable"
+        case .notCompletable: return "notCompletable"
+        case .notSignedIn: return "notSignedIn"
+        case .signInFailed: return "signInFailed"
+        case .homeserverUnreachable: return "homeserverUnreachable"
+        case .unsupportedLogin: return "unsupportedLogin"
+        case .signInInProgress: return "signInInProgress"
+        case .encryptedRoom: return "encryptedRoom"
+        case .forbidden: return "forbidden"
+        case .roomNotFound: return "roomNotFound"
+        case .fileTooLargeForServer: return "fileTooLargeForServer"
+        case .deliveryFailed: return "deliveryFailed"
         }
     }
-    private static let caseCount = 21
+    private static let caseCount = 33
 
     func testTheExamplesCoverEveryCase() {
         XCTAssertEqual(Set(Self.everyError.map(Self.caseName)).count, Self.caseCount)

@@ -25,6 +25,20 @@ public enum ShareError: Error, Equatable, Sendable {
     case stagingFailed(String, reason: String)
     case noSuchShare(String)
     case notCancellable(String, state: ShareState)
+    case notRetryable(String, state: ShareState)
+    case notCompletable(String, state: ShareState)
+    // Signing in.
+    case notSignedIn
+    case signInFailed(String)
+    case homeserverUnreachable(String, reason: String)
+    case unsupportedLogin(String, method: String)
+    case signInInProgress
+    // Delivering: a permanent refusal for one destination.
+    case encryptedRoom(String)
+    case forbidden(String, reason: String)
+    case roomNotFound(String)
+    case fileTooLargeForServer(String, size: UInt64, limit: UInt64)
+    case deliveryFailed(String, reason: String)
 
     /// The prefix of every Ferry D-Bus error name.
     public static let namePrefix = "io.github.ferryshare.Ferry.Error."
@@ -53,6 +67,18 @@ public enum ShareError: Error, Equatable, Sendable {
         case .stagingFailed: return "StagingFailed"
         case .noSuchShare: return "NoSuchShare"
         case .notCancellable: return "NotCancellable"
+        case .notRetryable: return "NotRetryable"
+        case .notCompletable: return "NotCompletable"
+        case .notSignedIn: return "NotSignedIn"
+        case .signInFailed: return "SignInFailed"
+        case .homeserverUnreachable: return "HomeserverUnreachable"
+        case .unsupportedLogin: return "UnsupportedLogin"
+        case .signInInProgress: return "SignInInProgress"
+        case .encryptedRoom: return "EncryptedRoom"
+        case .forbidden: return "Forbidden"
+        case .roomNotFound: return "RoomNotFound"
+        case .fileTooLargeForServer: return "FileTooLargeForServer"
+        case .deliveryFailed: return "DeliveryFailed"
         }
     }
 
@@ -91,6 +117,24 @@ public enum ShareError: Error, Equatable, Sendable {
         case .stagingFailed(let path, let reason): return "\(q(path)) could not be copied for sending: \(reason)."
         case .noSuchShare(let id): return "There is no share \(q(id))."
         case .notCancellable(let id, let state): return "Share \(q(id)) is already \(state.rawValue) and cannot be cancelled."
+        case .notRetryable(let id, let state):
+            return "Share \(q(id)) is \(state.rawValue); only a failed share, or one waiting to retry, can be retried."
+        case .notCompletable(let id, let state):
+            return "Share \(q(id)) is \(state.rawValue); only a share that waits for a destination can be completed."
+        case .notSignedIn: return "Nobody is signed in; sign in to a Matrix account first (ferry login)."
+        case .signInFailed(let why): return why
+        case .homeserverUnreachable(let server, let reason):
+            return "The homeserver \(q(server)) cannot be reached: \(reason)."
+        case .unsupportedLogin(let server, let method):
+            return "The homeserver \(q(server)) does not offer sign-in with \(method)."
+        case .signInInProgress: return "A sign-in through the browser is already waiting; finish or close it first."
+        case .encryptedRoom(let room):
+            return "\(q(room)) is end-to-end encrypted; Ferry cannot encrypt yet and never sends unencrypted messages there."
+        case .forbidden(let room, let reason): return "The homeserver refused to send to \(q(room)): \(reason)."
+        case .roomNotFound(let room): return "\(q(room)) does not exist, or you are not in it."
+        case .fileTooLargeForServer(let name, let size, let limit):
+            return "\(q(name)) is \(ByteCount.format(size)), over the homeserver's upload limit of \(ByteCount.format(limit))."
+        case .deliveryFailed(let room, let reason): return "Sending to \(q(room)) failed: \(reason)."
         }
     }
 
@@ -107,6 +151,10 @@ public enum ExitStatus {
     public static let unavailable: Int32 = 69
     public static let software: Int32 = 70
     public static let ioError: Int32 = 74
+    public static let noUser: Int32 = 67
+    public static let tempFail: Int32 = 75
+    public static let protocolError: Int32 = 76
+    public static let noPermission: Int32 = 77
 
     /// Maps a D-Bus error name (Ferry's or the bus's) to an exit status, so the command line
     /// reports a remote error the same way as a local one.
@@ -120,8 +168,14 @@ public enum ExitStatus {
         case "StagingFailed": return ioError
         case "InvalidArgument", "EmptyShare", "TooManyItems", "IsDirectory", "NotRegularFile", "SymlinkLoop",
              "EmptyFile", "FileTooLarge", "EmptyText", "TextTooLong", "InvalidURI", "UnsupportedScheme",
-             "RemoteHost", "InvalidDestination", "NoSuchShare", "NotCancellable":
+             "RemoteHost", "InvalidDestination", "NoSuchShare", "NotCancellable", "NotRetryable", "NotCompletable",
+             "EncryptedRoom", "FileTooLargeForServer":
             return dataError
+        case "RoomNotFound": return noUser
+        case "HomeserverUnreachable", "UnsupportedLogin": return unavailable
+        case "SignInInProgress": return tempFail
+        case "DeliveryFailed": return protocolError
+        case "NotSignedIn", "SignInFailed", "Forbidden": return noPermission
         default: return software
         }
     }
