@@ -15,7 +15,7 @@ VENV := .venv-test
 CHECK_PREFIX := $(CURDIR)/build/check-prefix
 
 .PHONY: all build install uninstall deps check unit-tests check-desktop integration-tests \
-        demo bench mime-types clean distclean help
+        demo bench mime-types deb check-deb clean distclean help
 
 all: build
 
@@ -26,6 +26,8 @@ help:
 	@echo "make demo         share a file, a text and a link through a private session bus"
 	@echo "make check        install what is missing, build, run every test"
 	@echo "make bench        print the performance figures"
+	@echo "make deb          build the Debian package dist/ferry_VERSION_ARCH.deb and lint it"
+	@echo "make check-deb    build the package, install, use and purge it in a clean Debian 12 chroot"
 	@echo "make deps         install the Debian packages and the test virtualenv"
 	@echo "make mime-types   refresh the desktop file's MimeType list from shared-mime-info"
 	@echo "make clean        remove build products (distclean: also dependencies and the venv)"
@@ -85,9 +87,16 @@ bench:
 mime-types:
 	scripts/update-mime-types.sh
 
+# Both build in a copy of the tree under build/deb, with its own SwiftPM build directory.
+deb:
+	scripts/build-deb.sh
+
+check-deb:
+	scripts/check-deb.sh
+
 clean:
 	$(SWIFT) package clean
-	rm -rf build
+	rm -rf build dist
 
 distclean: clean
 	rm -rf .build $(VENV)

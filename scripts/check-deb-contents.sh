@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Checks a built Ferry .deb without installing it: lintian (no error, no warning), the package holds
+# exactly the files of data/install-files.list (the list `make install` uses) plus Debian's own
+# documentation, the desktop file and the Thunar entry pass desktop-file-validate, the metainfo passes
+# `appstreamcli validate --no-net`, and there are no maintainer scripts (triggers do that work).
+# scripts/build-deb.sh runs this on every package it builds; the tools come from there.
+#
+#   scripts/check-deb-contents.sh FILE.deb
+set -euo pipefail
+
+deb=$(realpath "${1:?usage: $0 FILE.deb}")
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+app=io.github.ferryshare.Ferry
+failures=0
+pass() { printf '  ok    %s\n' "$*" >&2; }
+fail() { printf '  FAIL  %s\n' "$*" >&2; failures=$((failures + 1)); }
+
+tree=$(mktemp -d)
+trap 'rm -rf "$tree"' EXIT
+dpkg-deb -x "$deb" "$tree"
+dpkg-deb -e "$deb" "$tree/DEBIAN"
+
+status=0
+out=$(lintian --fail-on error,warning "$deb" 2>&1) || status=$?
+# lintian says this whenever it runs as root (as in CI); it is not about the package.
+out=$(grep -v '^running with root privileges is not recommended!$' <<<"$out" || true)
+if ((status == 0)); then
+    pass "lintian: no errors, no warnings${out:+ (other findings below)}"
+else
+    fail "lintian reports errors or warnings (below)"
+fi
+[[ -z $out ]] || printf '%s\n' "$out" | sed 's/^/        /' >&2
+
+# Man pages are compressed by dh_compress; Debian adds its copyright, changelog and lintian overrides.
+expected=$("$repo/scripts/install-files.sh" --prefix /usr --list |
+    sed 's|^\(/usr/share/man/.*\)$|\1.gz|'
+    printf '%s\n' /usr/share/doc/ferry/copyright /usr/share/doc/ferry/changelog.gz /usr/share/lintian/overrides/ferry)
+actual=$(cd "$tree" && find usr ! -type d | sed 's|^|/|')
+if diff=$(diff <(sort <<<"$expected") <(sort <<<"$actual")); then
+    pass "the package holds exactly the files of data/install-files.list"
+else
+    fail "the package's files differ from data/install-files.list (< list only, > package only): $diff"
+fi
+
+for file in "usr/share/applications/$app.desktop" "usr/share/Thunar/sendto/$app.desktop"; do
+    if out=$(desktop-file-validate "$tree/$file" 2>&1) && [[ -z $out ]]; then
+        pass "desktop-file-validate /$file"
+    else
+        fail "desktop-file-validate /$file: $out"
+    fi
+done
+if out=$(appstreamcli validate --no-net "$tree/usr/share/metainfo/$app.metainfo.xml" 2>&1); then
+    pass "appstreamcli validate --no-net $app.metainfo.xml"
+else
+    fail "appstreamcli validate --no-net $app.metainfo.xml: $out"
+fi
+
+# The desktop database, MIME, icon and man caches are updated by the triggers of the packages that own
+# them, so Ferry needs no maintainer script; having none also proves none reaches into a home directory.
+scripts=$(cd "$tree/DEBIAN" && ls preinst postinst prerm postrm 2>/dev/null || true)
+if [[ -z $scripts ]]; then
+    pass "no maintainer scripts: the caches are the triggers' work"
+else
+    fail "maintainer scripts appeared (" $scripts "): check that they are needed and leave home directories alone"
+fi
+
+((failures == 0)) || { echo "check-deb-contents: $failures check(s) failed" >&2; exit 1; }
