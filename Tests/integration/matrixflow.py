@@ -170,6 +170,15 @@ def new_share_id(done) -> str:
     return lines[0]
 
 
+def error_sentence(done) -> str:
+    """The command line's `ferry: <sentence>` line on standard error (other lines, such as what
+    happens next with the share, may come before it)."""
+    lines = [line for line in done.stderr.splitlines() if line.startswith("ferry: ")]
+    assert lines, f"no `ferry: <sentence>` on standard error (exit {done.returncode}): {done.stderr!r}"
+    assert len(lines[-1].split()) >= 4, f"not a sentence: {lines[-1]!r}"
+    return lines[-1]
+
+
 def error_name(short: str) -> str:
     return ERROR_PREFIX + short
 
@@ -278,3 +287,49 @@ def mp4_bytes() -> bytes:
 def binary_bytes(size: int = 1024, seed: int = 0) -> bytes:
     """Bytes no sniffer recognises (application/octet-stream with an unknown extension)."""
     return bytes((i * 7 + seed) % 256 for i in range(size))
+
+
+# --- notifications ---------------------------------------------------------------------------------
+
+def start_notification_server(session: FerrySession) -> Path:
+    """Runs notification_server.py on the session's bus (it is stopped with the session); returns
+    the file it records Notify calls in. Start it before the service first notifies."""
+    import subprocess
+    import sys
+
+    record = session.root / f"notifications-{os.getpid()}-{len(list(session.root.glob('notifications-*')))}.jsonl"
+    subprocess.Popen([sys.executable, str(Path(__file__).with_name("notification_server.py")), str(record)],
+                     env=session.env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                     stderr=open(session.log_path, "ab"), cwd=session.root)
+    wait_for(lambda: record.exists() and session.name_has_owner("org.freedesktop.Notifications"), timeout=15,
+             what="the test's notification server to own org.freedesktop.Notifications")
+    return record
+
+
+def notifications(record: Path) -> list[dict[str, Any]]:
+    if not record.exists():
+        return []
+    return [json.loads(line) for line in record.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def wait_for_notification(record: Path, predicate, timeout: float = 30, what: str = "a notification") -> dict[str, Any]:
+    found: list[dict[str, Any]] = []
+
+    def seen() -> bool:
+        found[:] = [n for n in notifications(record) if predicate(n)]
+        return bool(found)
+
+    try:
+        wait_for(seen, timeout=timeout, what=what)
+    except AssertionError as error:
+        raise AssertionError(f"{error}; notifications so far: {notifications(record)}") from None
+    return found[-1]
+
+
+def notification_text(notification: Mapping[str, Any]) -> str:
+    return f"{notification.get('summary', '')}\n{notification.get('body', '')}"
+
+
+def action_labels(notification: Mapping[str, Any]) -> list[str]:
+    """The fdo actions list alternates keys and labels."""
+    return list(notification.get("actions", []))[1::2]
