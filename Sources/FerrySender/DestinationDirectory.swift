@@ -30,7 +30,26 @@ public actor DestinationDirectory {
         self.clock = clock
     }
 
+    private var names: [String: String] = [:]
+
     public func forget() { cache = nil }
+
+    /// A room's name for a person (a notification's "Sent to …"); asked once, then remembered.
+    public func displayName(of roomID: String, session: Session) async -> String? {
+        if let name = names[roomID] ?? cache?.entries.first(where: { $0.id == roomID })?.name { return name }
+        let rooms = Rooms(http: MatrixHTTP(baseURL: session.homeserver, accessToken: session.accessToken),
+                          userID: session.userID)
+        guard let summary = try? await rooms.summary(of: roomID) else { return nil }
+        let name = Self.name(of: summary, person: nil, me: session.userID)
+        names[roomID] = name
+        return name
+    }
+
+    static func name(of summary: RoomSummary, person: String?, me: String) -> String {
+        let others = summary.joinedMembers.filter { $0 != me }
+        return summary.name ?? person.map { summary.memberNames[$0] ?? $0 } ?? summary.canonicalAlias
+            ?? (others.isEmpty ? summary.roomID : others.map { summary.memberNames[$0] ?? $0 }.joined(separator: ", "))
+    }
 
     public func list(query: String, limit: Int, session: Session) async throws(MatrixError) -> [DestinationEntry] {
         let http = MatrixHTTP(baseURL: session.homeserver, accessToken: session.accessToken)
@@ -77,9 +96,7 @@ public actor DestinationDirectory {
         for roomID in ids {
             guard let summary = try? await rooms.summary(of: roomID) else { continue }
             let person = personByRoom[roomID]
-            let others = summary.joinedMembers.filter { $0 != session.userID }
-            let name = summary.name ?? person.map { summary.memberNames[$0] ?? $0 } ?? summary.canonicalAlias
-                ?? (others.isEmpty ? roomID : others.map { summary.memberNames[$0] ?? $0 }.joined(separator: ", "))
+            let name = Self.name(of: summary, person: person, me: session.userID)
             entries.append(DestinationEntry(id: roomID, kind: person == nil ? .room : .direct, name: name,
                                             alias: summary.canonicalAlias, userID: person,
                                             members: summary.joinedMembers.count, encrypted: summary.encrypted,

@@ -3,8 +3,8 @@ import GLibAdapter
 
 /// The desktop notifications that close a share's story: where it went, or why not, with Retry.
 enum Notifications {
-    static func finished(_ share: Share, application: Application) {
-        let rooms = share.deliveries.map { SafeDisplay.escaped($0.destination) }
+    static func finished(_ share: Share, destinationNames: [String], application: Application) {
+        let rooms = destinationNames.map(SafeDisplay.escaped)
         switch share.state {
         case .sent:
             application.sendNotification(id: "share-\(share.id)", title: "Shared",

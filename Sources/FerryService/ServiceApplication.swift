@@ -54,8 +54,8 @@ public enum ServiceApplication {
             }
         }
         service.events.pendingWorkChanged = { lifetime.setPendingWork($0) }
-        service.events.finished = { share in
-            MainContext.invoke { Notifications.finished(share, application: application) }
+        service.events.finished = { share, names in
+            MainContext.invoke { Notifications.finished(share, destinationNames: names, application: application) }
         }
         service.announcePendingWork()
         service.sender.start()

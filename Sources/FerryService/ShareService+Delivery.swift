@@ -58,9 +58,18 @@ extension ShareService {
 
     /// The sender finished a share: a notification, and the destination list's recents change.
     func senderFinished(_ share: Share) {
-        Task { await directory.forget() }
         announcePendingWork()
-        events.finished(share)
+        let session = account.current
+        Task { [directory, events] in
+            await directory.forget()
+            var names: [String] = []
+            for delivery in share.deliveries {
+                let name: String?
+                if let roomID = delivery.roomID, let session { name = await directory.displayName(of: roomID, session: session) } else { name = nil }
+                names.append(name ?? delivery.destination)
+            }
+            events.finished(share, names)
+        }
     }
 
     /// Everything `ferry status` shows.

@@ -17,8 +17,8 @@ public final class ShareService: @unchecked Sendable {
         public var pendingWorkChanged: @Sendable (Bool) -> Void = { _ in }
         /// SignedIn, AccountId, Homeserver or Online changed.
         public var accountChanged: @Sendable () -> Void = {}
-        /// A share is sent or failed.
-        public var finished: @Sendable (Share) -> Void = { _ in }
+        /// A share is sent or failed, with the names of its destinations for a person.
+        public var finished: @Sendable (Share, [String]) -> Void = { _, _ in }
     }
 
     let outbox: Outbox
