@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Checks a built Ferry .deb without installing it: lintian (no error, no warning), the package holds
 # exactly the files of data/install-files.list (the list `make install` uses) plus Debian's own
-# documentation, the desktop file and the Thunar entry pass desktop-file-validate, the metainfo passes
-# `appstreamcli validate --no-net`, and there are no maintainer scripts (triggers do that work).
+# documentation, the desktop files (the application's, Thunar's entry, the autostart entry) pass
+# desktop-file-validate, the metainfo passes `appstreamcli validate --no-net`, and there are no
+# maintainer scripts (triggers do that work).
 # scripts/build-deb.sh runs this on every package it builds; the tools come from there.
 #
 #   scripts/check-deb-contents.sh FILE.deb
@@ -35,14 +36,17 @@ fi
 expected=$("$repo/scripts/install-files.sh" --prefix /usr --list |
     sed 's|^\(/usr/share/man/.*\)$|\1.gz|'
     printf '%s\n' /usr/share/doc/ferry/copyright /usr/share/doc/ferry/changelog.gz /usr/share/lintian/overrides/ferry)
-actual=$(cd "$tree" && find usr ! -type d | sed 's|^|/|')
+# Everything the package installs, wherever it goes (the autostart entry lives under /etc).
+actual=$(cd "$tree" && find . -path ./DEBIAN -prune -o ! -type d -print | sed 's|^\.||')
 if diff=$(diff <(sort <<<"$expected") <(sort <<<"$actual")); then
     pass "the package holds exactly the files of data/install-files.list"
 else
     fail "the package's files differ from data/install-files.list (< list only, > package only): $diff"
 fi
 
-for file in "usr/share/applications/$app.desktop" "usr/share/Thunar/sendto/$app.desktop"; do
+# The autostart entry is validated too when the package has one.
+autostart=$(cd "$tree" && find etc/xdg/autostart -name '*.desktop' 2>/dev/null || true)
+for file in "usr/share/applications/$app.desktop" "usr/share/Thunar/sendto/$app.desktop" $autostart; do
     if out=$(desktop-file-validate "$tree/$file" 2>&1) && [[ -z $out ]]; then
         pass "desktop-file-validate /$file"
     else

@@ -3,7 +3,7 @@
 # lints it), installs it with apt into a fresh bookworm chroot (apt resolves the dependencies), then, on a
 # session bus inside (scripts/check-deb-session.sh), shares a PNG through `gio open` and D-Bus activation,
 # runs the file managers' entries on two files, checks `ferry --version` and `man -w ferry`; finally
-# purges the package and checks that nothing of Ferry's is left in /usr or in the desktop database.
+# purges the package and checks that nothing of Ferry's is left in /usr, /etc or the desktop database.
 # `make check-deb` and .ci/run call this.
 #
 #   scripts/check-deb.sh [--deb FILE] [--prepare] [--rebuild-base] [--keep]
@@ -210,8 +210,8 @@ say "purging the package"
 pids=$(chroot_processes)
 [[ -z "$pids" ]] || { kill $pids 2>/dev/null; sleep 0.5; }
 in_chroot apt-get purge -y -q ferry >&2
-left=$(in_chroot find /usr -iname '*ferry*')
-[[ -z "$left" ]] || fail "left in /usr after purge: $left"
+left=$(in_chroot find /usr /etc -iname '*ferry*')
+[[ -z "$left" ]] || fail "left in /usr or /etc after purge: $left"
 if [[ -f "$root/usr/share/applications/mimeinfo.cache" ]] &&
     grep -q ferryshare "$root/usr/share/applications/mimeinfo.cache"; then
     fail "the desktop database still offers Ferry after purge"
