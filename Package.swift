@@ -15,6 +15,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // GIO headers, found through pkg-config; fenced behind GLibAdapter.
@@ -42,6 +43,8 @@ let package = Package(
         .target(name: "FerryAccount", dependencies: [
             "FerryCore", "FerryMatrix", "FerryOutbox", "GLibAdapter",
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
         ]),
         // The in-process sender: queued shares become Matrix events, exactly once.
         .target(name: "FerrySender", dependencies: [

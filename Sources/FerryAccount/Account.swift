@@ -13,6 +13,7 @@ public final class Account: @unchecked Sendable {
     private let logger: Logger
     private var stored: StoredAccount?
     private var session: Session?
+    private var pendingBrowserSignIn: SSORedirect?
 
     public init(outbox: Outbox, vault: TokenVault, logger: Logger) {
         self.outbox = outbox
@@ -52,7 +53,10 @@ public final class Account: @unchecked Sendable {
                                                                 deviceID: deviceToKeep(user: user, homeserver: homeserver))
             case .accessToken(let token):
                 session = try await FerryMatrix.SignIn.accessToken(http, token: token)
-            case .loginToken(let token):
+            case .browser(let open):
+                let flows = try await FerryMatrix.SignIn.flows(http)
+                guard flows.sso else { throw ShareError.unsupportedLogin(credentials.homeserver, method: "the browser (single sign-on)") }
+                let token = try await browserLoginToken(http, open: open)
                 session = try await FerryMatrix.SignIn.loginToken(http, token: token,
                                                                   deviceID: lock.withLock { stored?.homeserver == homeserver ? stored?.deviceID : nil })
             }
@@ -113,6 +117,33 @@ public final class Account: @unchecked Sendable {
         }
     }
 
+    /// SSO: a one-time loopback address for the homeserver to send the browser back to, the
+    /// browser opened at the server's sign-in page, and a wait of up to five minutes for the person.
+    private func browserLoginToken(_ http: MatrixHTTP, open: @Sendable (String) throws -> Void) async throws -> String {
+        let redirect = try await SSORedirect.listen()
+        let busy: Bool = lock.withLock {
+            guard pendingBrowserSignIn == nil else { return true }
+            pendingBrowserSignIn = redirect
+            return false
+        }
+        if busy {
+            redirect.cancel()
+            throw ShareError.signInInProgress
+        }
+        defer { lock.withLock { pendingBrowserSignIn = nil } }
+        do {
+            try open(FerryMatrix.SignIn.ssoURL(http, redirect: redirect.url))
+        } catch {
+            redirect.cancel()
+            throw ShareError.signInFailed("No browser could be opened for signing in: \(error).")
+        }
+        logger.info("waiting for the browser sign-in", metadata: ["redirect": "\(redirect.url)"])
+        guard let token = await redirect.loginToken(within: 300) else {
+            throw ShareError.signInFailed("The sign-in in the browser was not finished within 5 minutes.")
+        }
+        return token
+    }
+
     /// The device to sign in with: the last one, when it is the same person on the same server.
     private func deviceToKeep(user: String, homeserver: String) -> String? {
         lock.withLock {
@@ -130,7 +161,7 @@ public final class Account: @unchecked Sendable {
         switch method {
         case .password: return .signInFailed("The homeserver did not accept this user name and password.")
         case .accessToken: return .signInFailed("The homeserver does not know this access token.")
-        case .loginToken: return .signInFailed("The browser sign-in was not accepted by the homeserver; try again.")
+        case .browser: return .signInFailed("The browser sign-in was not accepted by the homeserver; try again.")
         }
     }
 }
@@ -140,7 +171,8 @@ public struct Credentials: Sendable {
     public enum Method: Sendable {
         case password(user: String, password: String)
         case accessToken(String)
-        case loginToken(String)
+        /// Single sign-on: `open` shows the homeserver's sign-in page in the browser.
+        case browser(open: @Sendable (String) throws -> Void)
     }
     public var homeserver: String
     public var method: Method

@@ -1,0 +1,92 @@
+"""Signing in through the browser (m.login.sso): Ferry listens on a one-time loopback address,
+opens the desktop's browser at the homeserver's SSO page, and exchanges the loginToken the
+homeserver sends back for a session (m.login.token).
+
+The browser is a stand-in registered as the desktop's handler for http: URLs; it does what the
+homeserver's SSO page does after a person signs in: it asks the homeserver for a real single-use
+login token (for an existing session, MSC3882 / login/get_token) and sends the browser to the
+redirect URL Ferry gave, with that token. Synapse offers m.login.sso because CAS is configured
+(at an address nobody serves: the stand-in never goes there).
+"""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+import urllib.parse
+
+from gi.repository import GLib
+
+from matrixflow import get_property, sign_in_call
+
+SSO_CONFIG = {
+    "cas_config": {"enabled": True, "server_url": "http://127.0.0.1:9/cas"},
+    "login_via_existing_session": {"enabled": True, "require_ui_auth": False, "token_timeout": "5m"},
+}
+
+
+def install_stand_in_browser(session, server, token: str):
+    """Registers a 'browser' for http: that finishes the SSO dance as the homeserver would; it
+    records each URL it was opened with in browser.log."""
+    log = session.root / "browser.log"
+    script = session.root / "browser.py"
+    script.write_text(textwrap.dedent(f"""\
+        import json, sys, urllib.parse, urllib.request
+        url = sys.argv[1]
+        open({str(log)!r}, "a").write(url + "\\n")
+        redirect = urllib.parse.parse_qs(urllib.parse.urlparse(url).query)["redirectUrl"][0]
+        request = urllib.request.Request({server.base_url!r} + "/_matrix/client/v1/login/get_token", data=b"{{}}",
+                                         method="POST", headers={{"Authorization": "Bearer {token}",
+                                                                  "Content-Type": "application/json"}})
+        login_token = json.load(urllib.request.urlopen(request))["login_token"]
+        separator = "&" if "?" in redirect else "?"
+        urllib.request.urlopen(redirect + separator + "loginToken=" + urllib.parse.quote(login_token)).read()
+        """))
+    applications = session.root / "data" / "applications"
+    applications.mkdir(parents=True, exist_ok=True)
+    (applications / "stand-in-browser.desktop").write_text(textwrap.dedent(f"""\
+        [Desktop Entry]
+        Type=Application
+        Name=Stand-in browser
+        Exec={sys.executable} {script} %u
+        MimeType=x-scheme-handler/http;x-scheme-handler/https;
+        """))
+    for scheme in ("http", "https"):
+        session.run("xdg-mime", "default", "stand-in-browser.desktop", f"x-scheme-handler/{scheme}")
+    return log
+
+
+def test_sign_in_with_the_browser_uses_a_loopback_redirect_and_the_login_token(new_session, new_homeserver):
+    # Given a homeserver that offers SSO, and a person who signs in there in the browser
+    server = new_homeserver(config=SSO_CONFIG)
+    user = server.new_user("sso")
+    session = new_session()
+    browser_log = install_stand_in_browser(session, server, user.token)
+
+    # When Ferry is asked to sign in through the browser
+    reply = sign_in_call(session, timeout=120, homeserver=server.base_url, sso=True)
+
+    # Then it opened the homeserver's SSO page with a one-time loopback redirect
+    [opened] = browser_log.read_text().splitlines()
+    parsed = urllib.parse.urlparse(opened)
+    assert parsed.path == "/_matrix/client/v3/login/sso/redirect", opened
+    redirect = urllib.parse.urlparse(urllib.parse.parse_qs(parsed.query)["redirectUrl"][0])
+    assert redirect.scheme == "http" and redirect.hostname == "127.0.0.1" and redirect.port, redirect
+    # And it is signed in as that person, on a device of its own
+    account = reply.expect_ok()
+    assert account["user-id"] == user.user_id, account
+    assert get_property(session, "SignedIn") is True
+    assert account["device-id"] in {d["device_id"] for d in server.devices(user.user_id)}
+
+
+def test_the_login_flows_say_sso_when_the_server_offers_it(new_session, new_homeserver):
+    server = new_homeserver(config=SSO_CONFIG)
+    session = new_session()
+    [flows] = session.gdbus_call("GetLoginFlows", GLib.Variant("s", server.base_url)).expect_ok()
+    assert flows["sso"] is True and flows["password"] is True, flows
+
+
+def test_browser_sign_in_on_a_server_without_sso_is_unsupported_login(new_session, homeserver):
+    session = new_session()
+    reply = sign_in_call(session, homeserver=homeserver.base_url, sso=True)
+    assert "browser" in reply.expect_error("UnsupportedLogin")
