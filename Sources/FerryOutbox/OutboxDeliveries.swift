@@ -47,12 +47,20 @@ extension Outbox {
         }
     }
 
-    /// Records an upload's content URI, so a restart sends the event without uploading again.
+    /// Records an upload's content URI for that file in every destination's steps: a file is
+    /// uploaded once per share, and a restart sends the event without uploading again.
     public func recordUpload(_ step: DeliveryStep, contentURI: String) throws {
         try database.write { db in
-            var step = step
-            step.contentURI = contentURI
-            try step.update(db)
+            try db.execute(sql: "UPDATE delivery_step SET content_uri = ? WHERE share_id = ? AND item = ? AND content_uri IS NULL",
+                           arguments: [contentURI, step.shareID, step.item])
+        }
+    }
+
+    /// Whether every file of the share is on the server already (its staged copies are no longer needed).
+    public func allFilesUploaded(shareID: String) throws -> Bool {
+        try database.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM delivery_step WHERE share_id = ? AND item IS NOT NULL AND content_uri IS NULL",
+                             arguments: [shareID]) == 0
         }
     }
 
@@ -90,10 +98,16 @@ extension Outbox {
         }
     }
 
-    /// Replaces a share's destinations and message (the dialog's choice) and queues it.
-    public func complete(id: String, destinations: [String], message: String?, state: ShareState, at time: Int64) throws -> Share? {
+    /// Replaces a share's destinations and message (the dialog's choice) and queues it. `text`
+    /// replaces the words of a text share (the dialog shows them in its message field).
+    public func complete(id: String, destinations: [String], message: String?, text: String? = nil, state: ShareState,
+                         at time: Int64) throws -> Share? {
         try database.write { db in
             guard var row = try ShareRow.fetchOne(db, key: id) else { return nil }
+            if let text {
+                try db.execute(sql: "UPDATE share_item SET text = ?, name = ?, size = ? WHERE share_id = ? AND position = 0 AND kind = 'text'",
+                               arguments: [text, text, text.utf8.count, id])
+            }
             row.destinations = destinations.joined(separator: "\n")
             row.message = message
             row.state = state.rawValue

@@ -293,7 +293,8 @@ public actor Sender {
         guard state != .sending else { return }
         let failure = share.deliveries.first { $0.state == .failed }?.failure
         guard let settled = try? outbox.update(id: shareID, state: state, failure: failure, at: clock()) else { return }
-        if state == .sent { spool.remove(shareID: shareID) }
+        // A failed share keeps its copies for Retry, unless every file is on the server already.
+        if state == .sent || (try? outbox.allFilesUploaded(shareID: shareID)) == true { spool.remove(shareID: shareID) }
         logger.info("share \(state.rawValue)", metadata: ["id": "\(shareID)"])
         events.shareChanged(settled)
         events.finished(settled)

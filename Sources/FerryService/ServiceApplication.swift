@@ -11,6 +11,15 @@ import Glibc
 
 /// `ferry service`: the headless GApplication that owns the bus name, the outbox and the spool.
 public enum ServiceApplication {
+    /// Whether the outbox has shares waiting for Ferry itself (queued or sending), read without
+    /// creating anything: at login, a desktop with nothing pending should not start the service.
+    public static func hasPendingWork(settings: ServiceSettings) -> Bool {
+        guard access(settings.paths.database, R_OK) == 0, let outbox = try? Outbox(path: settings.paths.database) else {
+            return false
+        }
+        return ShareState.allCases.filter(\.isPendingWork).contains { ((try? outbox.count(in: $0)) ?? 0) > 0 }
+    }
+
     /// Runs the service until it has been idle for the configured timeout; returns the exit status.
     public static func run(settings: ServiceSettings, logger: Logger) -> Int32 {
         let application = Application(id: FerryBus.name)
@@ -54,12 +63,30 @@ public enum ServiceApplication {
             }
         }
         service.events.pendingWorkChanged = { lifetime.setPendingWork($0) }
+        let dialogs = DialogLauncher(environment: settings.environment, logger: logger)
+        let signInDialogs = NotificationThrottle(seconds: 5)
+        service.events.needsPerson = { share, token in
+            MainContext.invoke {
+                // A share with its destinations only needs the account: one sign-in window for a burst.
+                if share.state == .awaitingSignIn, !share.intent.destinations.isEmpty {
+                    if signInDialogs.allow() { dialogs.signIn(activationToken: token) }
+                } else {
+                    dialogs.open(share: share, activationToken: token)
+                }
+            }
+        }
         service.events.finished = { share, names in
             MainContext.invoke { Notifications.finished(share, destinationNames: names, application: application) }
         }
         service.announcePendingWork()
         service.sender.start()
         service.sender.wake()
+        // Deliveries waiting for their backoff go at once when the network comes back. Only a
+        // wake-up: sending is never held back on the monitor's word (loopback servers need no network).
+        NetworkMonitor.onChange { available in
+            logger.info("network \(available ? "available" : "gone")")
+            if available { service.sender.wake(now: true) }
+        }
         let announceSignIn = service.events.signInRequired
         let throttle = NotificationThrottle(seconds: 5)
         service.events.signInRequired = { reason in
@@ -75,12 +102,13 @@ public enum ServiceApplication {
         }
         application.onActivate {
             logger.info("activated")
+            dialogs.mainWindow()
         }
         application.addAction("sign-in") { _ in
-            service.events.signInRequired(service.signInReason())
+            dialogs.signIn()
         }
         application.addAction("shares") { _ in
-            logger.info("shares requested")
+            dialogs.mainWindow()
         }
         application.addAction("retry", parameterType: "s") { parameter in
             guard case .string(let id)? = parameter else { return }
