@@ -9,7 +9,7 @@ public enum ShareRequestDecoding {
     /// The keys `Share` understands, with the D-Bus type each must have.
     public static let keyTypes: [String: String] = [
         "uris": "as", "text": "s", "subject": "s", "message": "s", "destinations": "as",
-        "source": "s",
+        "source": "s", "activation-token": "s",
     ]
 
     public static func decode(_ dict: [String: Variant], source: IntakeSource) throws(ShareError)

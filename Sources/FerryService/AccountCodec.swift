@@ -21,7 +21,7 @@ enum AccountCodec {
             return Credentials(homeserver: homeserver, method: .accessToken(token))
         }
         if dict["sso"]?.boolValue == true {
-            throw .unsupportedLogin(homeserver, method: "the browser from this version of Ferry")
+            return Credentials(homeserver: homeserver, method: .browser(open: { uri in try Launcher.open(uri: uri) }))
         }
         guard let user = dict["user"]?.stringValue, !user.isEmpty, let password = dict["password"]?.stringValue else {
             throw .invalidArgument("Give \u{201C}user\u{201D} and \u{201C}password\u{201D}, or \u{201C}access-token\u{201D}.")

@@ -12,7 +12,11 @@ public struct ServiceSettings: Sendable {
     /// How long the sender waits between tries of a delivery that failed for a passing reason.
     public var backoff: Backoff
 
+    /// The service's environment, passed on to the dialog process (DISPLAY, the bus, XDG directories).
+    public var environment: [String: String]
+
     public init(environment: [String: String], idleTimeoutOverride: UInt32? = nil) {
+        self.environment = environment
         paths = FerryPaths(environment: environment)
         limits = Limits.fromEnvironment(environment)
         idleTimeout = idleTimeoutOverride ?? environment["FERRY_IDLE_TIMEOUT"].flatMap(UInt32.init) ?? 10

@@ -109,10 +109,12 @@ final class Share1Object: @unchecked Sendable {
         case ("Share", .dictionary(let dict)?):
             let (request, unknown) = try ShareRequestDecoding.decode(dict, source: .share)
             if !unknown.isEmpty { logger.info("ignoring unknown Share keys", metadata: ["keys": "\(unknown)"]) }
-            return [.string(try service.share(request).id)]
+            return [.string(try service.share(request, activationToken: dict["activation-token"]?.stringValue).id)]
         case ("Open", .strings(let uris)?):
             // org.freedesktop.Application.Open(as uris, a{sv} platform_data): one share of every URI.
-            _ = try service.share(ShareRequest(uris: uris, source: .open))
+            let platform = arguments.count > 1 ? arguments[1].dictionaryValue ?? [:] : [:]
+            let token = platform["activation-token"]?.stringValue ?? platform["desktop-startup-id"]?.stringValue
+            _ = try service.share(ShareRequest(uris: uris, source: .open), activationToken: token)
             return []
         case ("Open", _):
             // Taken over from GApplication, so no introspection checked the signature.

@@ -16,11 +16,15 @@ extension ShareService {
         guard message.utf8.count <= limits.maxTextBytes else {
             throw .textTooLong(field: "message", bytes: message.utf8.count, limit: limits.maxTextBytes)
         }
-        let words = message.trimmingWhitespace().isEmpty ? current.intent.message : message
+        let given = message.trimmingWhitespace().isEmpty ? nil : message
+        // A text share's words are its text: an edited message replaces them rather than adding to them.
+        let isText = current.intent.items.count == 1 && current.intent.items[0].kind == .text
+        let words = isText ? current.intent.message : given ?? current.intent.message
         var seen: Set<String> = []
         let unique = destinations.filter { seen.insert($0).inserted }
         let state = Routing.route(destinations: unique, signedIn: account.isSignedIn)
-        guard let completed = try? outbox.complete(id: id, destinations: unique, message: words, state: state, at: clock()) else {
+        guard let completed = try? outbox.complete(id: id, destinations: unique, message: words, text: isText ? given : nil,
+                                                   state: state, at: clock()) else {
             throw .stagingFailed("the outbox", reason: "the change could not be saved")
         }
         logger.info("share completed", metadata: ["id": "\(id)", "destinations": "\(unique.count)"])

@@ -17,6 +17,8 @@ public final class ShareService: @unchecked Sendable {
         public var pendingWorkChanged: @Sendable (Bool) -> Void = { _ in }
         /// SignedIn, AccountId, Homeserver or Online changed.
         public var accountChanged: @Sendable () -> Void = {}
+        /// A share waits for a person (to sign in, or to choose where): the dialog's moment.
+        public var needsPerson: @Sendable (Share, _ activationToken: String?) -> Void = { _, _ in }
         /// A share is sent or failed, with the names of its destinations for a person.
         public var finished: @Sendable (Share, [String]) -> Void = { _, _ in }
     }
@@ -48,7 +50,7 @@ public final class ShareService: @unchecked Sendable {
                              isSignedIn: { account.isSignedIn }, clock: clock)
     }
 
-    public func share(_ request: ShareRequest) throws(ShareError) -> Share {
+    public func share(_ request: ShareRequest, activationToken: String? = nil) throws(ShareError) -> Share {
         let share: Share
         do {
             share = try intake.accept(request)
@@ -62,6 +64,7 @@ public final class ShareService: @unchecked Sendable {
         ])
         events.shareChanged(share)
         if share.state == .awaitingSignIn { events.signInRequired(signInReason()) }
+        if share.state.awaitsPerson { events.needsPerson(share, activationToken) }
         if share.state.isPendingWork {
             announcePendingWork()
             sender?.wake()
