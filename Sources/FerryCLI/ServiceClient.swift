@@ -55,6 +55,10 @@ struct ServiceClient {
         return id
     }
 
+    func complete(id: String, destinations: [String], message: String) throws(CommandFailure) {
+        _ = try call("CompleteShare", [.string(id), .strings(destinations), .string(message)])
+    }
+
     func retry(id: String) throws(CommandFailure) {
         _ = try call("Retry", [.string(id)])
     }

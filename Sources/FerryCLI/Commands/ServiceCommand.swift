@@ -14,8 +14,12 @@ struct ServiceCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Seconds to stay up with nothing to do (default: FERRY_IDLE_TIMEOUT or 10).", valueName: "SECONDS"))
     var idleTimeout: UInt32?
 
+    @Flag(help: "Run only when shares wait to be sent, and exit at once otherwise (the login autostart entry uses this).")
+    var ifPending = false
+
     func run() throws {
         let settings = ServiceSettings(environment: ProcessEnvironment.current, idleTimeoutOverride: idleTimeout)
+        if ifPending, !ServiceApplication.hasPendingWork(settings: settings) { return }
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = settings.logLevel
