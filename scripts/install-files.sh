@@ -52,9 +52,12 @@ if [[ $prefix == /usr ]]; then
     systemd_user_units=${systemd_user_units:-/usr/lib/systemd/user}
     systemd_user_units=${systemd_user_units#/usr/}
     zsh_completions=share/zsh/vendor-completions
+    # Autostart entries live in the system's XDG config directory, outside the prefix.
+    xdg_autostart=/etc/xdg/autostart
 else
     systemd_user_units=share/systemd/user
     zsh_completions=share/zsh/site-functions
+    xdg_autostart=etc/xdg/autostart
 fi
 
 while read -r kind source dest file_mode; do
@@ -63,9 +66,12 @@ while read -r kind source dest file_mode; do
     dest=${dest//\{dbus-interfaces\}/$dbus_interfaces}
     dest=${dest//\{systemd-user-units\}/$systemd_user_units}
     dest=${dest//\{zsh-completions\}/$zsh_completions}
-    target="$destdir$prefix/$dest"
+    dest=${dest//\{xdg-autostart\}/$xdg_autostart}
+    # An absolute destination (the autostart directory under /etc) does not go under the prefix.
+    [[ $dest == /* ]] && full=$dest || full="$prefix/$dest"
+    target="$destdir$full"
     case $mode in
-        list) echo "$prefix/$dest"; continue ;;
+        list) echo "$full"; continue ;;
         uninstall) rm -f "$target"; continue ;;
     esac
     case $kind in
