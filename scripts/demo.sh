@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Ferry in two minutes: installs Ferry into a throwaway prefix, starts a private session bus,
-# and shares a picture, a text and a link through the same clients a desktop uses.
-# Nothing outside a temporary directory is touched. KEEP=1 keeps that directory afterwards.
+# Ferry in two minutes: installs Ferry into a throwaway prefix, starts a private session bus and
+# a throwaway Matrix homeserver (Synapse, on 127.0.0.1), shares a picture, a text and a link
+# through the same clients a desktop uses while signed out, signs in, and shows the room's
+# timeline as the homeserver has it. Nothing outside a temporary directory is touched.
+# KEEP=1 keeps that directory afterwards.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,11 +18,16 @@ run() { show "$*"; "$@" 2>&1 | sed 's/^/      /'; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/ferry-demo.XXXXXX")
 prefix="$work/prefix"
 bus_pid=
+server_pid=
 cleanup() {
     [[ -n $bus_pid ]] && kill "$bus_pid" 2>/dev/null || true
+    if [[ -n $server_pid ]]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
     if [[ ${KEEP:-} == 1 ]]; then echo "Kept $work"; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
+
+step "Installing what the demo needs (Debian packages, a Synapse virtualenv), once"
+"$root/scripts/deps.sh" | sed 's/^/      /'
 
 step "Building Ferry and installing it into a temporary prefix"
 note "$prefix gets bin/ferry, the desktop file, the D-Bus service file and the icons."
@@ -44,6 +51,16 @@ bus_pid=$(<"$work/bus.pid")
 export DBUS_SESSION_BUS_ADDRESS=$address
 note "Bus $address (pid $bus_pid). Ferry is not running: the bus starts it on the first call."
 note "Its state goes to $XDG_STATE_HOME/ferry/."
+
+step "Starting a throwaway Matrix homeserver on 127.0.0.1"
+python3 "$root/Tests/integration/homeserver.py" serve "$work/synapse" --info-file "$work/server.json" \
+    >"$work/server.out" 2>&1 &
+server_pid=$!
+for _ in $(seq 600); do [[ -f $work/server.json ]] && break; kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
+if [[ ! -f $work/server.json ]]; then cat "$work/server.out"; exit 1; fi
+info() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$work/server.json" "$1"; }
+server_url=$(info base_url) room=$(info room_alias) demo_user=$(info user_id)
+note "Synapse at $server_url, with the user $demo_user and the room $room."
 
 step "Making Ferry the default application for PNG pictures"
 run xdg-mime default io.github.ferryshare.Ferry.desktop image/png
@@ -81,15 +98,15 @@ wait_for_shares 1
 note "GIO found Ferry as the default for image/png, saw DBusActivatable=true, and called"
 note "org.freedesktop.Application.Open on the bus, which started ${prefix}/bin/ferry service."
 
-step "Sharing a text from the command line"
+step "Sharing a text from the command line, to the room"
 text="The 8:15 ferry is cancelled, take the 9:00 one."
-show "ferry text \"$text\""
-ferry text "$text" 2>"$work/text.err" | sed 's/^/      /'
+show "ferry text \"$text\" --to '$room'"
+ferry text "$text" --to "$room" 2>"$work/text.err" | sed 's/^/      /'
 sed 's/^/      /' "$work/text.err"
 note "ferry printed the new share's id; the sentence after it came on standard error."
 
 step "Sharing a link through a ferry: URI"
-link='ferry:share?title=Timetable&text=Winter%20timetable&url=https%3A%2F%2Fexample.org%2Fferries'
+link="ferry:share?title=Timetable&text=Winter%20timetable&url=https%3A%2F%2Fexample.org%2Fferries&to=%23${room#\#}"
 show "gio open '$link'"
 gio open "$link"
 wait_for_shares 3
@@ -99,12 +116,9 @@ step "What Ferry holds now"
 run ferry shares
 note "Nobody is signed in yet, so every share waits in awaiting-sign-in; after sign-in they"
 note "move on by themselves. Each one is already on disk: the picture was copied into Ferry's spool."
-
-ids=$(ferry shares --json | python3 -c 'import json, sys; print("\n".join(s["id"] for s in reversed(json.load(sys.stdin))))')
-for id in $ids; do
-    step "One share in detail"
-    run ferry show "$id"
-done
+picture_share=$(ferry shares --json | python3 -c 'import json, sys; print([s["id"] for s in json.load(sys.stdin) if s["source"] == "open" and s["items"][0]["kind"] == "file"][0])')
+step "The picture's share in detail"
+run ferry show "$picture_share"
 
 step "The files behind it"
 show "find \$XDG_STATE_HOME/ferry -type f"
@@ -116,5 +130,46 @@ note "Identical (cmp printed nothing). Delete the original and the share is unaf
 run rm "$picture"
 run ferry show --json "$(basename "$(dirname "$staged")")"
 
-printf '\n%sThat was Ferry.%s The bus is stopped and the temporary files removed on exit.\n' "$green" "$reset"
+step "Signing in"
+show "ferry login --homeserver $server_url --user $demo_user --password-stdin <<< '…'"
+info password | ferry login --homeserver "$server_url" --user "$demo_user" --password-stdin 2>&1 | sed 's/^/      /'
+note "The token went to the Secret Service if one runs, else to a file only you can read:"
+run ferry status
+note "The text and the link knew their room: they are on their way by themselves."
+for _ in $(seq 100); do
+    sent=$(ferry shares --json | python3 -c 'import json, sys; print(sum(s["state"] == "sent" for s in json.load(sys.stdin)))')
+    ((sent >= 2)) && break
+    sleep 0.1
+done
+run ferry shares
+
+step "The picture waited for a destination (a file manager does not name one): choose it"
+note "The share dialog does this on a desktop; without one, the command line can."
+run ferry destinations
+run ferry complete "$picture_share" --to "$room" --message "The harbour this morning"
+
+step "Sending a file while signed in waits until the homeserver has it"
+printf 'Timetable\n08:15 cancelled\n09:00 on time\n' > "$HOME/timetable.txt"
+run ferry send "$HOME/timetable.txt" --to "$room"
+
+step "The room's timeline, as the homeserver has it (read with its own HTTP API, not Ferry's word)"
+python3 - "$work/server.json" <<'PY' | sed 's/^/      /'
+import json, sys, urllib.parse, urllib.request
+info = json.load(open(sys.argv[1]))
+url = (f"{info['base_url']}/_matrix/client/v3/rooms/{urllib.parse.quote(info['room_id'], safe='')}"
+       "/messages?dir=f&limit=100")
+request = urllib.request.Request(url, headers={"Authorization": f"Bearer {info['access_token']}"})
+for event in json.load(urllib.request.urlopen(request))["chunk"]:
+    if event["type"] != "m.room.message":
+        continue
+    content = event["content"]
+    extra = ""
+    if "url" in content:
+        i = content.get("info", {})
+        size = f", {i['w']}×{i['h']}" if "w" in i else ""
+        extra = f"  [{i.get('mimetype')}, {i.get('size')} bytes{size}, {content['url']}]"
+    print(f"{content['msgtype']:8} {content['body']!r}{extra}")
+PY
+
+printf '\n%sThat was Ferry.%s The bus and the homeserver are stopped and the temporary files removed on exit.\n' "$green" "$reset"
 note "Next: make check runs every test; README.md shows the D-Bus API and the command line."
