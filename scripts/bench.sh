@@ -8,3 +8,5 @@ cd "$root"
 scripts/deps.sh
 make --no-print-directory install PREFIX="$prefix" CONFIG=release >/dev/null
 .venv-test/bin/python Tests/bench/bench_service.py "$prefix"
+scripts/bench-references.sh install
+.venv-test/bin/python Tests/bench/bench_sender.py "$prefix"

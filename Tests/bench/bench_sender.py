@@ -1,0 +1,144 @@
+"""The sender's figures (issue: sign-in step and in-process sender), measured side by side in one
+run against a real Synapse on loopback. Prints figures, references and ratios; never fails on time.
+
+    python Tests/bench/bench_sender.py PREFIX
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "integration"))
+
+from ferryenv import FerrySession, wait_for  # noqa: E402
+from homeserver import Homeserver  # noqa: E402
+from matrixflow import sign_in  # noqa: E402
+
+REPO = HERE.parent.parent
+
+
+def report(name: str, value: str, reference: str = "", target: str = "") -> None:
+    print(f"  {name:<50} {value:>12}  {reference:<28} {target}", flush=True)
+
+
+def timed(command: list, session: FerrySession) -> float:
+    started = time.perf_counter()
+    done = session.run(*command, timeout=600)
+    elapsed = time.perf_counter() - started
+    assert done.returncode == 0, done.stderr
+    return elapsed
+
+
+def peak_rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def one_text(server: Homeserver, session: FerrySession, room: str, alias: str, user, runs: int = 7) -> None:
+    ferry = str(session.prefix / "bin" / "ferry")
+    timed([ferry, "text", "warm-up", "--to", room], session)
+    ferry_times = [timed([ferry, "text", f"one text {n}", "--to", room], session) for n in range(runs)]
+    ferry_median = statistics.median(ferry_times)
+    reference = subprocess.run([str(REPO / "scripts" / "bench-references.sh"), "matrix-commander-send", server.base_url,
+                                user.user_id, user.password, alias, "5"], capture_output=True, text=True, timeout=900)
+    lines = [line for line in reference.stdout.splitlines() if line.startswith("matrix-commander-send-seconds")]
+    if lines:
+        commander = float(lines[-1].split()[1])
+        report("one `ferry text --to ROOM` until the server's 200", f"{ferry_median * 1000:.0f} ms",
+               f"matrix-commander {commander * 1000:.0f} ms", f"ratio {ferry_median / commander:.3f} (target ≤ 0.1)")
+    else:
+        report("one `ferry text --to ROOM` until the server's 200", f"{ferry_median * 1000:.0f} ms",
+               "matrix-commander: not measured", (reference.stderr.strip().splitlines() or ["?"])[-1][:60])
+
+
+def big_attachment(server: Homeserver, new_session, room: str, user, work: Path) -> None:
+    rss = {}
+    wall = {}
+    for size_mb in (1, 256):
+        path = work / f"blob-{size_mb}.bin"
+        with open(path, "wb") as out:
+            block = os.urandom(1 << 20)
+            for _ in range(size_mb):
+                out.write(block)
+        # A service of its own for each size: the peak RSS (VmHWM) only grows.
+        session = new_session(f"upload{size_mb}")
+        sign_in(session, server, user)
+        pid = session.name_owner_pid()
+        wall[size_mb] = timed([str(session.prefix / "bin" / "ferry"), "send", str(path), "--to", room], session)
+        rss[size_mb] = peak_rss_mb(pid)
+        session.stop()
+    big = work / "blob-256.bin"
+    started = time.perf_counter()
+    subprocess.run(["curl", "-sS", "-o", "/dev/null", "-T", str(big), "-X", "POST", "-H", f"Authorization: Bearer {user.token}",
+                    "-H", "Content-Type: application/octet-stream",
+                    f"{server.base_url}/_matrix/media/v3/upload?filename=blob.bin"], check=True)
+    curl = time.perf_counter() - started
+    report("256 MiB attachment, `ferry send` wall", f"{wall[256]:.2f} s", f"curl -T {curl:.2f} s",
+           f"ratio {wall[256] / curl:.2f} (target ≤ 1.2)")
+    report("256 MiB attachment, peak service RSS", f"{rss[256]:.1f} MB", "", "target ≤ 40 MB")
+    report("peak service RSS, 256 MiB − 1 MiB", f"{rss[256] - rss[1]:+.1f} MB", f"1 MiB: {rss[1]:.1f} MB", "target ≤ 5 MB")
+
+
+def drain(server: Homeserver, new_session, count: int = 1000) -> None:
+    # Reference: one kept-alive raw HTTP client sending the same number of events, one after another.
+    user = server.new_user("drainref")
+    room = server.create_room(user.token, name="Reference")
+    client = server.raw_client()
+    started = time.perf_counter()
+    for n in range(count):
+        client.send_text(user.token, room, f"reference {n}", f"ref-{n}")
+    raw = time.perf_counter() - started
+
+    user = server.new_user("drain")
+    room = server.create_room(user.token, name="Drain")
+    session = new_session("drain", FERRY_LOG="notice")
+    for n in range(count):
+        session.share_ok(text=f"drain {n}", destinations=[room])
+    started = time.perf_counter()
+    sign_in(session, server, user)
+    server.wait_for_messages(user.token, room, count=count, timeout=600, interval=0.2)
+    ferry = time.perf_counter() - started
+    report(f"{count:,} queued texts drained", f"{ferry:.2f} s", f"keep-alive raw client {raw:.2f} s",
+           f"ratio {ferry / raw:.2f} (target ≤ 1.2)")
+    session.stop()
+
+
+def main() -> None:
+    prefix = Path(sys.argv[1]).resolve()
+    with tempfile.TemporaryDirectory(prefix="ferry-bench-sender-") as temp:
+        work = Path(temp)
+        server = Homeserver(work / "synapse", max_upload_size="1G").start()
+        sessions: list[FerrySession] = []
+
+        def new_session(name: str, **env: str) -> FerrySession:
+            session = FerrySession(prefix=prefix, root=work / name, extra_env=env).start()
+            sessions.append(session)
+            return session
+
+        try:
+            print(f"Ferry sender figures (Synapse {server.base_url}):")
+            user = server.new_user("bench")
+            alias = "bench-room"
+            room = server.create_room(user.token, name="Bench", alias_localpart=alias, preset="public_chat")
+            session = new_session("text", FERRY_LOG="notice")
+            sign_in(session, server, user)
+            one_text(server, session, room, f"#{alias}:{server.server_name}", user)
+            big_attachment(server, new_session, room, user, work)
+            drain(server, new_session)
+        finally:
+            for session in sessions:
+                session.stop()
+            server.stop()
+
+
+if __name__ == "__main__":
+    main()
