@@ -5,14 +5,13 @@ import Foundation
 /// removed or renamed, absent values are `null`.
 enum ShareJSON {
     static func object(_ share: Share) -> String { encode(JSONShare(share)) }
-    // Foundation pretty-prints an empty array as "[\n\n]"; the contract says "[]".
-    static func array(_ shares: [Share]) -> String { shares.isEmpty ? "[]" : encode(shares.map(JSONShare.init)) }
+    static func array(_ shares: [Share]) -> String { encode(shares.map(JSONShare.init)) }
 
     private static func encode<T: Encodable>(_ value: T) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(value) else { return "null" }
-        return String(decoding: data, as: UTF8.self)
+        return JSONText.compactingEmptyArrays(String(decoding: data, as: UTF8.self))
     }
 }
 

@@ -77,11 +77,28 @@ enum DestinationJSON {
 /// Pretty, sorted JSON; an empty array is `[]`.
 enum JSONText {
     static func encode(_ value: Any) -> String {
-        if let array = value as? [Any], array.isEmpty { return "[]" }
         guard let data = try? JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys,
                                                                                      .withoutEscapingSlashes]) else {
             return "null"
         }
-        return String(decoding: data, as: UTF8.self)
+        return compactingEmptyArrays(String(decoding: data, as: UTF8.self))
+    }
+
+    /// Foundation on Linux pretty-prints an empty array as "[", a blank line, "]"; the contract
+    /// shows `[]`. A JSON string never holds a raw newline, so only empty arrays match.
+    static func compactingEmptyArrays(_ text: String) -> String {
+        var lines: [Substring] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.trimmingCharacters(in: .whitespaces) == "]", let last = lines.last,
+               last.trimmingCharacters(in: .whitespaces).isEmpty, lines.count >= 2,
+               lines[lines.count - 2].hasSuffix("[") {
+                lines.removeLast()
+                let opener = lines.removeLast()
+                lines.append(opener + line.trimmingCharacters(in: .whitespaces))
+            } else {
+                lines.append(line)
+            }
+        }
+        return lines.joined(separator: "\n")
     }
 }
