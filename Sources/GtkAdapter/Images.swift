@@ -1,0 +1,45 @@
+import CGtk
+
+/// An icon from the icon theme, or the icon of a content type ("image/png" → an image icon).
+public final class Icon: Widget {
+    public init(name: String, pixelSize: Int32 = 16) {
+        super.init(gtk_image_new_from_icon_name(name))
+        gtk_image_set_pixel_size(cast(raw), pixelSize)
+    }
+
+    public init(contentType: String, pixelSize: Int32 = 32) {
+        let icon = g_content_type_get_icon(contentType)
+        super.init(gtk_image_new_from_gicon(icon))
+        if let icon { g_object_unref(UnsafeMutableRawPointer(icon)) }
+        gtk_image_set_pixel_size(cast(raw), pixelSize)
+    }
+}
+
+/// A picture scaled down from an image file, decoded at the size shown (never the full image).
+public final class Thumbnail: Widget {
+    /// Nil when the file cannot be read or decoded; show an icon instead.
+    public init?(path: String, size: Int32) {
+        var error: UnsafeMutablePointer<GError>?
+        guard let pixbuf = gdk_pixbuf_new_from_file_at_scale(path, size, size, 1, &error) else {
+            if let error { g_error_free(error) }
+            return nil
+        }
+        // EXIF orientation: phone photos are stored sideways and rotated on display.
+        let oriented = gdk_pixbuf_apply_embedded_orientation(pixbuf) ?? pixbuf
+        let texture = gdk_texture_new_for_pixbuf(oriented)
+        if oriented != pixbuf { g_object_unref(UnsafeMutableRawPointer(oriented)) }
+        g_object_unref(UnsafeMutableRawPointer(pixbuf))
+        super.init(gtk_picture_new_for_paintable(cast(UnsafeMutableRawPointer(texture!))))
+        if let texture { g_object_unref(UnsafeMutableRawPointer(texture)) }
+        gtk_picture_set_can_shrink(cast(raw), 1)
+        gtk_picture_set_content_fit(cast(raw), GTK_CONTENT_FIT_CONTAIN)
+        addStyle("thumbnail")
+    }
+}
+
+/// A round picture with initials, for rooms and people (AdwAvatar).
+public final class Avatar: Widget {
+    public init(name: String, size: Int32 = 32) {
+        super.init(adw_avatar_new(size, name, 1))
+    }
+}
