@@ -1,10 +1,12 @@
 import CGtk
 
 /// An icon from the icon theme, or the icon of a content type ("image/png" → an image icon).
+/// Decorative unless given an accessible name: screen readers skip it.
 public final class Icon: Widget {
     public init(name: String, pixelSize: Int32 = 16) {
         super.init(gtk_image_new_from_icon_name(name))
         gtk_image_set_pixel_size(cast(raw), pixelSize)
+        isHiddenFromAccessibility = true
     }
 
     public init(contentType: String, pixelSize: Int32 = 32) {
@@ -12,6 +14,11 @@ public final class Icon: Widget {
         super.init(gtk_image_new_from_gicon(icon))
         if let icon { g_object_unref(UnsafeMutableRawPointer(icon)) }
         gtk_image_set_pixel_size(cast(raw), pixelSize)
+        isHiddenFromAccessibility = true
+    }
+
+    public override var accessibleName: String {
+        didSet { isHiddenFromAccessibility = accessibleName.isEmpty }
     }
 }
 

@@ -65,9 +65,15 @@ public final class Stack: Widget {
     public func add(_ page: Widget, name: String) {
         pages[name] = page
         gtk_stack_add_named(cast(raw), page.raw, name)
+        if let visiblePage, visiblePage != name {
+            page.isHiddenFromAccessibility = true
+        }
     }
 
     public func show(_ name: String, animated: Bool = true) {
+        // GTK 4.8 leaves the pages that are not shown in the accessibility tree as if visible;
+        // a screen reader (and a test) must not find their controls.
+        for (pageName, page) in pages { page.isHiddenFromAccessibility = pageName != name }
         gtk_stack_set_visible_child_full(cast(raw), name, animated ? GTK_STACK_TRANSITION_TYPE_SLIDE_LEFT_RIGHT
                                                                 : GTK_STACK_TRANSITION_TYPE_NONE)
     }

@@ -17,10 +17,13 @@ open class Widget {
     var object: UnsafeMutableRawPointer { UnsafeMutableRawPointer(raw) }
 
     /// The name assistive technologies read (AT-SPI's accessible name); tests find controls by it.
-    public var accessibleName: String {
+    open var accessibleName: String {
         get { _accessibleName }
         set {
             _accessibleName = newValue
+            // GTK joins a "labelled by" widget's text to the name (libadwaita rows are labelled by
+            // their title): the name given here is the whole name.
+            gtk_accessible_reset_relation(cast(raw), GTK_ACCESSIBLE_RELATION_LABELLED_BY)
             Accessibility.update(raw, property: GTK_ACCESSIBLE_PROPERTY_LABEL, to: newValue)
         }
     }
@@ -28,7 +31,13 @@ open class Widget {
 
     /// A longer description read after the name (AT-SPI's description).
     public func setAccessibleDescription(_ text: String) {
+        gtk_accessible_reset_relation(cast(raw), GTK_ACCESSIBLE_RELATION_DESCRIBED_BY)
         Accessibility.update(raw, property: GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, to: text)
+    }
+
+    /// Left out of the accessibility tree: decorative icons, hidden pages.
+    public var isHiddenFromAccessibility: Bool = false {
+        didSet { Accessibility.update(raw, state: GTK_ACCESSIBLE_STATE_HIDDEN, to: isHiddenFromAccessibility) }
     }
 
     public var isVisible: Bool {
@@ -130,6 +139,15 @@ enum Accessibility {
         g_value_set_string(&value, text)
         var properties = [property]
         gtk_accessible_update_property_value(cast(widget), 1, &properties, &value)
+        g_value_unset(&value)
+    }
+
+    static func update(_ widget: UnsafeMutablePointer<GtkWidget>, state: GtkAccessibleState, to flag: Bool) {
+        var value = GValue()
+        g_value_init(&value, GType(5 << 2)) // G_TYPE_BOOLEAN
+        g_value_set_boolean(&value, flag ? 1 : 0)
+        var states = [state]
+        gtk_accessible_update_state_value(cast(widget), 1, &states, &value)
         g_value_unset(&value)
     }
 }

@@ -31,12 +31,12 @@ final class MainWindow {
         accountList.accessibleName = "Account"
         accountList.append(accountRow)
         sharesList.accessibleName = "Recent shares"
-        sharesList.setPlaceholder(emptyNotice)
         emptyNotice.setMargins(18)
+        emptyNotice.isVisible = false
 
         let column = Box(.vertical, spacing: 12, [
             Label("Account", style: "heading"), accountList,
-            Label("Recent Shares", style: "heading"), sharesList,
+            Label("Recent Shares", style: "heading"), sharesList, emptyNotice,
         ])
         column.setMargins(top: 18, bottom: 18, start: 12, end: 12)
         let scroller = ScrolledWindow(Clamp(column, maximumWidth: 600))
@@ -100,6 +100,8 @@ final class MainWindow {
             switch result {
             case .success(let shares):
                 for share in shares.prefix(30) { self.sharesList.append(self.row(for: share)) }
+                self.sharesList.isVisible = !shares.isEmpty
+                self.emptyNotice.isVisible = shares.isEmpty
             case .failure(let error):
                 self.sharesList.append(Row(title: "Cannot list shares", subtitle: error.sentence))
             }
@@ -114,8 +116,9 @@ final class MainWindow {
         row.addPrefix(icon)
         let id = share.id
         if share.state == .awaitingDestination || share.state == .awaitingSignIn {
-            let open = Button("Choose…")
-            open.accessibleName = "Choose where to send " + share.title
+            let signIn = share.state == .awaitingSignIn
+            let open = Button(signIn ? "Sign In…" : "Choose…")
+            open.accessibleName = (signIn ? "Sign in to send " : "Choose where to send ") + share.title
             open.verticalAlignment = .center
             open.onClick { [weak self] in self?.app.openDialog(for: id) }
             row.addSuffix(open)

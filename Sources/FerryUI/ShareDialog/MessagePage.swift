@@ -23,7 +23,7 @@ final class MessagePage {
         let fieldScroller = ScrolledWindow(messageField)
         fieldScroller.growWithContent(minHeight: 72, maxHeight: 240)
         fieldScroller.addStyle("card")
-        messageHeading.describes(messageField)
+
 
         status.isVisible = false
         failure.isVisible = false

@@ -64,7 +64,6 @@ final class SignInPage {
 
     private static func labelled(_ title: String, _ field: TextField) -> Widget {
         let label = Label(title, style: "heading")
-        label.describes(field)
         return Box(.vertical, spacing: 6, [label, field])
     }
 
