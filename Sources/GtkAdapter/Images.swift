@@ -26,8 +26,11 @@ public final class Icon: Widget {
 public final class Thumbnail: Widget {
     /// Nil when the file cannot be read or decoded; show an icon instead.
     public init?(path: String, size: Int32) {
+        var width: Int32 = 0, height: Int32 = 0
+        guard gdk_pixbuf_get_file_info(path, &width, &height) != nil, width > 0, height > 0 else { return nil }
+        // Never larger than the image itself: a small picture stays sharp.
         var error: UnsafeMutablePointer<GError>?
-        guard let pixbuf = gdk_pixbuf_new_from_file_at_scale(path, size, size, 1, &error) else {
+        guard let pixbuf = gdk_pixbuf_new_from_file_at_scale(path, min(size, width), min(size, height), 1, &error) else {
             if let error { g_error_free(error) }
             return nil
         }
@@ -38,8 +41,8 @@ public final class Thumbnail: Widget {
         g_object_unref(UnsafeMutableRawPointer(pixbuf))
         super.init(gtk_picture_new_for_paintable(cast(UnsafeMutableRawPointer(texture!))))
         if let texture { g_object_unref(UnsafeMutableRawPointer(texture)) }
-        gtk_picture_set_can_shrink(cast(raw), 1)
-        gtk_picture_set_content_fit(cast(raw), GTK_CONTENT_FIT_CONTAIN)
+        gtk_picture_set_can_shrink(cast(raw), 0) // shown at its decoded size, never stretched
+        gtk_picture_set_content_fit(cast(raw), GTK_CONTENT_FIT_SCALE_DOWN)
         addStyle("thumbnail")
     }
 }
@@ -48,5 +51,6 @@ public final class Thumbnail: Widget {
 public final class Avatar: Widget {
     public init(name: String, size: Int32 = 32) {
         super.init(adw_avatar_new(size, name, 1))
+        isHiddenFromAccessibility = true // the row it is in names the room
     }
 }

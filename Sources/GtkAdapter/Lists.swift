@@ -70,6 +70,8 @@ public final class Row: Widget {
     public func activates(_ widget: Widget) {
         parts.append(widget)
         adw_action_row_set_activatable_widget(cast(raw), widget.raw)
+        // libadwaita labels the widget by the row's title; keep the widget's own name alone.
+        if !widget.accessibleName.isEmpty { widget.accessibleName = widget.accessibleName }
     }
 
     /// Enter, Space or a click on an activatable row.

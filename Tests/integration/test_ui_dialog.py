@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from ferryenv import file_uri, wait_for, write_png
-from uidesktop import (click, desktop, find, find_all, focused, has_state, names, press, type_text,  # noqa: F401
-                       ui, ui_app, windows)
+from uidesktop import (click, find, find_all, focused, has_state, names, press, type_text,  # noqa: F401
+                       ui_app, windows)
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "data" / "screenshots"
 

@@ -39,7 +39,7 @@ final class ShareDialog {
         self.shareID = shareID
         self.startWithSignIn = startWithSignIn
         window = Window(application: application.application, title: shareID == nil ? "Sign In" : "Share",
-                        width: 480, height: 600)
+                        width: 480, height: 640)
         window.headerBar.packStart(backButton)
         window.headerBar.packEnd(nextButton)
         window.headerBar.packEnd(shareButton)
@@ -145,6 +145,12 @@ final class ShareDialog {
     }
 
     private func showPage(_ name: String) {
+        let subtitle = share?.title ?? ""
+        switch name {
+        case "sign-in": window.headerBar.setTitle("Sign In", subtitle: subtitle)
+        case "destinations": window.headerBar.setTitle("Share To", subtitle: subtitle)
+        default: window.headerBar.setTitle("Share", subtitle: subtitle)
+        }
         stack.show(name)
         showButtons(for: name)
     }

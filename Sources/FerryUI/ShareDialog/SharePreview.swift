@@ -11,7 +11,7 @@ import Glibc
 /// user can read: the staged copy is the service's and is not reachable over D-Bus. Each preview
 /// is built from its own share's snapshot, so a dialog never shows another share's file.
 enum SharePreview {
-    static let thumbnailSize: Int32 = 160
+    static let thumbnailSize: Int32 = 240
     static let smallThumbnailSize: Int32 = 48
 
     static func make(for share: ShareSnapshot) -> Widget? {
@@ -34,9 +34,11 @@ enum SharePreview {
     private static func single(_ file: ShareItem) -> Widget {
         let name = SafeDisplay.escaped(file.name)
         if isImage(file), let thumbnail = localPath(file).flatMap({ Thumbnail(path: $0, size: thumbnailSize) }) {
-            thumbnail.setSizeRequest(height: thumbnailSize)
             thumbnail.accessibleName = "Preview of " + name
-            let box = Box(.vertical, spacing: 8, [thumbnail, caption(file)])
+            // In a row of its own, the picture is asked its height for its own width, not the card's.
+            let centred = Box(.horizontal, [thumbnail])
+            centred.horizontalAlignment = .center
+            let box = Box(.vertical, spacing: 8, [centred, caption(file)])
             return card(box, name: "Preview of " + name)
         }
         let box = Box(.horizontal, spacing: 12)
