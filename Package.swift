@@ -15,13 +15,16 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // GIO headers, found through pkg-config; fenced behind GLibAdapter.
         .systemLibrary(name: "CGLib", pkgConfig: "gio-unix-2.0",
                        providers: [.apt(["libglib2.0-dev"])]),
+        // libsecret (the Secret Service), also fenced behind GLibAdapter.
+        .systemLibrary(name: "CSecret", pkgConfig: "libsecret-1", providers: [.apt(["libsecret-1-dev"])]),
         // The only module that touches GLib pointers; offers a Swift-shaped surface.
-        .target(name: "GLibAdapter", dependencies: ["CGLib"]),
+        .target(name: "GLibAdapter", dependencies: ["CGLib", "CSecret"]),
         // Pure Swift: share intents, validation, routing, errors. No GLib, no I/O.
         .target(name: "FerryCore"),
         // Copies accepted files into Ferry's private spool before a share is acknowledged.
@@ -30,6 +33,22 @@ let package = Package(
         .target(name: "FerryOutbox", dependencies: [
             "FerryCore", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
+        // The Matrix client-server API over HTTP: sign-in, rooms, media, events. No D-Bus, no SQLite.
+        .target(name: "FerryMatrix", dependencies: [
+            "FerryCore",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        // The sign-in step: the account, its token in the Secret Service (or a private file).
+        .target(name: "FerryAccount", dependencies: [
+            "FerryCore", "FerryMatrix", "FerryOutbox", "GLibAdapter",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        // The in-process sender: queued shares become Matrix events, exactly once.
+        .target(name: "FerrySender", dependencies: [
+            "FerryCore", "FerryMatrix", "FerryOutbox", "FerryStaging", "FerryAccount",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         // Turns D-Bus calls (Share1, org.freedesktop.Application.Open) into share requests.
         .target(name: "FerryIntake", dependencies: [
             "FerryCore", "FerryStaging", "FerryOutbox", "GLibAdapter",
@@ -37,7 +56,8 @@ let package = Package(
         ]),
         // The headless GApplication that owns everything: wiring and lifetime.
         .target(name: "FerryService", dependencies: [
-            "FerryCore", "FerryIntake", "FerryOutbox", "FerryStaging", "GLibAdapter",
+            "FerryCore", "FerryIntake", "FerryOutbox", "FerryStaging", "FerryAccount", "FerrySender", "FerryMatrix",
+            "GLibAdapter",
             .product(name: "Logging", package: "swift-log"),
         ], resources: [
             // The interface XML in data/dbus is the contract; the service exports exactly that text.

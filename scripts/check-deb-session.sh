@@ -2,7 +2,7 @@
 # The part of check-deb.sh that runs inside the chroot, as an ordinary user with a clean environment:
 # a private session bus; `gio open` on a PNG, which must reach Ferry through the desktop database the
 # package's triggers built and D-Bus activation; the file managers' entries run as their file managers
-# would, on two files at once; `ferry --version`; `man -w ferry`. Everything comes from the installed
+# would, on two files at once; `ferry --version`; the bash completion; `man -w ferry`. Everything comes from the installed
 # package: nothing here knows where Ferry lives except through the files it installed.
 #
 #   check-deb-session.sh EXPECTED-VERSION
@@ -92,6 +92,9 @@ ok "the KDE service menu is executable"
 version=$(ferry --version)
 [[ $version == "ferry $expected_version" ]] || fail "ferry --version says '$version', the package is $expected_version"
 ok "ferry --version: $version"
+bash -c 'source /usr/share/bash-completion/completions/ferry && complete -p ferry' >/dev/null ||
+    fail "the bash completion does not load"
+ok "the bash completion loads"
 page=$(man -w ferry) || fail "man -w ferry finds no manual page"
 ok "man -w ferry: $page"
 page=$(man -w ferry-ui) || fail "man -w ferry-ui finds no manual page"

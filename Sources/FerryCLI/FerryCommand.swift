@@ -13,12 +13,15 @@ public struct FerryCommand: ParsableCommand {
         Ferry runs as a D-Bus service on your session bus; these commands talk to it and start it \
         when needed. Shares are kept until they are sent, even across restarts.
 
-        Exit status: 0 done, 64 wrong usage, 65 bad input, 66 a file is missing or unreadable, \
-        69 the service is unavailable, 74 an I/O error.
+        Exit status: 0 done, 1 a share not delivered everywhere, 64 wrong usage, 65 bad input, \
+        66 a file is missing or unreadable, 67 no such room or person, 69 the service or homeserver is \
+        unavailable, 74 an I/O error, 75 try again later, 76 the homeserver refused, 77 not signed in \
+        or not allowed.
         """,
         version: "ferry \(FerryVersion.current)",
         subcommands: [OpenCommand.self, SendCommand.self, TextCommand.self, SharesCommand.self,
-                      ShowCommand.self, CancelCommand.self, ServiceCommand.self])
+                      ShowCommand.self, CancelCommand.self, RetryCommand.self, LoginCommand.self, LogoutCommand.self,
+                      StatusCommand.self, DestinationsCommand.self, ServiceCommand.self])
 
     public init() {}
 

@@ -55,6 +55,44 @@ struct ServiceClient {
         return id
     }
 
+    func retry(id: String) throws(CommandFailure) {
+        _ = try call("Retry", [.string(id)])
+    }
+
+    func signIn(_ credentials: [String: Variant]) throws(CommandFailure) -> [String: Variant] {
+        // Signing in asks the homeserver (and, for SSO, waits for a person in a browser).
+        guard case .dictionary(let account)? = try call("SignIn", [.dictionary(credentials)], timeout: 330_000).first else {
+            throw CommandFailure.malformedReply("SignIn")
+        }
+        return account
+    }
+
+    func signOut() throws(CommandFailure) {
+        _ = try call("SignOut", [], timeout: 60_000)
+    }
+
+    func status() throws(CommandFailure) -> [String: Variant] {
+        guard case .dictionary(let status)? = try call("GetStatus", []).first else { throw CommandFailure.malformedReply("GetStatus") }
+        return status
+    }
+
+    func destinations(query: String, limit: UInt32) throws(CommandFailure) -> [[String: Variant]] {
+        guard case .dictionaries(let list)? = try call("ListDestinations", [.string(query), .uint32(limit)], timeout: 60_000).first else {
+            throw CommandFailure.malformedReply("ListDestinations")
+        }
+        return list
+    }
+
+    /// Calls `handler` on this thread's main loop whenever the service announces a change of a share.
+    func onShareChanged(_ handler: @escaping (Share) -> Void) {
+        connection.subscribe(sender: FerryBus.name, interface: FerryBus.share1, member: "ShareChanged", path: FerryBus.path) {
+            _, arguments in
+            guard let values = arguments.tupleValue, values.count == 2, case .dictionary(let dict) = values[1],
+                  let share = ShareCodec.decode(dict) else { return }
+            handler(share)
+        }
+    }
+
     private func call(_ method: String, _ arguments: [Variant], timeout: Int32 = -1) throws(CommandFailure) -> [Variant] {
         do {
             let reply = try connection.call(destination: FerryBus.name, path: FerryBus.path, interface: FerryBus.share1,

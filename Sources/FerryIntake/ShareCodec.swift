@@ -22,7 +22,37 @@ public enum ShareCodec {
             dict["error-name"] = .string(failure.name)
             dict["error-message"] = .string(failure.message)
         }
+        if !share.deliveries.isEmpty { dict["deliveries"] = .dictionaries(share.deliveries.map(encode)) }
         return dict
+    }
+
+    static func encode(_ delivery: Delivery) -> [String: Variant] {
+        var dict: [String: Variant] = [
+            "destination": .string(delivery.destination),
+            "state": .string(delivery.state.rawValue),
+            "bytes-sent": .uint64(delivery.bytesSent),
+            "bytes-total": .uint64(delivery.bytesTotal),
+            "events-sent": .uint32(UInt32(clamping: delivery.eventsSent)),
+            "events-total": .uint32(UInt32(clamping: delivery.eventsTotal)),
+        ]
+        if let roomID = delivery.roomID { dict["room-id"] = .string(roomID) }
+        if let failure = delivery.failure {
+            dict["error-name"] = .string(failure.name)
+            dict["error-message"] = .string(failure.message)
+        }
+        if delivery.state == .retrying, let retryAt = delivery.retryAt { dict["retry-at"] = .int64(retryAt) }
+        return dict
+    }
+
+    static func decode(delivery dict: [String: Variant]) -> Delivery {
+        Delivery(destination: dict["destination"]?.stringValue ?? "", roomID: dict["room-id"]?.stringValue,
+                 state: dict["state"]?.stringValue.flatMap(Delivery.State.init(rawValue:)) ?? .queued,
+                 bytesSent: dict["bytes-sent"]?.uint64Value ?? 0, bytesTotal: dict["bytes-total"]?.uint64Value ?? 0,
+                 eventsSent: Int(dict["events-sent"]?.uint32Value ?? 0), eventsTotal: Int(dict["events-total"]?.uint32Value ?? 0),
+                 failure: dict["error-name"]?.stringValue.map {
+                     Share.Failure(name: $0, message: dict["error-message"]?.stringValue ?? "")
+                 },
+                 retryAt: dict["retry-at"]?.int64Value)
     }
 
     static func encode(_ item: ShareItem) -> [String: Variant] {
@@ -57,6 +87,7 @@ public enum ShareCodec {
             Share.Failure(name: $0, message: dict["error-message"]?.stringValue ?? "")
         }
         return Share(id: id, intent: intent, state: state, created: dict["created"]?.int64Value ?? 0,
-                     updated: dict["updated"]?.int64Value ?? 0, failure: failure)
+                     updated: dict["updated"]?.int64Value ?? 0, failure: failure,
+                     deliveries: (dict["deliveries"]?.dictionariesValue ?? []).map { decode(delivery: $0) })
     }
 }

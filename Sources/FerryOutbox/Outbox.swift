@@ -6,7 +6,7 @@ import GRDB
 ///
 /// Every state change is committed here before the side effect it allows.
 public final class Outbox: @unchecked Sendable {
-    private let database: DatabaseQueue
+    let database: DatabaseQueue
 
     /// Opens (or creates, 0600) the outbox at `path`; its directory must exist.
     public init(path: String) throws {
@@ -35,7 +35,7 @@ public final class Outbox: @unchecked Sendable {
     public func share(id: String) throws -> Share? {
         try database.read { db in
             guard let row = try ShareRow.fetchOne(db, key: id) else { return nil }
-            return try row.share(items: ItemRow.items(of: id, in: db))
+            return try row.share(items: ItemRow.items(of: id, in: db), deliveries: DeliveryRow.deliveries(of: id, in: db))
         }
     }
 
@@ -47,7 +47,11 @@ public final class Outbox: @unchecked Sendable {
             for row in try ItemRow.order(Column("share_id"), Column("position")).fetchAll(db) {
                 items[row.shareID, default: []].append(row.item)
             }
-            return rows.map { $0.share(items: items[$0.id] ?? []) }
+            var deliveries: [String: [Delivery]] = [:]
+            for row in try DeliveryRow.order(Column("share_id"), Column("position")).fetchAll(db) {
+                deliveries[row.shareID, default: []].append(row.delivery)
+            }
+            return rows.map { $0.share(items: items[$0.id] ?? [], deliveries: deliveries[$0.id] ?? []) }
         }
     }
 
@@ -61,7 +65,7 @@ public final class Outbox: @unchecked Sendable {
             row.errorName = failure?.name
             row.errorMessage = failure?.message
             try row.update(db)
-            return try row.share(items: ItemRow.items(of: id, in: db))
+            return try row.share(items: ItemRow.items(of: id, in: db), deliveries: DeliveryRow.deliveries(of: id, in: db))
         }
     }
 

@@ -32,6 +32,47 @@ enum OutboxSchema {
                 t.primaryKey(["share_id", "position"])
             }
         }
+        migrator.registerMigration("v2: deliveries, their steps, the account") { db in
+            try db.create(table: "delivery") { t in
+                t.column("share_id", .text).notNull().references("share", onDelete: .cascade)
+                t.column("position", .integer).notNull()
+                t.column("destination", .text).notNull()
+                t.column("room_id", .text)
+                t.column("state", .text).notNull()
+                t.column("bytes_sent", .integer).notNull().defaults(to: 0)
+                t.column("bytes_total", .integer).notNull().defaults(to: 0)
+                t.column("events_sent", .integer).notNull().defaults(to: 0)
+                t.column("events_total", .integer).notNull().defaults(to: 0)
+                t.column("error_name", .text)
+                t.column("error_message", .text)
+                t.column("retry_at", .integer)
+                t.column("attempts", .integer).notNull().defaults(to: 0)
+                t.primaryKey(["share_id", "position"])
+            }
+            // One row per event to send. The transaction id is written before the request that uses
+            // it, the content URI after its upload, the event id after the server accepted the event:
+            // a restart resumes at the first step without an event id, with the same transaction id.
+            try db.create(table: "delivery_step") { t in
+                t.column("share_id", .text).notNull().references("share", onDelete: .cascade)
+                t.column("position", .integer).notNull()
+                t.column("step", .integer).notNull()
+                t.column("item", .integer)
+                t.column("text", .text)
+                t.column("transaction_id", .text).notNull()
+                t.column("content_uri", .text)
+                t.column("event_id", .text)
+                t.primaryKey(["share_id", "position", "step"])
+            }
+            // The signed-in account, without its secret (that is in the Secret Service, or a 0600 file).
+            try db.create(table: "account") { t in
+                t.primaryKey("id", .integer)
+                t.column("user_id", .text)
+                t.column("homeserver", .text)
+                t.column("device_id", .text)
+                t.column("signed_in", .boolean).notNull().defaults(to: false)
+                t.column("secret_storage", .text)
+            }
+        }
         return migrator
     }
 }

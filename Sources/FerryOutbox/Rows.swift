@@ -38,14 +38,14 @@ struct ShareRow: Codable, FetchableRecord, PersistableRecord {
         errorMessage = share.failure?.message
     }
 
-    func share(items: [ShareItem]) -> Share {
+    func share(items: [ShareItem], deliveries: [Delivery] = []) -> Share {
         let intent = ShareIntent(items: items, subject: subject, message: message,
                                  destinations: destinations.split(separator: "\n").map(String.init),
                                  source: IntakeSource(rawValue: source) ?? .share)
         let failure = errorName.map { Share.Failure(name: $0, message: errorMessage ?? "") }
         // An unknown state can only come from a newer Ferry; showing it as failed keeps it visible.
         return Share(id: id, intent: intent, state: ShareState(rawValue: state) ?? .failed,
-                     created: createdAt, updated: updatedAt, failure: failure)
+                     created: createdAt, updated: updatedAt, failure: failure, deliveries: deliveries)
     }
 }
 

@@ -1,5 +1,7 @@
+import FerryAccount
 import FerryCore
 import FerryOutbox
+import FerrySender
 import FerryStaging
 import GLibAdapter
 import Logging
@@ -21,9 +23,20 @@ public enum ServiceApplication {
             try PrivateDirectory.create(settings.paths.stateDirectory)
             let spool = try Spool(root: settings.paths.spool)
             let outbox = try Outbox(path: settings.paths.database)
-            service = ShareService(outbox: outbox, spool: spool, limits: settings.limits,
-                                   account: AccountState(), logger: logger)
+            let account = Account(outbox: outbox, vault: TokenVault(stateDirectory: settings.paths.stateDirectory,
+                                                                    logger: logger), logger: logger)
+            service = ShareService(outbox: outbox, spool: spool, limits: settings.limits, account: account, logger: logger)
             service.sweepSpool()
+            var senderEvents = SenderEvents()
+            senderEvents.shareChanged = { [unowned service] in service.events.shareChanged($0) }
+            senderEvents.finished = { [unowned service] in service.senderFinished($0) }
+            senderEvents.signedOut = { [unowned service] in service.senderSignedOut() }
+            senderEvents.onlineChanged = { [unowned service] online in
+                service.online = online
+                service.events.accountChanged()
+            }
+            service.sender = Sender(outbox: outbox, spool: spool, account: account, backoff: settings.backoff,
+                                    events: senderEvents, logger: logger, clock: Clock.microseconds)
             // The shared session connection is the one GApplication will own the name on:
             // exporting Share1 on it now makes it reachable the moment the name is owned.
             let connection = try BusConnection.session()
@@ -41,7 +54,12 @@ public enum ServiceApplication {
             }
         }
         service.events.pendingWorkChanged = { lifetime.setPendingWork($0) }
+        service.events.finished = { share, names in
+            MainContext.invoke { Notifications.finished(share, destinationNames: names, application: application) }
+        }
         service.announcePendingWork()
+        service.sender.start()
+        service.sender.wake()
         let announceSignIn = service.events.signInRequired
         let throttle = NotificationThrottle(seconds: 5)
         service.events.signInRequired = { reason in
@@ -63,6 +81,10 @@ public enum ServiceApplication {
         }
         application.addAction("shares") { _ in
             logger.info("shares requested")
+        }
+        application.addAction("retry", parameterType: "s") { parameter in
+            guard case .string(let id)? = parameter else { return }
+            _ = try? service.retry(id: id)
         }
         for signal in [SIGTERM, SIGINT, SIGHUP] {
             MainContext.onUnixSignal(signal) {

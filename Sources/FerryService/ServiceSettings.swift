@@ -9,12 +9,19 @@ public struct ServiceSettings: Sendable {
     /// Seconds the service stays up with nothing to do.
     public var idleTimeout: UInt32
     public var logLevel: Logger.Level
+    /// How long the sender waits between tries of a delivery that failed for a passing reason.
+    public var backoff: Backoff
 
     public init(environment: [String: String], idleTimeoutOverride: UInt32? = nil) {
         paths = FerryPaths(environment: environment)
         limits = Limits.fromEnvironment(environment)
         idleTimeout = idleTimeoutOverride ?? environment["FERRY_IDLE_TIMEOUT"].flatMap(UInt32.init) ?? 10
         logLevel = Self.logLevel(environment["FERRY_LOG"])
+        backoff = Backoff()
+        if let seconds = environment["FERRY_RETRY_MAX_SECONDS"].flatMap(Int64.init), seconds > 0 {
+            backoff.maximum = seconds * 1_000_000
+            backoff.initial = min(backoff.initial, backoff.maximum)
+        }
     }
 
     public static func logLevel(_ text: String?) -> Logger.Level {

@@ -1,4 +1,5 @@
 import Dispatch
+import FerryAccount
 import FerryCore
 import FerryIntake
 import GLibAdapter
@@ -15,6 +16,8 @@ final class Share1Object: @unchecked Sendable {
     private let work = DispatchQueue(label: "ferry.share1", qos: .userInitiated, attributes: .concurrent)
     /// Called when org.freedesktop.Application.Open is refused, after the caller got the error.
     var onOpenRefused: @Sendable (ShareError) -> Void = { _ in }
+    /// Methods that wait for the homeserver: answered from a task, not from the work queue.
+    private static let networkMethods: Set<String> = ["SignIn", "SignOut", "GetLoginFlows", "ListDestinations"]
 
     init(service: ShareService, connection: BusConnection, lifetime: Lifetime, logger: Logger) {
         self.service = service
@@ -36,6 +39,7 @@ final class Share1Object: @unchecked Sendable {
         connection.intercept(path: FerryBus.path, interface: FerryBus.application, member: "Open") {
             [unowned self] in self.handle($0)
         }
+        let pendingWork = service.events.pendingWorkChanged
         service.events = ShareService.Events(
             shareChanged: { [connection] share in
                 connection.emitSignal(path: FerryBus.path, interface: FerryBus.share1, name: "ShareChanged",
@@ -44,6 +48,13 @@ final class Share1Object: @unchecked Sendable {
             signInRequired: { [connection] reason in
                 connection.emitSignal(path: FerryBus.path, interface: FerryBus.share1, name: "SignInRequired",
                                       arguments: .tuple([.string(reason)]))
+            },
+            pendingWorkChanged: pendingWork,
+            accountChanged: { [unowned self] in
+                connection.emitPropertiesChanged(path: FerryBus.path, interface: FerryBus.share1,
+                                                 changed: Dictionary(uniqueKeysWithValues: Self.properties.map {
+                                                     ($0, self.property($0)!)
+                                                 }))
             })
     }
 
@@ -53,15 +64,32 @@ final class Share1Object: @unchecked Sendable {
                               arguments: .tuple([.string(error.name), .string(error.message)]))
     }
 
+    private static let properties = ["SignedIn", "AccountId", "Homeserver", "Online"]
+
     private func property(_ name: String) -> Variant? {
+        let session = service.account.current
         switch name {
-        case "SignedIn": return .bool(service.account.isSignedIn)
+        case "SignedIn": return .bool(session != nil)
+        case "AccountId": return .string(session?.userID ?? "")
+        case "Homeserver": return .string(session?.homeserver ?? "")
+        case "Online": return .bool(service.online)
         default: return nil
         }
     }
 
     private func handle(_ call: MethodInvocation) {
         lifetime.beginCall()
+        if Self.networkMethods.contains(call.method) {
+            Task { [self] in
+                defer { lifetime.endCall() }
+                do throws(ShareError) {
+                    call.reply(try await performOnNetwork(call.method, call.arguments))
+                } catch {
+                    call.fail(BusError(name: error.name, message: error.message))
+                }
+            }
+            return
+        }
         work.async { [self] in
             defer { lifetime.endCall() }
             do throws(ShareError) {
@@ -96,8 +124,38 @@ final class Share1Object: @unchecked Sendable {
         case ("Cancel", .string(let id)?):
             _ = try service.cancel(id: id)
             return []
+        case ("Retry", .string(let id)?):
+            _ = try service.retry(id: id)
+            return []
+        case ("CompleteShare", .string(let id)?):
+            guard arguments.count == 3, case .strings(let destinations) = arguments[1],
+                  case .string(let message) = arguments[2] else { throw .invalidArgument("CompleteShare takes (s, as, s).") }
+            _ = try service.complete(id: id, destinations: destinations, message: message)
+            return []
+        case ("GetStatus", _):
+            return [.dictionary(AccountCodec.encode(service.status()))]
         default:
             // GDBus checks signatures against the XML, so only a method added there but not here lands here.
+            throw .invalidArgument("Ferry does not implement \(method) yet.")
+        }
+    }
+
+    private func performOnNetwork(_ method: String, _ arguments: [Variant]) async throws(ShareError) -> [Variant] {
+        switch (method, arguments.first) {
+        case ("SignIn", .dictionary(let dict)?):
+            let session = try await service.signIn(try AccountCodec.credentials(dict))
+            return [.dictionary(["user-id": .string(session.userID), "homeserver": .string(session.homeserver),
+                                 "device-id": .string(session.deviceID)])]
+        case ("SignOut", _):
+            await service.signOut()
+            return []
+        case ("GetLoginFlows", .string(let homeserver)?):
+            return [.dictionary(AccountCodec.encode(try await service.loginFlows(homeserver: homeserver)))]
+        case ("ListDestinations", .string(let query)?):
+            let limit = arguments.count > 1 ? arguments[1].uint32Value ?? 0 : 0
+            let entries = try await service.destinations(query: query, limit: Int(limit))
+            return [.dictionaries(entries.map(AccountCodec.encode))]
+        default:
             throw .invalidArgument("Ferry does not implement \(method) yet.")
         }
     }

@@ -1,6 +1,8 @@
+import FerryAccount
 import FerryCore
 import FerryIntake
 import FerryOutbox
+import FerrySender
 import FerryStaging
 import Logging
 
@@ -13,24 +15,35 @@ public final class ShareService: @unchecked Sendable {
         public var signInRequired: @Sendable (String) -> Void
         /// Whether Ferry itself has work (queued or sending shares): the process must stay up.
         public var pendingWorkChanged: @Sendable (Bool) -> Void = { _ in }
+        /// SignedIn, AccountId, Homeserver or Online changed.
+        public var accountChanged: @Sendable () -> Void = {}
+        /// A share is sent or failed, with the names of its destinations for a person.
+        public var finished: @Sendable (Share, [String]) -> Void = { _, _ in }
     }
 
     let outbox: Outbox
     let spool: Spool
     let intake: ShareIntake
-    let account: AccountState
+    let account: Account
+    let limits: Limits
     let logger: Logger
     var events: Events
-    private let clock: @Sendable () -> Int64
+    let clock: @Sendable () -> Int64
+    /// Set once the sender exists (it reports back through this service's events).
+    var sender: Sender!
+    let directory: DestinationDirectory
+    var online = true
 
-    init(outbox: Outbox, spool: Spool, limits: Limits, account: AccountState, logger: Logger,
+    init(outbox: Outbox, spool: Spool, limits: Limits, account: Account, logger: Logger,
          clock: @escaping @Sendable () -> Int64 = Clock.microseconds) {
         self.outbox = outbox
         self.spool = spool
         self.account = account
+        self.limits = limits
         self.logger = logger
         self.clock = clock
         self.events = Events(shareChanged: { _ in }, signInRequired: { _ in })
+        directory = DestinationDirectory(outbox: outbox, clock: clock)
         intake = ShareIntake(outbox: outbox, stager: Stager(spool: spool, limits: limits), limits: limits,
                              isSignedIn: { account.isSignedIn }, clock: clock)
     }
@@ -49,7 +62,10 @@ public final class ShareService: @unchecked Sendable {
         ])
         events.shareChanged(share)
         if share.state == .awaitingSignIn { events.signInRequired(signInReason()) }
-        if share.state.isPendingWork { announcePendingWork() }
+        if share.state.isPendingWork {
+            announcePendingWork()
+            sender?.wake()
+        }
         return share
     }
 
@@ -95,11 +111,4 @@ public final class ShareService: @unchecked Sendable {
         let count = max(1, (try? outbox.count(in: .awaitingSignIn)) ?? 1)
         return count == 1 ? "Sign in to send 1 waiting share." : "Sign in to send \(count) waiting shares."
     }
-}
-
-/// Whether someone is signed in. Until sign-in exists this is always false, and routing already
-/// depends on it.
-public final class AccountState: @unchecked Sendable {
-    public private(set) var isSignedIn = false
-    public init() {}
 }

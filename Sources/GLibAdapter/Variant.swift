@@ -53,6 +53,7 @@ public indirect enum Variant: Equatable, Sendable {
     public var dictionariesValue: [[String: Variant]]? { if case .dictionaries(let d) = self { return d }; return nil }
     public var int64Value: Int64? { if case .int64(let v) = self { return v }; return nil }
     public var uint64Value: UInt64? { if case .uint64(let v) = self { return v }; return nil }
+    public var uint32Value: UInt32? { if case .uint32(let v) = self { return v }; return nil }
     /// The members of a tuple, or nil when this is not one.
     public var tupleValue: [Variant]? { if case .tuple(let t) = self { return t }; return nil }
 }

@@ -39,6 +39,44 @@ INTENT_TYPES = {"uris": "as", "text": "s", "subject": "s", "message": "s", "dest
 
 DEFAULT_TIMEOUT = 20.0
 
+SECRET_SERVICE_MARKERS = ("org.freedesktop.secrets", "org.freedesktop.impl.portal.Secret", "gnome-keyring")
+
+# /usr/share/dbus-1/session.conf, with explicit service directories (see FerrySession._write_bus_config).
+BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <keep_umask/>
+  <listen>unix:tmpdir=/tmp</listen>
+  <auth>EXTERNAL</auth>
+{servicedirs}
+  <policy context="default">
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+  </policy>
+  <limit name="max_incoming_bytes">1000000000</limit>
+  <limit name="max_incoming_unix_fds">250000000</limit>
+  <limit name="max_outgoing_bytes">1000000000</limit>
+  <limit name="max_outgoing_unix_fds">250000000</limit>
+  <limit name="max_message_size">1000000000</limit>
+  <limit name="service_start_timeout">120000</limit>
+  <limit name="auth_timeout">240000</limit>
+  <limit name="pending_fd_timeout">150000</limit>
+  <limit name="max_completed_connections">100000</limit>
+  <limit name="max_incomplete_connections">10000</limit>
+  <limit name="max_connections_per_user">100000</limit>
+  <limit name="max_pending_service_starts">10000</limit>
+  <limit name="max_names_per_connection">50000</limit>
+  <limit name="max_match_rules_per_connection">50000</limit>
+  <limit name="max_replies_per_connection">50000</limit>
+</busconfig>
+"""
+
+
+def _xml_text(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
 
 class CommandTimedOut(AssertionError):
     """A client did not finish in time: a hang is a failure, never a wait."""
@@ -209,6 +247,11 @@ class FerrySession:
     extra_env: Mapping[str, str] = field(default_factory=dict)
     # Runs the bus (and so the activated service) and the clients through this, e.g. setpriv.
     wrapper: Sequence[str] = ()
+    # The system's D-Bus service files would let the private bus activate gnome-keyring on first
+    # use, which then wants a prompter (a display) to make a keyring: whether a test meets a
+    # Secret Service would depend on the machine. Sessions have none unless a test starts one
+    # (start_keyring), as on a desktop without a keyring: Ferry keeps its token in a file there.
+    system_secret_service: bool = False
 
     daemon: subprocess.Popen | None = None
     address: str = ""
@@ -247,8 +290,9 @@ class FerrySession:
         log = open(self.log_path, "ab")
         # --nofork so the daemon (and the services it activates, which inherit its stderr) log to
         # a file the test report can show.
+        bus_config = ["--session"] if self.system_secret_service else [f"--config-file={self._write_bus_config()}"]
         self.daemon = subprocess.Popen(
-            [*self.wrapper, "dbus-daemon", "--session", "--nofork", "--nopidfile", "--print-address=1"],
+            [*self.wrapper, "dbus-daemon", *bus_config, "--nofork", "--nopidfile", "--print-address=1"],
             env=env, stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL, cwd=dirs["home"],
         )
         log.close()
@@ -257,6 +301,46 @@ class FerrySession:
         self.address = line.strip()
         self.env["DBUS_SESSION_BUS_ADDRESS"] = self.address
         return self
+
+    def _write_bus_config(self) -> Path:
+        """The standard session bus configuration, with the service directories it would use
+        (XDG_DATA_HOME, XDG_DATA_DIRS, /usr/share) except that the system's Secret Service files
+        (gnome-keyring and its prompters) are left out: asking for org.freedesktop.secrets gives
+        ServiceUnknown, as on a machine without a keyring."""
+        system_services = self.root / "dbus-system-services"
+        system_services.mkdir(exist_ok=True)
+        for source in Path("/usr/share/dbus-1/services").glob("*.service"):
+            text = source.read_text(errors="replace")
+            if any(marker in text for marker in SECRET_SERVICE_MARKERS) or "keyring" in source.name:
+                continue
+            target = system_services / source.name
+            if not target.exists():
+                target.symlink_to(source)
+        dirs = [Path(self.env["XDG_DATA_HOME"]) / "dbus-1" / "services"]
+        dirs += [Path(d) / "dbus-1" / "services" for d in self.env["XDG_DATA_DIRS"].split(":")
+                 if d and Path(d).resolve() != Path("/usr/share")]
+        dirs.append(system_services)
+        config = self.root / "session-bus.conf"
+        config.write_text(BUS_CONFIG.format(servicedirs="\n".join(
+            f"  <servicedir>{_xml_text(str(d))}</servicedir>" for d in dirs)))
+        return config
+
+    def start_keyring(self, password: str = "ferry-test-keyring") -> subprocess.CompletedProcess:
+        """Starts gnome-keyring-daemon's Secret Service on this session's bus with a login keyring
+        made with `password` and unlocked (it reads the password on standard input), as a desktop
+        login does through PAM. Returns once org.freedesktop.secrets is on the bus."""
+        done = self.run("gnome-keyring-daemon", "--unlock", "--components=secrets", input=password, timeout=20)
+        assert done.returncode == 0, f"gnome-keyring-daemon failed: {done.stderr}"
+        wait_for(lambda: self.name_has_owner("org.freedesktop.secrets"), timeout=10,
+                 what="gnome-keyring to own org.freedesktop.secrets")
+        return done
+
+    def name_has_owner(self, name: str) -> bool:
+        done = self.run("gdbus", "call", "--session", "--dest", "org.freedesktop.DBus",
+                        "--object-path", "/org/freedesktop/DBus",
+                        "--method", "org.freedesktop.DBus.NameHasOwner", name)
+        assert done.returncode == 0, done.stderr
+        return GLib.Variant.parse(None, done.stdout.strip(), None, None).unpack()[0]
 
     def stop(self) -> None:
         for pid in self.processes_in_session():
@@ -421,11 +505,7 @@ class FerrySession:
         return int(GLib.Variant.parse(None, done.stdout.strip(), None, None).unpack()[0])
 
     def service_running(self) -> bool:
-        done = self.run("gdbus", "call", "--session", "--dest", "org.freedesktop.DBus",
-                        "--object-path", "/org/freedesktop/DBus",
-                        "--method", "org.freedesktop.DBus.NameHasOwner", APP_ID)
-        assert done.returncode == 0, done.stderr
-        return GLib.Variant.parse(None, done.stdout.strip(), None, None).unpack()[0]
+        return self.name_has_owner(APP_ID)
 
     def kill_service(self, sig: int = signal.SIGKILL) -> None:
         """Stops the running service (if any) and waits until its name is gone from the bus."""

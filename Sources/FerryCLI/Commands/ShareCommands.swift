@@ -38,13 +38,16 @@ struct SendCommand: FerrySubcommand {
     @Option(help: "A message sent before the files.")
     var message: String?
 
+    @Flag(help: "Return once the share is accepted, without waiting until it is sent.")
+    var noWait = false
+
     func execute() throws(CommandFailure) {
         guard !files.isEmpty else { throw CommandFailure(ShareError.emptyShare) }
         let uris = try files.map { path throws(CommandFailure) in try LocalPath.uri(for: path) }
         var dict: [String: Variant] = ["uris": .strings(uris)]
         if !destinations.isEmpty { dict["destinations"] = .strings(destinations) }
         if let message { dict["message"] = .string(message) }
-        try ShareSubmission.submit(dict)
+        try ShareSubmission.submit(dict, wait: !noWait)
     }
 }
 
@@ -62,6 +65,9 @@ struct TextCommand: FerrySubcommand {
     @Option(help: "A subject or title kept with the share.")
     var subject: String?
 
+    @Flag(help: "Return once the share is accepted, without waiting until it is sent.")
+    var noWait = false
+
     func execute() throws(CommandFailure) {
         var words = text
         if text == "-" {
@@ -73,21 +79,25 @@ struct TextCommand: FerrySubcommand {
         var dict: [String: Variant] = ["text": .string(words)]
         if !destinations.isEmpty { dict["destinations"] = .strings(destinations) }
         if let subject { dict["subject"] = .string(subject) }
-        try ShareSubmission.submit(dict)
+        try ShareSubmission.submit(dict, wait: !noWait)
     }
 }
 
 /// Sends a Share call and reports the new share: its id on standard output, what happens next on standard error.
 enum ShareSubmission {
-    static func submit(_ dict: [String: Variant]) throws(CommandFailure) {
+    /// With `wait`, a queued share is followed until it is sent or failed (DeliveryWatch).
+    static func submit(_ dict: [String: Variant], wait: Bool = false) throws(CommandFailure) {
         var dict = dict
         dict["source"] = .string("cli") // ignored by older services: unknown keys are
         let client = try ServiceClient()
         let id = try client.share(dict)
         Terminal.output(id)
-        if let share = try? client.share(id: id) {
+        guard let share = try? client.share(id: id) else { return }
+        guard wait, share.state == .queued || share.state == .sending else {
             Terminal.note(ShareFormatter.nextStep(for: share))
+            return
         }
+        try DeliveryWatch(client: client, shareID: id).waitUntilDone()
     }
 }
 

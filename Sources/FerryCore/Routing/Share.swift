@@ -7,6 +7,8 @@ public struct Share: Equatable, Sendable {
     public var created: Int64
     public var updated: Int64
     public var failure: Failure?
+    /// One per destination once the sender has taken the share up, in the order of the destinations.
+    public var deliveries: [Delivery]
 
     /// Why a share failed, as a D-Bus error name and a sentence.
     public struct Failure: Equatable, Sendable {
@@ -18,7 +20,9 @@ public struct Share: Equatable, Sendable {
         }
     }
 
-    public init(id: String, intent: ShareIntent, state: ShareState, created: Int64, updated: Int64, failure: Failure? = nil) {
+    public init(id: String, intent: ShareIntent, state: ShareState, created: Int64, updated: Int64, failure: Failure? = nil,
+                deliveries: [Delivery] = []) {
+        self.deliveries = deliveries
         self.id = id
         self.intent = intent
         self.state = state

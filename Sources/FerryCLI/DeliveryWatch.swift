@@ -1,0 +1,82 @@
+import FerryCore
+import GLibAdapter
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Follows a share until it is sent or failed: `ShareChanged` signals as they come, and a look
+/// every few seconds in case the service restarted in between (it keeps the share; the signal
+/// subscription would not notice).
+struct DeliveryWatch {
+    let client: ServiceClient
+    let shareID: String
+
+    func waitUntilDone() throws(CommandFailure) {
+        var final: Share?
+        let bar = ProgressBar(enabled: Terminal.standardErrorIsTerminal)
+        MainContext.runUntilDone { done in
+            func consider(_ share: Share) {
+                guard share.id == shareID, final == nil else { return }
+                bar.show(share)
+                if share.state.isFinal || share.state.awaitsPerson {
+                    final = share
+                    done()
+                }
+            }
+            client.onShareChanged(consider)
+            func poll() {
+                guard final == nil else { return }
+                if let share = try? client.share(id: shareID) { consider(share) }
+                MainContext.after(milliseconds: 2000) { poll() }
+            }
+            poll()
+        }
+        bar.finish()
+        guard let share = final else { return }
+        switch share.state {
+        case .sent:
+            Terminal.note("Sent to \(share.deliveries.map { SafeDisplay.escaped($0.destination) }.joined(separator: ", ")).")
+        case .failed:
+            let failed = share.deliveries.filter { $0.state == .failed }
+            for delivery in failed { Terminal.error(delivery.failure?.message ?? "sending failed") }
+            // One error for all: its own exit status; some arrived and some not: 1 (docs/CONTRACT.md).
+            let names = Set(failed.compactMap { $0.failure?.name })
+            if failed.count == share.deliveries.count, names.count == 1, let name = names.first {
+                throw CommandFailure(status: ExitStatus.forErrorName(name), message: "the share was not sent; `ferry retry \(shareID)` tries again.")
+            }
+            throw CommandFailure(status: 1, message: "the share did not reach every destination; `ferry retry \(shareID)` tries again.")
+        case .cancelled:
+            throw CommandFailure(status: 1, message: "the share was cancelled before it was sent.")
+        default:
+            Terminal.note(ShareFormatter.nextStep(for: share))
+        }
+    }
+}
+
+/// A one-line progress bar on a terminal's standard error: bytes for files, messages otherwise.
+final class ProgressBar {
+    private let enabled: Bool
+    private var shown = false
+
+    init(enabled: Bool) { self.enabled = enabled }
+
+    func show(_ share: Share) {
+        guard enabled, !share.deliveries.isEmpty else { return }
+        let sent = share.deliveries.reduce(UInt64(0)) { $0 + $1.bytesSent }
+        let total = share.deliveries.reduce(UInt64(0)) { $0 + $1.bytesTotal }
+        let events = share.deliveries.reduce(0) { $0 + $1.eventsSent }
+        let eventsTotal = share.deliveries.reduce(0) { $0 + $1.eventsTotal }
+        let fraction = total > 0 ? Double(sent) / Double(total) : Double(events) / Double(max(eventsTotal, 1))
+        let width = 30
+        let filled = Int((fraction * Double(width)).rounded(.down))
+        let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
+        let detail = total > 0 ? "\(ByteCount.format(sent)) of \(ByteCount.format(total))" : "\(events) of \(eventsTotal) messages"
+        let retrying = share.deliveries.contains { $0.state == .retrying } ? " (waiting to retry)" : ""
+        fputs("\r\u{1B}[2K\(bar) \(Int(fraction * 100))%  \(detail)\(retrying)", stderr)
+        shown = true
+    }
+
+    func finish() {
+        if shown { fputs("\r\u{1B}[2K", stderr) }
+    }
+}

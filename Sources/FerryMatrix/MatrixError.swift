@@ -1,0 +1,51 @@
+/// A failed Matrix request, sorted by what the sender should do about it.
+///
+/// The spec's error shape is `{"errcode": "M_…", "error": "…"}` with the HTTP status; 429 adds
+/// `retry_after_ms`, and 401 `M_UNKNOWN_TOKEN` may carry `soft_logout`.
+public struct MatrixError: Error, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        /// Nothing useful came back: connection refused or reset, DNS, TLS, a timeout.
+        case transport
+        /// An HTTP status with the server's error code.
+        case http(status: Int)
+        /// The server answered 2xx with a body that is not what the spec promises.
+        case malformed
+    }
+
+    public let kind: Kind
+    public let errcode: String?
+    public let message: String
+    public let retryAfterMilliseconds: Int?
+    public let softLogout: Bool
+
+    public init(kind: Kind, errcode: String? = nil, message: String, retryAfterMilliseconds: Int? = nil,
+                softLogout: Bool = false) {
+        self.kind = kind
+        self.errcode = errcode
+        self.message = message
+        self.retryAfterMilliseconds = retryAfterMilliseconds
+        self.softLogout = softLogout
+    }
+
+    public var status: Int? { if case .http(let status) = kind { return status }; return nil }
+
+    /// The access token is no longer valid: the person must sign in again.
+    public var isUnknownToken: Bool { status == 401 && (errcode == "M_UNKNOWN_TOKEN" || errcode == "M_MISSING_TOKEN") }
+
+    /// Worth trying again later: the server or the network may come back, or a rate limit lifts.
+    public var isTransient: Bool {
+        switch kind {
+        case .transport: return true
+        case .malformed: return false
+        case .http(let status): return status == 429 || status == 408 || status >= 500
+        }
+    }
+
+    public var description: String {
+        switch kind {
+        case .transport: return message
+        case .malformed: return "unexpected answer: \(message)"
+        case .http(let status): return "\(status) \(errcode ?? "")\(errcode == nil ? "" : ": ")\(message)"
+        }
+    }
+}

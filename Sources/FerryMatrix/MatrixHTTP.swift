@@ -1,0 +1,126 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// The client-server API's transport: JSON in and out, Matrix errors decoded, one shared
+/// connection pool (keep-alive), the access token in a header and never in a URL or log.
+public struct MatrixHTTP: Sendable {
+    public let baseURL: String
+    let accessToken: String?
+    let client: HTTPClient
+
+    public init(baseURL: String, accessToken: String? = nil, client: HTTPClient = .shared) {
+        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        self.accessToken = accessToken
+        self.client = client
+    }
+
+    public func with(accessToken: String?) -> MatrixHTTP {
+        MatrixHTTP(baseURL: baseURL, accessToken: accessToken, client: client)
+    }
+
+    /// Sends a request and decodes a JSON answer of type `Answer`.
+    func call<Answer: Decodable>(_ method: HTTPMethod, _ path: String, query: [(String, String)] = [],
+                                 json: (any Encodable)? = nil, timeout: TimeAmount = .seconds(30),
+                                 as _: Answer.Type = Answer.self) async throws(MatrixError) -> Answer {
+        var body: HTTPClientRequest.Body?
+        var contentType: String?
+        if let json {
+            do {
+                body = .bytes(ByteBuffer(bytes: Array(try JSONEncoder().encode(json))))
+            } catch {
+                throw MatrixError(kind: .malformed, message: "cannot encode the request: \(error)")
+            }
+            contentType = "application/json"
+        }
+        let bytes = try await send(method, path, query: query, body: body, contentType: contentType, timeout: timeout)
+        do {
+            return try JSONDecoder().decode(Answer.self, from: bytes)
+        } catch {
+            throw MatrixError(kind: .malformed, message: "\(path): \(error)")
+        }
+    }
+
+    /// Sends a request and returns the body of a 2xx answer; anything else becomes a `MatrixError`.
+    func send(_ method: HTTPMethod, _ path: String, query: [(String, String)] = [], body: HTTPClientRequest.Body?,
+              contentType: String?, timeout: TimeAmount) async throws(MatrixError) -> Data {
+        var request = HTTPClientRequest(url: baseURL + path + Self.queryString(query))
+        request.method = method
+        if let accessToken { request.headers.add(name: "Authorization", value: "Bearer \(accessToken)") }
+        if let contentType { request.headers.add(name: "Content-Type", value: contentType) }
+        request.headers.add(name: "User-Agent", value: "Ferry")
+        request.body = body
+        let response: HTTPClientResponse
+        let data: Data
+        do {
+            response = try await client.execute(request, timeout: timeout)
+            data = Data((try await response.body.collect(upTo: 16 << 20)).readableBytesView)
+        } catch {
+            throw MatrixError(kind: .transport, message: Self.describe(error))
+        }
+        guard (200..<300).contains(response.status.code) else {
+            throw Self.decodeError(status: Int(response.status.code), body: data, headers: response.headers)
+        }
+        return data
+    }
+
+    static func decodeError(status: Int, body: Data, headers: HTTPHeaders) -> MatrixError {
+        struct Shape: Decodable {
+            var errcode: String?
+            var error: String?
+            var retry_after_ms: Int?
+            var soft_logout: Bool?
+        }
+        let shape = try? JSONDecoder().decode(Shape.self, from: body)
+        // Retry-After (seconds) is what newer servers send alongside, or instead of, retry_after_ms.
+        let retryAfter = shape?.retry_after_ms ?? headers.first(name: "Retry-After").flatMap(Int.init).map { $0 * 1000 }
+        return MatrixError(kind: .http(status: status), errcode: shape?.errcode,
+                           message: shape?.error ?? "HTTP \(status)", retryAfterMilliseconds: retryAfter,
+                           softLogout: shape?.soft_logout ?? false)
+    }
+
+    static func describe(_ error: Error) -> String {
+        if let error = error as? HTTPClientError, error == .deadlineExceeded || error == .readTimeout {
+            return "the homeserver did not answer in time"
+        }
+        let text = String(describing: error)
+        if text.contains("connectTimeout") { return "the homeserver did not answer in time" }
+        if text.contains("connection reset") || text.contains("Connection refused") || text.contains("connectionRefused")
+            || text.contains("ECONNREFUSED") || text.contains("errno: 111") {
+            return "the connection was refused"
+        }
+        return text
+    }
+
+    static func queryString(_ query: [(String, String)]) -> String {
+        guard !query.isEmpty else { return "" }
+        return "?" + query.map { "\(percentEncoded($0.0))=\(percentEncoded($0.1))" }.joined(separator: "&")
+    }
+
+    /// Percent-encodes everything but RFC 3986's unreserved characters: room ids, aliases, user ids,
+    /// transaction ids and file names all go into paths and queries safely this way.
+    static func percentEncoded(_ text: String) -> String {
+        var result = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                 UInt8(ascii: "~"):
+                result.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                result += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            }
+        }
+        return result
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}
+
+/// An empty JSON object, for requests and answers that carry nothing.
+struct Empty: Codable, Sendable {}

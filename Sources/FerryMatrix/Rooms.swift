@@ -1,0 +1,136 @@
+import Foundation
+import NIOHTTP1
+
+/// What Ferry needs to know of a room to offer it and to send to it.
+public struct RoomSummary: Sendable, Equatable {
+    public var roomID: String
+    public var name: String?
+    public var canonicalAlias: String?
+    public var encrypted: Bool
+    public var joinedMembers: [String]
+    /// The other people's display names, for rooms without a name.
+    public var memberNames: [String: String]
+    public var lastActivity: Int64?
+}
+
+/// A person from the server's user directory.
+public struct DirectoryUser: Sendable, Equatable {
+    public var userID: String
+    public var displayName: String?
+}
+
+/// Rooms, direct chats and people, read from and made on the homeserver.
+public struct Rooms: Sendable {
+    let http: MatrixHTTP
+    public let userID: String
+
+    public init(http: MatrixHTTP, userID: String) {
+        self.http = http
+        self.userID = userID
+    }
+
+    public func joined() async throws(MatrixError) -> [String] {
+        struct Answer: Decodable { var joined_rooms: [String] }
+        return try await http.call(.GET, "/_matrix/client/v3/joined_rooms", as: Answer.self).joined_rooms
+    }
+
+    /// The room's name, alias, encryption and members from its current state, and the time of its
+    /// latest event.
+    public func summary(of roomID: String) async throws(MatrixError) -> RoomSummary {
+        let path = "/_matrix/client/v3/rooms/\(MatrixHTTP.percentEncoded(roomID))"
+        let state = try await http.call(.GET, path + "/state", as: [StateEvent].self)
+        var summary = RoomSummary(roomID: roomID, encrypted: false, joinedMembers: [], memberNames: [:])
+        for event in state {
+            switch event.type {
+            case "m.room.name": summary.name = event.content.name.flatMap { $0.isEmpty ? nil : $0 }
+            case "m.room.canonical_alias": summary.canonicalAlias = event.content.alias
+            // Any m.room.encryption state makes the room encrypted for good (it cannot be turned off).
+            case "m.room.encryption": summary.encrypted = true
+            case "m.room.member" where event.content.membership == "join":
+                if let member = event.state_key {
+                    summary.joinedMembers.append(member)
+                    if let name = event.content.displayname { summary.memberNames[member] = name }
+                }
+            default: break
+            }
+        }
+        struct Page: Decodable { var chunk: [TimedEvent] }
+        struct TimedEvent: Decodable { var origin_server_ts: Int64? }
+        if let page = try? await http.call(.GET, path + "/messages", query: [("dir", "b"), ("limit", "1")], as: Page.self) {
+            summary.lastActivity = page.chunk.first?.origin_server_ts.map { $0 * 1000 }
+        }
+        return summary
+    }
+
+    /// Whether the room is end-to-end encrypted, read from its state right before sending.
+    public func isEncrypted(_ roomID: String) async throws(MatrixError) -> Bool {
+        do {
+            let _: Content = try await http.call(
+                .GET, "/_matrix/client/v3/rooms/\(MatrixHTTP.percentEncoded(roomID))/state/m.room.encryption/")
+            return true
+        } catch where error.status == 404 {
+            return false
+        }
+    }
+
+    /// The room an alias points at (`#room:server` → `!id`).
+    public func resolve(alias: String) async throws(MatrixError) -> String {
+        struct Answer: Decodable { var room_id: String }
+        return try await http.call(.GET, "/_matrix/client/v3/directory/room/\(MatrixHTTP.percentEncoded(alias))",
+                                   as: Answer.self).room_id
+    }
+
+    /// `m.direct`: the direct chats by the other person's user id.
+    public func directChats() async throws(MatrixError) -> [String: [String]] {
+        do {
+            return try await http.call(.GET, accountDataPath("m.direct"), as: [String: [String]].self)
+        } catch where error.status == 404 {
+            return [:]
+        }
+    }
+
+    /// A new direct chat with `person`, recorded in `m.direct` so every client shows it as one.
+    public func createDirectChat(with person: String) async throws(MatrixError) -> String {
+        struct Body: Encodable {
+            var is_direct = true
+            var invite: [String]
+            var preset = "trusted_private_chat"
+        }
+        struct Answer: Decodable { var room_id: String }
+        let roomID = try await http.call(.POST, "/_matrix/client/v3/createRoom", json: Body(invite: [person]),
+                                         as: Answer.self).room_id
+        var direct = try await directChats()
+        direct[person, default: []].append(roomID)
+        let _: Empty = try await http.call(.PUT, accountDataPath("m.direct"), json: direct)
+        return roomID
+    }
+
+    /// People in the server's user directory matching `term`.
+    public func searchUsers(_ term: String, limit: Int) async throws(MatrixError) -> [DirectoryUser] {
+        struct Body: Encodable { var search_term: String; var limit: Int }
+        struct Answer: Decodable {
+            struct Result: Decodable { var user_id: String; var display_name: String? }
+            var results: [Result]
+        }
+        return try await http.call(.POST, "/_matrix/client/v3/user_directory/search",
+                                   json: Body(search_term: term, limit: limit), as: Answer.self)
+            .results.map { DirectoryUser(userID: $0.user_id, displayName: $0.display_name) }
+    }
+
+    private func accountDataPath(_ type: String) -> String {
+        "/_matrix/client/v3/user/\(MatrixHTTP.percentEncoded(userID))/account_data/\(type)"
+    }
+
+    struct StateEvent: Decodable {
+        var type: String
+        var state_key: String?
+        var content: Content
+    }
+
+    struct Content: Decodable {
+        var name: String?
+        var alias: String?
+        var membership: String?
+        var displayname: String?
+    }
+}

@@ -1,0 +1,122 @@
+import AsyncHTTPClient
+import FerryCore
+import Foundation
+import NIOHTTP1
+
+/// An account's credentials as the homeserver issued them.
+public struct Session: Sendable, Equatable {
+    public var userID: String
+    public var homeserver: String
+    public var deviceID: String
+    public var accessToken: String
+
+    public init(userID: String, homeserver: String, deviceID: String, accessToken: String) {
+        self.userID = userID
+        self.homeserver = homeserver
+        self.deviceID = deviceID
+        self.accessToken = accessToken
+    }
+}
+
+/// The ways a homeserver lets people sign in (`GET /_matrix/client/v3/login`).
+public struct LoginFlows: Sendable, Equatable {
+    public var homeserver: String
+    public var password: Bool
+    public var sso: Bool
+    public var token: Bool
+}
+
+/// Finding a homeserver and signing in to it: discovery, login flows, password, token and
+/// access-token sign-in, sign-out.
+public enum SignIn {
+    /// The client URL for what a person typed: a URL is taken as it is; a server name is looked up
+    /// through `/.well-known/matrix/client` (spec: server discovery), falling back to https://NAME.
+    public static func discover(_ text: String, client: HTTPClient = .shared) async throws(MatrixError) -> String {
+        let trimmed = text.trimmingWhitespace()
+        guard !trimmed.isEmpty else { throw MatrixError(kind: .malformed, message: "no homeserver given") }
+        if trimmed.contains("://") { return trimmed.hasSuffix("/") ? String(trimmed.dropLast()) : trimmed }
+        struct WellKnown: Decodable {
+            struct Homeserver: Decodable { var base_url: String }
+            var homeserver: Homeserver
+            enum CodingKeys: String, CodingKey { case homeserver = "m.homeserver" }
+        }
+        let origin = "https://" + trimmed
+        if let found = try? await MatrixHTTP(baseURL: origin, client: client)
+            .call(.GET, "/.well-known/matrix/client", timeout: .seconds(10), as: WellKnown.self) {
+            return found.homeserver.base_url.hasSuffix("/") ? String(found.homeserver.base_url.dropLast())
+                : found.homeserver.base_url
+        }
+        return origin
+    }
+
+    public static func flows(_ http: MatrixHTTP) async throws(MatrixError) -> LoginFlows {
+        struct Answer: Decodable {
+            struct Flow: Decodable { var type: String }
+            var flows: [Flow]
+        }
+        let types = Set(try await http.call(.GET, "/_matrix/client/v3/login", timeout: .seconds(15), as: Answer.self)
+            .flows.map(\.type))
+        return LoginFlows(homeserver: http.baseURL, password: types.contains("m.login.password"),
+                          sso: types.contains("m.login.sso"), token: types.contains("m.login.token"))
+    }
+
+    /// `m.login.password`. `deviceID` keeps Ferry's device across sign-ins: transaction ids are
+    /// remembered per device (MSC3970), so a retry after signing in again cannot double a message.
+    public static func password(_ http: MatrixHTTP, user: String, password: String,
+                                deviceID: String?) async throws(MatrixError) -> Session {
+        try await login(http, LoginBody(type: "m.login.password", identifier: .init(user: user), password: password,
+                                        device_id: deviceID))
+    }
+
+    /// `m.login.token`: the single-use token an SSO redirect hands back.
+    public static func loginToken(_ http: MatrixHTTP, token: String, deviceID: String?) async throws(MatrixError) -> Session {
+        try await login(http, LoginBody(type: "m.login.token", token: token, device_id: deviceID))
+    }
+
+    /// An access token a person already has, checked with `/account/whoami`.
+    public static func accessToken(_ http: MatrixHTTP, token: String) async throws(MatrixError) -> Session {
+        struct WhoAmI: Decodable { var user_id: String; var device_id: String? }
+        let who = try await http.with(accessToken: token).call(.GET, "/_matrix/client/v3/account/whoami", as: WhoAmI.self)
+        return Session(userID: who.user_id, homeserver: http.baseURL, deviceID: who.device_id ?? "", accessToken: token)
+    }
+
+    /// Ends the session on the server; the token is useless afterwards.
+    public static func logout(_ http: MatrixHTTP) async throws(MatrixError) {
+        let _: Empty = try await http.call(.POST, "/_matrix/client/v3/logout", json: Empty(), timeout: .seconds(10))
+    }
+
+    /// Where the browser goes for SSO; the server sends it back to `redirect` with `loginToken`.
+    public static func ssoURL(_ http: MatrixHTTP, redirect: String) -> String {
+        http.baseURL + "/_matrix/client/v3/login/sso/redirect" + MatrixHTTP.queryString([("redirectUrl", redirect)])
+    }
+
+    private struct LoginBody: Encodable {
+        struct Identifier: Encodable {
+            var type = "m.id.user"
+            var user: String
+        }
+        var type: String
+        var identifier: Identifier?
+        var password: String?
+        var token: String?
+        var device_id: String?
+        var initial_device_display_name = "Ferry"
+    }
+
+    private static func login(_ http: MatrixHTTP, _ body: LoginBody) async throws(MatrixError) -> Session {
+        struct Answer: Decodable {
+            var user_id: String
+            var access_token: String
+            var device_id: String
+            var well_known: WellKnownHint?
+            struct WellKnownHint: Decodable {
+                var homeserver: Base?
+                struct Base: Decodable { var base_url: String }
+                enum CodingKeys: String, CodingKey { case homeserver = "m.homeserver" }
+            }
+        }
+        let answer = try await http.call(.POST, "/_matrix/client/v3/login", json: body, as: Answer.self)
+        return Session(userID: answer.user_id, homeserver: http.baseURL, deviceID: answer.device_id,
+                       accessToken: answer.access_token)
+    }
+}

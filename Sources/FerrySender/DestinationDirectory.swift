@@ -1,0 +1,108 @@
+import FerryAccount
+import FerryCore
+import FerryMatrix
+import FerryOutbox
+
+/// One place a share can go, as `ListDestinations` offers it.
+public struct DestinationEntry: Equatable, Sendable {
+    public enum Kind: String, Sendable { case room, direct, person }
+    /// What to pass as a destination: a room id, or a user id for a person without a direct chat.
+    public var id: String
+    public var kind: Kind
+    public var name: String
+    public var alias: String?
+    public var userID: String?
+    public var members: Int
+    public var encrypted: Bool
+    public var lastActivity: Int64?
+    public var recent: Bool
+}
+
+/// The rooms, direct chats and people a person can share to, recents first. Room facts are kept
+/// for a minute, so that a dialog filtering as someone types asks the server only for people.
+public actor DestinationDirectory {
+    private let outbox: Outbox
+    private var cache: (userID: String, until: Int64, entries: [DestinationEntry])?
+    private let clock: @Sendable () -> Int64
+
+    public init(outbox: Outbox, clock: @escaping @Sendable () -> Int64) {
+        self.outbox = outbox
+        self.clock = clock
+    }
+
+    private var names: [String: String] = [:]
+
+    public func forget() { cache = nil }
+
+    /// A room's name for a person (a notification's "Sent to …"); asked once, then remembered.
+    public func displayName(of roomID: String, session: Session) async -> String? {
+        if let name = names[roomID] ?? cache?.entries.first(where: { $0.id == roomID })?.name { return name }
+        let rooms = Rooms(http: MatrixHTTP(baseURL: session.homeserver, accessToken: session.accessToken),
+                          userID: session.userID)
+        guard let summary = try? await rooms.summary(of: roomID) else { return nil }
+        let name = Self.name(of: summary, person: nil, me: session.userID)
+        names[roomID] = name
+        return name
+    }
+
+    static func name(of summary: RoomSummary, person: String?, me: String) -> String {
+        let others = summary.joinedMembers.filter { $0 != me }
+        return summary.name ?? person.map { summary.memberNames[$0] ?? $0 } ?? summary.canonicalAlias
+            ?? (others.isEmpty ? summary.roomID : others.map { summary.memberNames[$0] ?? $0 }.joined(separator: ", "))
+    }
+
+    public func list(query: String, limit: Int, session: Session) async throws(MatrixError) -> [DestinationEntry] {
+        let http = MatrixHTTP(baseURL: session.homeserver, accessToken: session.accessToken)
+        let rooms = Rooms(http: http, userID: session.userID)
+        var entries = try await joinedEntries(rooms, session: session)
+        let recents = (try? outbox.recentRooms(limit: 50)) ?? []
+        let recentRank = Dictionary(recents.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        for index in entries.indices { entries[index].recent = recentRank[entries[index].id] != nil }
+        let needle = query.trimmingWhitespace().lowercased()
+        if !needle.isEmpty {
+            entries = entries.filter { entry in
+                [entry.name, entry.alias ?? "", entry.userID ?? "", entry.id].contains { $0.lowercased().contains(needle) }
+            }
+            // A query that is not a room's sigil may be a person: the server's directory, for a new direct chat.
+            if !needle.hasPrefix("#"), !needle.hasPrefix("!") {
+                let known = Set(entries.compactMap(\.userID) + [session.userID])
+                let people = (try? await rooms.searchUsers(query.trimmingWhitespace(), limit: max(limit, 10))) ?? []
+                entries += people.filter { !known.contains($0.userID) }.map {
+                    DestinationEntry(id: $0.userID, kind: .person, name: $0.displayName ?? $0.userID, alias: nil,
+                                     userID: $0.userID, members: 0, encrypted: false, lastActivity: nil, recent: false)
+                }
+            }
+        }
+        entries.sort { a, b in
+            switch (recentRank[a.id], recentRank[b.id]) {
+            case let (x?, y?): return x < y
+            case (_?, nil): return true
+            case (nil, _?): return false
+            case (nil, nil):
+                if a.kind == .person || b.kind == .person { return a.kind != .person && b.kind == .person }
+                return (a.lastActivity ?? 0) > (b.lastActivity ?? 0)
+            }
+        }
+        return limit > 0 ? Array(entries.prefix(limit)) : entries
+    }
+
+    private func joinedEntries(_ rooms: Rooms, session: Session) async throws(MatrixError) -> [DestinationEntry] {
+        if let cache, cache.userID == session.userID, cache.until > clock() { return cache.entries }
+        let ids = try await rooms.joined()
+        let direct = try await rooms.directChats()
+        var personByRoom: [String: String] = [:]
+        for (person, roomIDs) in direct { for room in roomIDs { personByRoom[room] = person } }
+        var entries: [DestinationEntry] = []
+        for roomID in ids {
+            guard let summary = try? await rooms.summary(of: roomID) else { continue }
+            let person = personByRoom[roomID]
+            let name = Self.name(of: summary, person: person, me: session.userID)
+            entries.append(DestinationEntry(id: roomID, kind: person == nil ? .room : .direct, name: name,
+                                            alias: summary.canonicalAlias, userID: person,
+                                            members: summary.joinedMembers.count, encrypted: summary.encrypted,
+                                            lastActivity: summary.lastActivity, recent: false))
+        }
+        cache = (session.userID, clock() + 60_000_000, entries)
+        return entries
+    }
+}

@@ -1,0 +1,307 @@
+import FerryAccount
+import FerryCore
+import FerryMatrix
+import FerryOutbox
+import FerryStaging
+import Foundation
+import Logging
+
+/// The in-process sender: takes queued shares from the outbox, oldest first, and delivers each
+/// to each of its destinations as Matrix events, exactly once.
+///
+/// Exactly once rests on the outbox: a step's transaction id is committed before its request, its
+/// content URI after its upload, its event id after the server's answer. After a crash the sender
+/// resumes at the first step without an event id and repeats the request with the same transaction
+/// id, which the server answers with the event it already has (per device: MSC3970).
+public actor Sender {
+    let outbox: Outbox
+    let spool: Spool
+    let account: Account
+    let backoff: Backoff
+    let logger: Logger
+    let clock: @Sendable () -> Int64
+    let events: SenderEvents
+    private var wakeRequested = false
+    private var retryEverythingNow = false
+    private var waiter: CheckedContinuation<Void, Never>?
+    private var online = true
+    /// Rooms known not to be encrypted, until when: encryption can be switched on at any time, so a
+    /// "no" is only trusted for a minute; a "yes" is for good.
+    private var unencryptedUntil: [String: Int64] = [:]
+    private var uploadLimit: (bytes: UInt64?, until: Int64)?
+
+    public init(outbox: Outbox, spool: Spool, account: Account, backoff: Backoff, events: SenderEvents, logger: Logger,
+                clock: @escaping @Sendable () -> Int64) {
+        self.outbox = outbox
+        self.spool = spool
+        self.account = account
+        self.backoff = backoff
+        self.events = events
+        self.logger = logger
+        self.clock = clock
+    }
+
+    /// Runs the sender for the life of the process.
+    public nonisolated func start() {
+        Task { await self.run() }
+    }
+
+    /// New work, a sign-in, or a retry: look at the outbox again. `now` also retries deliveries
+    /// that wait for their backoff (the network came back; a person pressed Retry).
+    public nonisolated func wake(now: Bool = false) {
+        Task { await self.signal(retryNow: now) }
+    }
+
+    private func signal(retryNow: Bool) {
+        if retryNow { retryEverythingNow = true }
+        if let waiter {
+            self.waiter = nil
+            waiter.resume()
+        } else {
+            wakeRequested = true
+        }
+    }
+
+    private func run() async {
+        while true {
+            let nextRetry = await drain()
+            await sleep(until: nextRetry)
+        }
+    }
+
+    private func sleep(until time: Int64?) async {
+        if wakeRequested {
+            wakeRequested = false
+            return
+        }
+        var timer: Task<Void, Never>?
+        if let time {
+            let delay = UInt64(max(0, time - clock())) * 1000
+            timer = Task { [weak self] in
+                try? await Task.sleep(nanoseconds: delay)
+                await self?.signal(retryNow: false)
+            }
+        }
+        await withCheckedContinuation { waiter = $0 }
+        timer?.cancel()
+        wakeRequested = false
+    }
+
+    /// One pass over the queue; returns when the next delivery waiting for its backoff is due.
+    private func drain() async -> Int64? {
+        let retryNow = retryEverythingNow
+        retryEverythingNow = false
+        var nextRetry: Int64?
+        while let session = account.current {
+            let shares = (try? outbox.shares(in: [.queued, .sending])) ?? []
+            var progressed = false
+            nextRetry = nil
+            for share in shares {
+                guard account.current == session else { break }
+                switch await send(share, session: session, retryNow: retryNow) {
+                case .signedOut: return nil
+                case .waiting(let time): nextRetry = min(nextRetry ?? time, time)
+                case .finished: progressed = true
+                }
+            }
+            // Shares that arrived during the pass are taken in the next one, without waiting.
+            if !progressed || !wakeRequested { break }
+            wakeRequested = false
+        }
+        return nextRetry
+    }
+
+    enum Outcome { case finished, waiting(until: Int64), signedOut }
+
+    private func send(_ original: Share, session: Session, retryNow: Bool) async -> Outcome {
+        var share = original
+        if share.state == .queued || share.deliveries.isEmpty {
+            let steps = Composition.steps(for: share.intent)
+            let bytes = share.intent.items.filter { $0.kind == .file }.reduce(0) { $0 + $1.size }
+            guard let begun = try? outbox.beginSending(id: share.id, steps: steps, bytesTotal: bytes, at: clock()) else {
+                return .finished
+            }
+            share = begun
+            events.shareChanged(share)
+        }
+        var nextRetry: Int64?
+        for (position, delivery) in share.deliveries.enumerated() where !delivery.state.isFinal {
+            if let retryAt = delivery.retryAt, retryAt > clock(), !retryNow {
+                nextRetry = min(nextRetry ?? retryAt, retryAt)
+                continue
+            }
+            do {
+                try await deliver(share, position: position, session: session)
+                change(share.id, position) {
+                    $0.state = .sent
+                    $0.bytesSent = $0.bytesTotal
+                    $0.retryAt = nil
+                    $0.attempts = 0
+                }
+                setOnline(true)
+            } catch DeliveryFailure.cancelled {
+                return .finished
+            } catch DeliveryFailure.unauthorized(let token) {
+                account.invalidate(token: token)
+                _ = try? outbox.move(from: [.queued, .sending], to: .awaitingSignIn, at: clock())
+                events.signedOut()
+                return .signedOut
+            } catch DeliveryFailure.transient(let error) {
+                let attempts = delivery.attempts + 1
+                let retryAt = clock() + backoff.delay(attempt: attempts, retryAfter: error.retryAfterMilliseconds.map { Int64($0) * 1000 },
+                                                      jitter: Double.random(in: 0..<1))
+                logger.notice("will retry", metadata: ["share": "\(share.id)", "destination": "\(delivery.destination)",
+                                                       "error": "\(error)", "attempt": "\(attempts)"])
+                change(share.id, position) {
+                    $0.state = .retrying
+                    $0.retryAt = retryAt
+                    $0.attempts = attempts
+                }
+                if error.kind == .transport { setOnline(false) }
+                nextRetry = min(nextRetry ?? retryAt, retryAt)
+            } catch DeliveryFailure.permanent(let error) {
+                logger.notice("delivery failed", metadata: ["share": "\(share.id)", "error": "\(error.shortName)"])
+                change(share.id, position) {
+                    $0.state = .failed
+                    $0.failure = Share.Failure(name: error.name, message: error.message)
+                    $0.retryAt = nil
+                }
+                setOnline(true)
+            } catch {
+                logger.error("unexpected failure: \(error)")
+            }
+        }
+        finish(share.id)
+        return nextRetry.map { .waiting(until: $0) } ?? .finished
+    }
+
+    /// Sends the steps of one delivery that have no event yet.
+    private func deliver(_ share: Share, position: Int, session: Session) async throws(DeliveryFailure) {
+        let http = MatrixHTTP(baseURL: session.homeserver, accessToken: session.accessToken)
+        let rooms = Rooms(http: http, userID: session.userID)
+        var delivery = share.deliveries[position]
+        let destination = delivery.destination
+        func attempt<T>(_ body: () async throws(MatrixError) -> T) async throws(DeliveryFailure) -> T {
+            do { return try await body() } catch {
+                throw DeliveryFailure.from(error, destination: destination, token: session.accessToken)
+            }
+        }
+        change(share.id, position) { $0.state = .sending }
+        let roomID: String
+        if let known = delivery.roomID {
+            roomID = known
+        } else {
+            roomID = try await attempt { () async throws(MatrixError) in
+                try await DestinationResolver(rooms: rooms).roomID(for: destination)
+            }
+            delivery = change(share.id, position) { $0.roomID = roomID } ?? delivery
+        }
+        // Never plain text into an encrypted room (DESIGN.md): checked before anything is sent.
+        if try await attempt({ () async throws(MatrixError) in try await isEncrypted(roomID, rooms: rooms) }) {
+            unencryptedUntil[roomID] = nil
+            throw .permanent(.encryptedRoom(destination))
+        }
+        let steps = (try? outbox.steps(shareID: share.id, position: position)) ?? []
+        let items = share.intent.items
+        let files = steps.compactMap(\.item).map { items[$0] }
+        if !files.isEmpty, steps.contains(where: { $0.item != nil && $0.contentURI == nil }),
+           let limit = try await attempt({ () async throws(MatrixError) in try await serverUploadLimit(http) }),
+           let tooLarge = files.first(where: { $0.size > limit }) {
+            // Checked for every file before the first event, so the room gets all of the share or none.
+            throw .permanent(.fileTooLargeForServer(tooLarge.name, size: tooLarge.size, limit: limit))
+        }
+        var bytesDone = steps.filter { $0.item != nil && $0.contentURI != nil }.reduce(UInt64(0)) { $0 + items[$1.item!].size }
+        for var step in steps where step.eventID == nil {
+            guard (try? outbox.share(id: share.id))??.state == .sending else { throw .cancelled }
+            let content: MessageContent
+            if let index = step.item {
+                let item = items[index]
+                let path = spool.path(for: share.id, position: index)
+                if step.contentURI == nil {
+                    let base = bytesDone
+                    let throttle = ProgressThrottle { [weak self] sent in
+                        guard let self else { return }
+                        Task { await self.reportProgress(share.id, position, bytes: base + sent) }
+                    }
+                    let uri = try await attempt { () async throws(MatrixError) in
+                        try await Media(http: http).upload(path: path, size: item.size, contentType: item.contentType,
+                                                           filename: item.name, progress: throttle.update)
+                    }
+                    try? outbox.recordUpload(step, contentURI: uri)
+                    step.contentURI = uri
+                    bytesDone += item.size
+                }
+                content = Self.fileContent(item, url: step.contentURI!, path: path)
+            } else {
+                content = MessageContent(msgtype: "m.text", body: step.text ?? "")
+            }
+            let eventID = try await attempt { () async throws(MatrixError) in
+                try await Events(http: http).send(content, to: roomID, transactionID: step.transactionID)
+            }
+            try? outbox.recordEvent(step, eventID: eventID)
+            if let updated = try? outbox.share(id: share.id) { events.shareChanged(updated) }
+        }
+    }
+
+    static func fileContent(_ item: ShareItem, url: String, path: String) -> MessageContent {
+        let type = Composition.messageType(forContentType: item.contentType)
+        var info = MessageContent.Info(mimetype: item.contentType, size: item.size)
+        if type == "m.image", let size = ImageSize.of(Self.head(of: path)) {
+            info.w = size.width
+            info.h = size.height
+        }
+        return MessageContent(msgtype: type, body: item.name, url: url, filename: item.name, info: info)
+    }
+
+    /// The first bytes of a file: enough for any image header Ferry reads (JPEG's frame header can
+    /// sit behind large metadata).
+    static func head(of path: String, bytes count: Int = 256 << 10) -> [UInt8] {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return [] }
+        defer { try? handle.close() }
+        return [UInt8]((try? handle.read(upToCount: count)) ?? Data())
+    }
+
+    private func isEncrypted(_ roomID: String, rooms: Rooms) async throws(MatrixError) -> Bool {
+        if let until = unencryptedUntil[roomID], until > clock() { return false }
+        let encrypted = try await rooms.isEncrypted(roomID)
+        if !encrypted { unencryptedUntil[roomID] = clock() + 60_000_000 }
+        return encrypted
+    }
+
+    private func serverUploadLimit(_ http: MatrixHTTP) async throws(MatrixError) -> UInt64? {
+        if let uploadLimit, uploadLimit.until > clock() { return uploadLimit.bytes }
+        let bytes = try await Media(http: http).uploadLimit()
+        uploadLimit = (bytes, clock() + 600_000_000)
+        return bytes
+    }
+
+    private func reportProgress(_ shareID: String, _ position: Int, bytes: UInt64) {
+        change(shareID, position) { $0.bytesSent = max($0.bytesSent, bytes) }
+    }
+
+    @discardableResult
+    private func change(_ shareID: String, _ position: Int, _ body: (inout Delivery) -> Void) -> Delivery? {
+        let delivery = try? outbox.updateDelivery(shareID: shareID, position: position, body)
+        if let share = try? outbox.share(id: shareID) { events.shareChanged(share) }
+        return delivery ?? nil
+    }
+
+    /// Settles the share's own state from its deliveries once none is left in progress.
+    private func finish(_ shareID: String) {
+        guard let share = try? outbox.share(id: shareID), share.state == .sending else { return }
+        let state = DeliveryOutcome.shareState(of: share.deliveries)
+        guard state != .sending else { return }
+        let failure = share.deliveries.first { $0.state == .failed }?.failure
+        guard let settled = try? outbox.update(id: shareID, state: state, failure: failure, at: clock()) else { return }
+        if state == .sent { spool.remove(shareID: shareID) }
+        logger.info("share \(state.rawValue)", metadata: ["id": "\(shareID)"])
+        events.shareChanged(settled)
+        events.finished(settled)
+    }
+
+    private func setOnline(_ value: Bool) {
+        guard value != online else { return }
+        online = value
+        events.onlineChanged(value)
+    }
+}

@@ -1,0 +1,92 @@
+import FerryCore
+import FerryOutbox
+import FerrySender
+
+/// What a person (or the dialog) does with a share after it was accepted: choose where it goes,
+/// retry it, and see how Ferry is doing.
+extension ShareService {
+    /// `CompleteShare`: the dialog's destinations and message; the share is queued.
+    public func complete(id: String, destinations: [String], message: String) throws(ShareError) -> Share {
+        let current = try share(id: id)
+        guard current.state == .awaitingDestination else { throw .notCompletable(id, state: current.state) }
+        guard !destinations.isEmpty else { throw .invalidArgument("Choose at least one destination.") }
+        for destination in destinations where Destination.kind(of: destination) == nil {
+            throw .invalidDestination(destination)
+        }
+        guard message.utf8.count <= limits.maxTextBytes else {
+            throw .textTooLong(field: "message", bytes: message.utf8.count, limit: limits.maxTextBytes)
+        }
+        let words = message.trimmingWhitespace().isEmpty ? current.intent.message : message
+        var seen: Set<String> = []
+        let unique = destinations.filter { seen.insert($0).inserted }
+        let state = Routing.route(destinations: unique, signedIn: account.isSignedIn)
+        guard let completed = try? outbox.complete(id: id, destinations: unique, message: words, state: state, at: clock()) else {
+            throw .stagingFailed("the outbox", reason: "the change could not be saved")
+        }
+        logger.info("share completed", metadata: ["id": "\(id)", "destinations": "\(unique.count)"])
+        events.shareChanged(completed)
+        announcePendingWork()
+        sender.wake()
+        return completed
+    }
+
+    /// `Retry`: failed deliveries are queued again, waiting ones are tried at once.
+    public func retry(id: String) throws(ShareError) -> Share {
+        let current = try share(id: id)
+        let waiting = current.deliveries.contains { $0.state == .retrying }
+        guard current.state == .failed || (current.state == .sending && waiting) else {
+            throw .notRetryable(id, state: current.state)
+        }
+        for (position, delivery) in current.deliveries.enumerated() where delivery.state == .failed || delivery.state == .retrying {
+            _ = try? outbox.updateDelivery(shareID: id, position: position) {
+                $0.state = .queued
+                $0.failure = nil
+                $0.retryAt = nil
+                $0.attempts = 0
+            }
+        }
+        let state = Routing.route(destinations: current.intent.destinations, signedIn: account.isSignedIn)
+        guard let retried = try? outbox.update(id: id, state: state == .queued ? .sending : state, at: clock()) else {
+            throw .stagingFailed("the outbox", reason: "the change could not be saved")
+        }
+        logger.info("share retried", metadata: ["id": "\(id)"])
+        events.shareChanged(retried)
+        announcePendingWork()
+        sender.wake(now: true)
+        return retried
+    }
+
+    /// The sender finished a share: a notification, and the destination list's recents change.
+    func senderFinished(_ share: Share) {
+        announcePendingWork()
+        let session = account.current
+        Task { [directory, events] in
+            await directory.forget()
+            var names: [String] = []
+            for delivery in share.deliveries {
+                let name: String?
+                if let roomID = delivery.roomID, let session { name = await directory.displayName(of: roomID, session: session) } else { name = nil }
+                names.append(name ?? delivery.destination)
+            }
+            events.finished(share, names)
+        }
+    }
+
+    /// Everything `ferry status` shows.
+    public func status() -> ServiceStatus {
+        let session = account.current
+        return ServiceStatus(signedIn: session != nil, userID: session?.userID, homeserver: session?.homeserver,
+                             online: online, secretStorage: account.secretStorage,
+                             shares: (try? outbox.countsByState()) ?? [:])
+    }
+}
+
+/// Who is signed in, where, whether the homeserver answers, and how many shares are in each state.
+public struct ServiceStatus: Sendable {
+    public var signedIn: Bool
+    public var userID: String?
+    public var homeserver: String?
+    public var online: Bool
+    public var secretStorage: String?
+    public var shares: [ShareState: Int]
+}

@@ -1,0 +1,76 @@
+import FerryAccount
+import FerryCore
+import FerryMatrix
+import FerryOutbox
+import FerrySender
+
+/// The sign-in step: signing in moves every waiting share on by itself; signing out (or the
+/// server ending the sign-in) makes queued shares wait for the next one.
+extension ShareService {
+    public func signIn(_ credentials: Credentials) async throws(ShareError) -> Session {
+        let session = try await account.signIn(credentials)
+        await directory.forget()
+        resumeWaitingShares()
+        events.accountChanged()
+        return session
+    }
+
+    public func signOut() async {
+        await account.signOut(remote: true)
+        await directory.forget()
+        parkQueuedShares()
+        events.accountChanged()
+    }
+
+    /// The homeserver no longer takes the token: the sender parked its shares already.
+    func senderSignedOut() {
+        Task { await directory.forget() }
+        for share in shares() where share.state == .awaitingSignIn { events.shareChanged(share) }
+        events.accountChanged()
+        events.signInRequired(signInReason())
+        announcePendingWork()
+    }
+
+    public func loginFlows(homeserver: String) async throws(ShareError) -> LoginFlows {
+        do {
+            let url = try await FerryMatrix.SignIn.discover(homeserver)
+            return try await FerryMatrix.SignIn.flows(MatrixHTTP(baseURL: url))
+        } catch {
+            throw .homeserverUnreachable(homeserver, reason: error.kind == .transport ? error.message
+                                             : "it does not answer as a Matrix homeserver")
+        }
+    }
+
+    public func destinations(query: String, limit: Int) async throws(ShareError) -> [DestinationEntry] {
+        guard let session = account.current else { throw .notSignedIn }
+        do {
+            return try await directory.list(query: query, limit: limit, session: session)
+        } catch {
+            if error.isUnknownToken {
+                account.invalidate(token: session.accessToken)
+                parkQueuedShares()
+                senderSignedOut()
+                throw .notSignedIn
+            }
+            throw .homeserverUnreachable(session.homeserver, reason: error.message)
+        }
+    }
+
+    /// Every share that waited for sign-in goes where routing sends it now.
+    private func resumeWaitingShares() {
+        for share in shares() where share.state == .awaitingSignIn {
+            let state = Routing.route(destinations: share.intent.destinations, signedIn: true)
+            // A share the sender had begun keeps its deliveries: back to sending, not queued.
+            let next = state == .queued && !share.deliveries.isEmpty ? .sending : state
+            if let moved = try? outbox.update(id: share.id, state: next, at: clock()) { events.shareChanged(moved) }
+        }
+        announcePendingWork()
+        sender.wake(now: true)
+    }
+
+    private func parkQueuedShares() {
+        let moved = (try? outbox.move(from: [.queued, .sending], to: .awaitingSignIn, at: clock())) ?? []
+        for id in moved { if let share = try? outbox.share(id: id) { events.shareChanged(share) } }
+        announcePendingWork()
+    }
+}
