@@ -9,6 +9,7 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "ferry", targets: ["ferry"]),
+        .executable(name: "ferry-ui", targets: ["ferry-ui"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -72,9 +73,19 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "ferry", dependencies: ["FerryCLI"]),
+        // GTK 4 and libadwaita headers, for ferry-ui only; fenced behind GtkAdapter.
+        .systemLibrary(name: "CGtk", pkgConfig: "libadwaita-1",
+                       providers: [.apt(["libgtk-4-dev", "libadwaita-1-dev"])]),
+        // The only UI module that touches GTK pointers: Swift-shaped widgets and signals.
+        .target(name: "GtkAdapter", dependencies: ["CGtk"]),
+        // The share dialog, the sign-in page and the main window: a D-Bus client of the service
+        // that knows no HTTP and no SQLite. One page a file.
+        .target(name: "FerryUI", dependencies: ["FerryCore", "GLibAdapter", "GtkAdapter"]),
+        .executableTarget(name: "ferry-ui", dependencies: ["FerryUI"], linkerSettings: [.linkedLibrary("m")]),
         .testTarget(name: "FerryCoreTests", dependencies: ["FerryCore"]),
         .testTarget(name: "FerryOutboxTests", dependencies: ["FerryOutbox", "FerryCore"]),
         .testTarget(name: "FerryStagingTests", dependencies: ["FerryStaging", "FerryCore"]),
+        .testTarget(name: "FerryUITests", dependencies: ["FerryUI"]),
     ],
     swiftLanguageModes: [.v5]
 )

@@ -140,3 +140,7 @@ def pytest_runtest_makereport(item, call):
                 report.sections.append((f"log of session '{name}' ({value.log_path})", value.log_tail()))
             elif isinstance(value, Homeserver):
                 report.sections.append((f"log of homeserver '{name}' ({value.root})", value.log_tail(40)))
+
+
+# ferry-ui's tests share one display and accessibility bus (AT-SPI connects once per process).
+from uidesktop import desktop, ui  # noqa: E402,F401

@@ -1,0 +1,120 @@
+import FerryCore
+#if canImport(Glibc)
+import Glibc
+#endif
+import GLibAdapter
+import GtkAdapter
+
+/// The ferry-ui process: one instance per session (a unique bus name, so later launches hand over
+/// their command line) with one window per share, a sign-in window and a main window.
+public final class FerryUIApplication {
+    public static let id = "io.github.ferryshare.Ferry.UI"
+
+    let application: WindowApplication
+    private(set) var service: ServiceClient?
+    private var shareDialogs: [String: ShareDialog] = [:]
+    private var signInWindow: ShareDialog?
+    private var mainWindow: MainWindow?
+
+    public init() {
+        application = WindowApplication(id: Self.id)
+        application.onStartup { Style.load() }
+        application.onLaunch { [unowned self] launch in self.handle(launch) }
+    }
+
+    public func run(arguments: [String]) -> Int32 {
+        application.run(arguments: arguments)
+    }
+
+    private func handle(_ launch: WindowApplication.Launch) -> Int32 {
+        let request: LaunchRequest
+        switch LaunchRequest.parse(launch.arguments, environment: launch.environment) {
+        case .success(let parsed): request = parsed
+        case .failure(.help):
+            print(LaunchRequest.usage)
+            return 0
+        case .failure(.usage(let problem)):
+            Log.error("ferry-ui: \(problem)\n\(LaunchRequest.usage)")
+            return 64 // EX_USAGE
+        }
+        guard let service = connectService() else { return 69 } // EX_UNAVAILABLE
+        Log.debug("launch: \(request.window)")
+        switch request.window {
+        case .share(let id):
+            dialog(for: id, service: service, startWithSignIn: false).present(activationToken: request.activationToken)
+        case .signIn(let shareID?):
+            dialog(for: shareID, service: service, startWithSignIn: true).present(activationToken: request.activationToken)
+        case .signIn(nil):
+            if signInWindow == nil {
+                let window = ShareDialog(application: self, service: service, shareID: nil, startWithSignIn: true)
+                window.onClosed = { [weak self] in self?.signInWindow = nil }
+                signInWindow = window
+            }
+            signInWindow!.present(activationToken: request.activationToken)
+        case .main:
+            if mainWindow == nil {
+                let window = MainWindow(application: self, service: service)
+                window.onClosed = { [weak self] in self?.mainWindow = nil }
+                mainWindow = window
+            }
+            mainWindow!.present(activationToken: request.activationToken)
+        }
+        return 0
+    }
+
+    /// The dialog of a share: a second launch for the same share brings the same window forward;
+    /// each other share gets its own.
+    func dialog(for shareID: String, service: ServiceClient, startWithSignIn: Bool) -> ShareDialog {
+        if let existing = shareDialogs[shareID] { return existing }
+        let dialog = ShareDialog(application: self, service: service, shareID: shareID, startWithSignIn: startWithSignIn)
+        dialog.onClosed = { [weak self] in self?.shareDialogs[shareID] = nil }
+        shareDialogs[shareID] = dialog
+        return dialog
+    }
+
+    /// Opens a share's dialog from inside the app (the main window's "Choose…").
+    func openDialog(for shareID: String) {
+        guard let service else { return }
+        dialog(for: shareID, service: service, startWithSignIn: false).present(activationToken: nil)
+    }
+
+    /// Opens the sign-in window from inside the app (the main window's "Sign In").
+    func openSignIn() {
+        guard let service else { return }
+        if signInWindow == nil {
+            let window = ShareDialog(application: self, service: service, shareID: nil, startWithSignIn: true)
+            window.onClosed = { [weak self] in self?.signInWindow = nil }
+            signInWindow = window
+        }
+        signInWindow!.present(activationToken: nil)
+    }
+
+    private func connectService() -> ServiceClient? {
+        if let service { return service }
+        do {
+            let client = try ServiceClient()
+            service = client
+            client.refreshAccount()
+            return client
+        } catch {
+            Log.error("ferry-ui: cannot reach the session bus: \(error)")
+            return nil
+        }
+    }
+}
+
+/// Messages on standard error; FERRY_LOG=debug adds the chatty ones (the service uses the same
+/// variable).
+enum Log {
+    static let isDebug = getenv("FERRY_LOG").map { String(cString: $0) == "debug" } ?? false
+
+    static func debug(_ message: @autoclosure () -> String) {
+        if isDebug { write("ferry-ui: " + message()) }
+    }
+
+    static func error(_ message: String) { write(message) }
+
+    private static func write(_ line: String) {
+        fputs(line + "\n", stderr)
+    }
+}

@@ -1,0 +1,141 @@
+import FerryCore
+import GLibAdapter
+import GtkAdapter
+
+/// The window of Ferry started from the app grid (Activate): the account, signed in or not, and
+/// recent shares with their states, Retry and Cancel.
+final class MainWindow {
+    private unowned let app: FerryUIApplication
+    private let service: ServiceClient
+    private let window: Window
+    private let accountRow = Row(title: "Not signed in")
+    private let accountButton = Button("Sign In")
+    private let sharesList = ListBox()
+    private let emptyNotice = Label("Nothing shared yet. Share files from your file manager with “Open With → Ferry”.",
+                                    style: "dim-label", alignment: 0.5)
+    private let banner = Banner("You are offline. Shares will be sent when the connection returns.")
+    private var tokens: [Int] = []
+    private var reloadScheduled = false
+
+    var onClosed: () -> Void = {}
+
+    init(application: FerryUIApplication, service: ServiceClient) {
+        app = application
+        self.service = service
+        window = Window(application: application.application, title: "Ferry", width: 560, height: 620)
+
+        accountButton.verticalAlignment = .center
+        accountRow.addPrefix(Icon(name: "avatar-default-symbolic", pixelSize: 32))
+        accountRow.addSuffix(accountButton)
+        let accountList = ListBox()
+        accountList.accessibleName = "Account"
+        accountList.append(accountRow)
+        sharesList.accessibleName = "Recent shares"
+        emptyNotice.setMargins(18)
+        emptyNotice.isVisible = false
+
+        let column = Box(.vertical, spacing: 12, [
+            Label("Account", style: "heading"), accountList,
+            Label("Recent Shares", style: "heading"), sharesList, emptyNotice,
+        ])
+        column.setMargins(top: 18, bottom: 18, start: 12, end: 12)
+        let scroller = ScrolledWindow(Clamp(column, maximumWidth: 600))
+        window.insertBelowHeader(banner)
+        window.setContent(scroller)
+
+        accountButton.onClick { [weak self] in self?.accountButtonClicked() }
+        window.onCloseRequest { [weak self] in
+            guard let self else { return false }
+            self.tokens.forEach(self.service.stopObserving)
+            self.onClosed()
+            return false
+        }
+        tokens.append(service.observeAccount { [weak self] account in self?.showAccount(account) })
+        tokens.append(service.observeShares { [weak self] _ in self?.scheduleReload() })
+        showAccount(service.account)
+        service.refreshAccount()
+        reload()
+    }
+
+    func present(activationToken: String?) { window.present(activationToken: activationToken) }
+
+    private func showAccount(_ account: AccountState) {
+        banner.isVisible = account.signedIn && !account.online
+        if account.signedIn {
+            accountRow.title = SafeDisplay.escaped(account.accountID)
+            accountRow.subtitle = SafeDisplay.escaped(account.homeserver)
+            accountButton.title = "Sign Out"
+        } else {
+            accountRow.title = "Not signed in"
+            accountRow.subtitle = "Sign in to share into your Matrix rooms"
+            accountButton.title = "Sign In"
+        }
+        accountRow.accessibleName = "Account: " + accountRow.title
+    }
+
+    private func accountButtonClicked() {
+        guard service.account.signedIn else { return app.openSignIn() }
+        accountButton.isBusy = true
+        service.signOut { [weak self] result in
+            self?.accountButton.isBusy = false
+            if case .failure(let error) = result { self?.accountRow.subtitle = error.sentence }
+            self?.service.refreshAccount()
+        }
+    }
+
+    /// ShareChanged can come in bursts while a share uploads: one reload per 200 ms at most.
+    private func scheduleReload() {
+        guard !reloadScheduled else { return }
+        reloadScheduled = true
+        MainContext.after(milliseconds: 200) { [weak self] in
+            self?.reloadScheduled = false
+            self?.reload()
+        }
+    }
+
+    private func reload() {
+        service.shares { [weak self] result in
+            guard let self else { return }
+            self.sharesList.removeAll()
+            switch result {
+            case .success(let shares):
+                for share in shares.prefix(30) { self.sharesList.append(self.row(for: share)) }
+                self.sharesList.isVisible = !shares.isEmpty
+                self.emptyNotice.isVisible = shares.isEmpty
+            case .failure(let error):
+                self.sharesList.append(Row(title: "Cannot list shares", subtitle: error.sentence))
+            }
+        }
+    }
+
+    private func row(for share: ShareSnapshot) -> Row {
+        let row = Row(title: share.title, subtitle: share.stateDescription)
+        let icon = share.files.count == 1 ? Icon(contentType: share.files[0].contentType, pixelSize: 32)
+            : Icon(name: share.files.isEmpty ? (share.link != nil ? "web-browser-symbolic" : "text-x-generic-symbolic")
+                                             : "folder-documents-symbolic", pixelSize: 32)
+        row.addPrefix(icon)
+        let id = share.id
+        if share.state == .awaitingDestination || share.state == .awaitingSignIn {
+            let signIn = share.state == .awaitingSignIn
+            let open = Button(signIn ? "Sign In…" : "Choose…")
+            open.accessibleName = (signIn ? "Sign in to send " : "Choose where to send ") + share.title
+            open.verticalAlignment = .center
+            open.onClick { [weak self] in self?.app.openDialog(for: id) }
+            row.addSuffix(open)
+        }
+        if share.state == .failed {
+            let retry = Button(iconName: "view-refresh-symbolic", title: "Retry " + share.title, style: "flat")
+            retry.verticalAlignment = .center
+            retry.onClick { [weak self] in self?.service.retry(id) { _ in } }
+            row.addSuffix(retry)
+        }
+        if share.state.isCancellable && share.state != .failed {
+            let cancel = Button(iconName: "process-stop-symbolic", title: "Cancel " + share.title, style: "flat")
+            cancel.verticalAlignment = .center
+            cancel.onClick { [weak self] in self?.service.cancel(id) { _ in } }
+            row.addSuffix(cancel)
+        }
+        row.accessibleName = share.title + ", " + share.stateDescription
+        return row
+    }
+}

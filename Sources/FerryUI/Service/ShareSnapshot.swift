@@ -1,0 +1,95 @@
+import FerryCore
+import GLibAdapter
+
+/// A share as the service describes it (GetShare, ListShares, ShareChanged): what a window shows.
+/// Decoded from the a{sv} documented in the Share1 interface XML; keys it does not know are ignored.
+public struct ShareSnapshot: Equatable {
+    public var id: String
+    public var state: ShareState
+    public var items: [ShareItem]
+    public var subject: String?
+    public var message: String?
+    public var destinations: [String]
+    public var errorName: String?
+    public var errorMessage: String?
+    public var deliveries: [Delivery]
+    /// Microseconds since the Unix epoch.
+    public var updated: Int64
+
+    /// One destination's progress, once the share is queued.
+    public struct Delivery: Equatable {
+        public var destination: String
+        public var state: String
+        public var bytesSent: UInt64
+        public var bytesTotal: UInt64
+        public var errorName: String?
+        public var errorMessage: String?
+    }
+
+    public init?(_ dict: [String: Variant]) {
+        guard let id = dict["id"]?.stringValue,
+              let state = dict["state"]?.stringValue.flatMap(ShareState.init(rawValue:)) else { return nil }
+        self.id = id
+        self.state = state
+        items = (dict["items"]?.dictionariesValue ?? []).map { item in
+            ShareItem(kind: item["kind"]?.stringValue.flatMap(ShareItem.Kind.init(rawValue:)) ?? .file,
+                      name: item["name"]?.stringValue ?? "",
+                      contentType: item["content-type"]?.stringValue ?? "application/octet-stream",
+                      size: item["size"]?.uint64Value ?? 0,
+                      uri: item["uri"]?.stringValue, text: item["text"]?.stringValue)
+        }
+        subject = dict["subject"]?.stringValue
+        message = dict["message"]?.stringValue
+        destinations = dict["destinations"]?.stringsValue ?? []
+        errorName = dict["error-name"]?.stringValue
+        errorMessage = dict["error-message"]?.stringValue
+        updated = dict["updated"]?.int64Value ?? 0
+        deliveries = (dict["deliveries"]?.dictionariesValue ?? []).map { delivery in
+            Delivery(destination: delivery["destination"]?.stringValue ?? "",
+                     state: delivery["state"]?.stringValue ?? "queued",
+                     bytesSent: delivery["bytes-sent"]?.uint64Value ?? 0,
+                     bytesTotal: delivery["bytes-total"]?.uint64Value ?? 0,
+                     errorName: delivery["error-name"]?.stringValue,
+                     errorMessage: delivery["error-message"]?.stringValue)
+        }
+    }
+
+    public var files: [ShareItem] { items.filter { $0.kind == .file } }
+    public var text: String? { items.first { $0.kind == .text }?.text }
+    public var link: String? { items.first { $0.kind == .link }?.text }
+
+    /// A line that names the share for a person: "photo.png", "3 files", the link, the text's start.
+    public var title: String {
+        let files = self.files
+        if files.count == 1 { return SafeDisplay.escaped(files[0].name) }
+        if files.count > 1 { return "\(files.count) files" }
+        if let link { return SafeDisplay.escaped(link) }
+        if let text {
+            let line = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? text
+            return SafeDisplay.escaped(line.count > 60 ? String(line.prefix(59)) + "…" : line)
+        }
+        return subject.map(SafeDisplay.escaped) ?? "Share"
+    }
+
+    /// Why it failed, for a person: the first failed delivery's reason, or the share's.
+    public var failureMessage: String? {
+        deliveries.first { $0.state == "failed" && $0.errorMessage != nil }?.errorMessage ?? errorMessage
+    }
+
+    /// The share's state in words.
+    public var stateDescription: String {
+        switch state {
+        case .awaitingSignIn: return "Waiting for sign-in"
+        case .awaitingDestination: return "Waiting for a destination"
+        case .queued: return "Queued"
+        case .sending:
+            let total = deliveries.reduce(UInt64(0)) { $0 + $1.bytesTotal }
+            let sent = deliveries.reduce(UInt64(0)) { $0 + $1.bytesSent }
+            if deliveries.contains(where: { $0.state == "retrying" }) { return "Waiting to retry" }
+            return total > 0 ? "Sending (\(ByteCount.format(sent)) of \(ByteCount.format(total)))" : "Sending"
+        case .sent: return "Sent"
+        case .failed: return "Failed" + (failureMessage.map { ": " + $0 } ?? "")
+        case .cancelled: return "Cancelled"
+        }
+    }
+}

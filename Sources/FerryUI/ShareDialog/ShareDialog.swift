@@ -1,0 +1,298 @@
+import FerryCore
+import GLibAdapter
+import GtkAdapter
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One share's window: sign in if needed → "Share to" → message and Share. Closing it (the X,
+/// Escape) cancels the share while it is still the person's to decide; after Share it closes by
+/// itself once every destination has the share. Without a share id it is the sign-in window.
+final class ShareDialog {
+    private unowned let app: FerryUIApplication
+    private let service: ServiceClient
+    private let shareID: String?
+    private let window: Window
+    private let stack = Stack()
+    private let banner = Banner("You are offline. The share will be sent when the connection returns.")
+    private let status = StatusPage()
+    private let backButton = Button(iconName: "go-previous-symbolic", title: "Back")
+    private let nextButton = Button("Next", style: "suggested-action")
+    private let shareButton = Button("Share", style: "suggested-action")
+    private var signInPage: SignInPage?
+    private var sharePage: SharePage?
+    private let messagePage = MessagePage()
+    private var tokens: [Int] = []
+
+    private var share: ShareSnapshot?
+    /// The share was waiting for a person when this dialog took it, so closing cancels it.
+    private var ownsShare = false
+    /// Share was pressed (or sign-in done, for the sign-in window): closing no longer cancels.
+    private var handedOver = false
+    private var startWithSignIn: Bool
+
+    var onClosed: () -> Void = {}
+
+    init(application: FerryUIApplication, service: ServiceClient, shareID: String?, startWithSignIn: Bool) {
+        app = application
+        self.service = service
+        self.shareID = shareID
+        self.startWithSignIn = startWithSignIn
+        window = Window(application: application.application, title: shareID == nil ? "Sign In" : "Share",
+                        width: 480, height: 640)
+        window.headerBar.packStart(backButton)
+        window.headerBar.packEnd(nextButton)
+        window.headerBar.packEnd(shareButton)
+        window.insertBelowHeader(banner)
+        banner.isVisible = !service.account.online
+        stack.add(status.root, name: "status")
+        stack.add(messagePage.root, name: "message")
+        window.setContent(stack)
+        showButtons(for: "status")
+
+        backButton.onClick { [weak self] in self?.showSharePage() }
+        nextButton.onClick { [weak self] in self?.showMessagePage() }
+        shareButton.onClick { [weak self] in self?.send() }
+        messagePage.retryButton.onClick { [weak self] in self?.retry() }
+        window.onCloseRequest { [weak self] in self?.closeRequested() ?? false }
+        window.onFirstFrame { [weak self] in
+            Log.debug("first frame: \(self?.shareID ?? "sign-in") at \(monotonicSeconds())")
+        }
+
+        tokens.append(service.observeShares { [weak self] changed in
+            guard let self, changed.id == self.shareID else { return }
+            self.update(changed)
+        })
+        tokens.append(service.observeAccount { [weak self] account in self?.accountChanged(account) })
+
+        if let shareID {
+            status.show(iconName: nil, title: "Loading…", busy: true)
+            stack.show("status", animated: false)
+            service.share(shareID) { [weak self] result in self?.loaded(result) }
+        } else {
+            showSignInPage()
+        }
+    }
+
+    func present(activationToken: String?) { window.present(activationToken: activationToken) }
+
+    // MARK: Pages
+
+    private func loaded(_ result: Result<ShareSnapshot, BusError>) {
+        switch result {
+        case .failure(let error):
+            status.show(iconName: "dialog-error-symbolic", title: "Cannot Open This Share", body: error.sentence)
+            stack.show("status", animated: false)
+        case .success(let share):
+            self.share = share
+            ownsShare = share.state.awaitsPerson
+            window.headerBar.setTitle("Share", subtitle: share.title)
+            switch share.state {
+            case .awaitingSignIn: showSignInPage()
+            case .awaitingDestination:
+                if startWithSignIn && !service.account.signedIn { showSignInPage() } else { showSharePage() }
+            case .queued, .sending, .failed:
+                messagePage.fill(share: share, destinations: share.destinations.map(SafeDisplay.escaped))
+                messagePage.isEditable = false
+                showPage("message")
+                update(share)
+            case .sent, .cancelled:
+                status.show(iconName: share.state == .sent ? "emblem-ok-symbolic" : "edit-delete-symbolic",
+                            title: share.state == .sent ? "Already Sent" : "Cancelled", body: share.title)
+                showPage("status")
+            }
+        }
+    }
+
+    private func showSignInPage() {
+        if signInPage == nil {
+            let reason = shareID == nil ? nil : "Sign in to send what you are sharing."
+            let page = SignInPage(service: service, reason: reason)
+            page.onSignedIn = { [weak self] _ in self?.signedIn() }
+            stack.add(page.root, name: "sign-in")
+            signInPage = page
+        }
+        window.title = "Sign In"
+        showPage("sign-in")
+        window.setDefault(signInPage!.signInButton)
+        signInPage!.focus()
+    }
+
+    private func showSharePage() {
+        if sharePage == nil {
+            let page = SharePage(service: service)
+            page.onChoiceChanged = { [weak self] in self?.choiceChanged() }
+            page.onNeedsSignIn = { [weak self] in self?.showSignInPage() }
+            page.search.captureKeys(from: window)
+            stack.add(page.root, name: "destinations")
+            sharePage = page
+            page.reload()
+        }
+        window.title = "Share"
+        showPage("destinations")
+        choiceChanged()
+        sharePage!.search.grabFocus()
+    }
+
+    private func showMessagePage() {
+        guard let share, let sharePage, !sharePage.chosen.isEmpty else { return }
+        messagePage.fill(share: share, destinations: sharePage.chosen.map { SafeDisplay.escaped($0.displayName) })
+        messagePage.isEditable = true
+        messagePage.showFailure(nil, canRetry: false)
+        messagePage.showProgress(nil)
+        showPage("message")
+        messagePage.messageField.grabFocus()
+    }
+
+    private func showPage(_ name: String) {
+        let subtitle = share?.title ?? ""
+        switch name {
+        case "sign-in": window.headerBar.setTitle("Sign In", subtitle: subtitle)
+        case "destinations": window.headerBar.setTitle("Share To", subtitle: subtitle)
+        default: window.headerBar.setTitle("Share", subtitle: subtitle)
+        }
+        stack.show(name)
+        showButtons(for: name)
+    }
+
+    private func showButtons(for page: String) {
+        backButton.isVisible = page == "message" && ownsShare && !handedOver
+        nextButton.isVisible = page == "destinations"
+        shareButton.isVisible = page == "message" && ownsShare && !handedOver
+        if page == "destinations" { window.setDefault(nextButton) }
+        if page == "message" { window.setDefault(shareButton) }
+    }
+
+    private func choiceChanged() {
+        let count = sharePage?.chosen.count ?? 0
+        nextButton.isSensitive = count > 0
+        nextButton.title = "Next"
+        nextButton.setAccessibleDescription(count == 0 ? "Choose at least one destination" : "\(count) chosen")
+    }
+
+    // MARK: Sending
+
+    private func send() {
+        guard let shareID, let sharePage else { return }
+        let destinations = sharePage.chosen.map(\.id)
+        shareButton.isBusy = true
+        backButton.isSensitive = false
+        messagePage.isEditable = false
+        messagePage.showFailure(nil, canRetry: false)
+        service.completeShare(shareID, destinations: destinations, message: messagePage.editedMessage) { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case .failure(let error):
+                self.shareButton.isBusy = false
+                self.backButton.isSensitive = true
+                self.messagePage.isEditable = true
+                self.messagePage.showFailure(error.sentence, canRetry: false)
+            case .success:
+                self.handedOver = true
+                // Offline, the outbox keeps the share and sends it later: nothing to wait for here.
+                if !self.service.account.online { self.dismiss(); return }
+                self.messagePage.showProgress("Sending…")
+                self.service.share(shareID) { [weak self] result in
+                    if case .success(let share) = result { self?.update(share) }
+                }
+            }
+        }
+    }
+
+    private func retry() {
+        guard let shareID else { return }
+        messagePage.retryButton.isBusy = true
+        service.retry(shareID) { [weak self] result in
+            guard let self else { return }
+            self.messagePage.retryButton.isBusy = false
+            if case .failure(let error) = result { self.messagePage.showFailure(error.sentence, canRetry: true) }
+            else { self.messagePage.showFailure(nil, canRetry: false); self.messagePage.showProgress("Sending…") }
+        }
+    }
+
+    /// A newer snapshot of this dialog's share, from ShareChanged or GetShare.
+    private func update(_ changed: ShareSnapshot) {
+        let previous = share
+        share = changed
+        switch changed.state {
+        case .awaitingSignIn:
+            if stack.visiblePage != "sign-in" && !handedOver { showSignInPage() }
+        case .awaitingDestination:
+            // Signed in (here or elsewhere): the same share continues to "Share to".
+            if previous?.state == .awaitingSignIn || stack.visiblePage == "sign-in" { showSharePage() }
+        case .queued, .sending:
+            messagePage.showFailure(nil, canRetry: false)
+            messagePage.showProgress(changed.stateDescription + "…")
+            shareButton.isBusy = handedOver
+        case .sent:
+            dismiss()
+        case .failed:
+            shareButton.isBusy = false
+            shareButton.isVisible = false
+            backButton.isVisible = false
+            messagePage.showProgress(nil)
+            messagePage.showFailure(changed.failureMessage ?? "The share could not be sent.", canRetry: true)
+            messagePage.retryButton.grabFocus()
+        case .cancelled:
+            // Cancelled elsewhere (the command line, the main window): nothing left to decide here.
+            dismiss()
+        }
+    }
+
+    private func accountChanged(_ account: AccountState) {
+        banner.isVisible = !account.online
+        if account.signedIn, stack.visiblePage == "sign-in" {
+            if shareID == nil { dismiss() }
+            else if let shareID { service.share(shareID) { [weak self] in if case .success(let s) = $0 { self?.update(s) } } }
+        }
+    }
+
+    private func signedIn() {
+        guard let shareID else {
+            dismiss()
+            return
+        }
+        // The service moves the share on by itself; its ShareChanged (or this read) brings page 1.
+        service.share(shareID) { [weak self] result in
+            guard let self, case .success(let share) = result else { return }
+            self.update(share)
+            if share.state == .awaitingDestination { self.showSharePage() }
+        }
+    }
+
+    // MARK: Closing
+
+    /// Close (the X, Escape) cancels a share that is still the person's: nothing is sent and the
+    /// service removes its staged files.
+    private func closeRequested() -> Bool {
+        if let shareID, ownsShare, !handedOver, share?.state.isCancellable ?? false {
+            app.application.hold()
+            service.cancel(shareID) { [app] result in
+                if case .failure(let error) = result { Log.error("ferry-ui: cancelling \(shareID): \(error)") }
+                app.application.release()
+            }
+        }
+        finish()
+        return false
+    }
+
+    /// Closes without cancelling: the share is the service's now (or there is nothing to decide).
+    private func dismiss() {
+        handedOver = true
+        finish()
+        window.destroy()
+    }
+
+    private func finish() {
+        tokens.forEach(service.stopObserving)
+        tokens.removeAll()
+        onClosed()
+    }
+}
+
+/// CLOCK_MONOTONIC in seconds, the clock Python's time.monotonic() reads, for the benchmark.
+func monotonicSeconds() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}

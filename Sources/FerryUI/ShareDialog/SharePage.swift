@@ -1,0 +1,136 @@
+import FerryCore
+import GLibAdapter
+import GtkAdapter
+
+/// Page 1, "Share to": a search field with focus, recent destinations and then the rest, several
+/// can be ticked; encrypted rooms are listed but cannot be picked, and say why.
+final class SharePage {
+    let root: Box
+    let search: TextField
+    private let service: ServiceClient
+    private let recentHeading = Label("Recent", style: "heading")
+    private let recentList = ListBox()
+    private let allHeading = Label("All rooms and people", style: "heading")
+    private let allList = ListBox()
+    private let notice = Label("", style: "dim-label", alignment: 0.5)
+    private let spinner = Spinner()
+    private var generation = 0
+    private var shown: [DestinationOption] = []
+
+    /// The ticked destinations, in the order they were ticked; kept while the search changes.
+    private(set) var chosen: [DestinationOption] = []
+    /// Called when the choice changes (to enable "Next").
+    var onChoiceChanged: () -> Void = {}
+    /// Called when listing needs a sign-in first (NotSignedIn).
+    var onNeedsSignIn: () -> Void = {}
+
+    init(service: ServiceClient) {
+        self.service = service
+        search = TextField(.search, placeholder: "Search rooms and people")
+        search.accessibleName = "Search rooms and people"
+        search.expandsHorizontally = true
+        recentList.accessibleName = "Recent destinations"
+        allList.accessibleName = "All destinations"
+        spinner.horizontalAlignment = .center
+        notice.isVisible = false
+
+        let column = Box(.vertical, spacing: 12, [search, spinner, notice, recentHeading, recentList, allHeading, allList])
+        column.setMargins(top: 12, bottom: 18, start: 12, end: 12)
+        root = Box(.vertical)
+        let scroller = ScrolledWindow(Clamp(column, maximumWidth: 600))
+        scroller.expandsVertically = true
+        root.append(scroller)
+
+        search.onChange { [weak self] in self?.reload() }
+        // Enter in the search field ticks the first destination that can be picked.
+        search.onActivate { [weak self] in
+            guard let self, let first = self.shown.first(where: { !$0.isEncrypted }) else { return }
+            if !self.chosen.contains(where: { $0.id == first.id }) { self.toggle(first) }
+        }
+    }
+
+    /// Lists destinations for the current search text; a newer search wins over a slower older one.
+    func reload() {
+        generation += 1
+        let current = generation
+        let query = search.text.trimmingWhitespace()
+        spinner.isVisible = shown.isEmpty
+        spinner.isSpinning = shown.isEmpty
+        service.destinations(matching: query, limit: query.isEmpty ? 200 : 50) { [weak self] result in
+            guard let self, current == self.generation else { return }
+            self.spinner.isSpinning = false
+            self.spinner.isVisible = false
+            switch result {
+            case .success(let options): self.show(options, query: query)
+            case .failure(let error):
+                if error.ferryName == "NotSignedIn" { self.onNeedsSignIn(); return }
+                self.show([], query: query)
+                self.showNotice("Cannot list your rooms: " + error.sentence)
+            }
+        }
+    }
+
+    private func show(_ options: [DestinationOption], query: String) {
+        shown = options
+        recentList.removeAll()
+        allList.removeAll()
+        let recent = options.filter(\.isRecent)
+        let rest = options.filter { !$0.isRecent }
+        recent.forEach { recentList.append(row(for: $0)) }
+        rest.forEach { allList.append(row(for: $0)) }
+        recentHeading.isVisible = !recent.isEmpty
+        recentList.isVisible = !recent.isEmpty
+        allHeading.text = recent.isEmpty && !query.isEmpty ? "Results" : (recent.isEmpty ? "Rooms and people" : "All rooms and people")
+        allHeading.isVisible = !rest.isEmpty
+        allList.isVisible = !rest.isEmpty
+        if options.isEmpty {
+            showNotice(query.isEmpty ? "You are in no rooms yet." : "No rooms or people match “\(SafeDisplay.escaped(query))”.")
+        } else {
+            notice.isVisible = false
+        }
+    }
+
+    private func showNotice(_ text: String) {
+        notice.text = text
+        notice.accessibleName = text
+        notice.isVisible = true
+    }
+
+    private func row(for option: DestinationOption) -> Row {
+        let name = SafeDisplay.escaped(option.displayName)
+        let row = Row(title: name, subtitle: SafeDisplay.escaped(option.detail))
+        row.addPrefix(Avatar(name: option.displayName, size: 32))
+        if option.isEncrypted {
+            row.addSuffix(Icon(name: "channel-secure-symbolic"))
+            row.isSensitive = false
+            row.accessibleName = name
+            row.setAccessibleDescription(option.detail)
+            row.tooltip = option.detail
+            return row
+        }
+        let check = CheckButton()
+        check.accessibleName = "Choose " + name
+        check.isChecked = chosen.contains { $0.id == option.id }
+        check.verticalAlignment = .center
+        check.onToggle { [weak self, weak check] in
+            guard let self, let check else { return }
+            let isChosen = self.chosen.contains { $0.id == option.id }
+            if check.isChecked != isChosen { self.toggle(option, from: check) }
+        }
+        row.addSuffix(check)
+        row.activates(check)
+        row.accessibleName = name
+        row.setAccessibleDescription(option.detail)
+        return row
+    }
+
+    private func toggle(_ option: DestinationOption, from check: CheckButton? = nil) {
+        if let index = chosen.firstIndex(where: { $0.id == option.id }) {
+            chosen.remove(at: index)
+        } else {
+            chosen.append(option)
+        }
+        if check == nil { show(shown, query: search.text) } // reflect a tick made by Enter
+        onChoiceChanged()
+    }
+}

@@ -1,0 +1,149 @@
+import FerryCore
+import GLibAdapter
+import GtkAdapter
+
+/// The sign-in step: homeserver, user and password, "Sign in with browser" when the server offers
+/// single sign-on, errors shown in place. Used inside a share's dialog and as its own window.
+final class SignInPage {
+    let root: Box
+    let homeserver = TextField(.plain, placeholder: "example.org")
+    let user = TextField(.plain, placeholder: "@you:example.org")
+    let password = TextField(.password, placeholder: "Password")
+    let signInButton = Button("Sign In", style: "suggested-action")
+    let browserButton = Button("Sign in with browser")
+    private let error = Label("", style: "error")
+    private let service: ServiceClient
+    private var flowsGeneration = 0
+    private var flowsPending = false
+
+    /// Called with the new account's user id.
+    var onSignedIn: (String) -> Void = { _ in }
+
+    init(service: ServiceClient, reason: String?) {
+        self.service = service
+        let icon = Icon(name: "avatar-default-symbolic", pixelSize: 64)
+        icon.addStyle("dim-label")
+        let title = Label("Sign In to Matrix", style: "title-1", alignment: 0.5)
+        let explanation = Label(reason ?? "Ferry sends what you share from your own Matrix account.",
+                                style: "dim-label", alignment: 0.5)
+        homeserver.accessibleName = "Homeserver"
+        user.accessibleName = "User"
+        password.accessibleName = "Password"
+        let fields = Box(.vertical, spacing: 12, [
+            Self.labelled("Homeserver", homeserver), Self.labelled("User", user), Self.labelled("Password", password),
+        ])
+        error.isVisible = false
+        error.accessibleName = "Error"
+        signInButton.addStyle("pill")
+        browserButton.addStyle("pill")
+        browserButton.isVisible = false
+        let buttons = Box(.vertical, spacing: 12, [signInButton, browserButton])
+        buttons.horizontalAlignment = .center
+        buttons.setMargins(top: 12)
+
+        let column = Box(.vertical, spacing: 12, [icon, title, explanation, fields, error, buttons])
+        column.setMargins(top: 24, bottom: 24, start: 12, end: 12)
+        root = Box(.vertical)
+        let scroller = ScrolledWindow(Clamp(column, maximumWidth: 420))
+        scroller.expandsVertically = true
+        root.append(scroller)
+
+        homeserver.onChange { [weak self] in self?.homeserverChanged() }
+        homeserver.onActivate { [weak self] in self?.user.grabFocus() }
+        user.onActivate { [weak self] in self?.password.grabFocus() }
+        password.onActivate { [weak self] in self?.signInWithPassword() }
+        signInButton.onClick { [weak self] in self?.signInWithPassword() }
+        browserButton.onClick { [weak self] in self?.signInWithBrowser() }
+        [homeserver, user, password].forEach { field in field.onChange { [weak self] in self?.clearError() } }
+    }
+
+    /// Focus goes to the first empty field.
+    func focus() {
+        (homeserver.text.isEmpty ? homeserver : user.text.isEmpty ? user : password).grabFocus()
+    }
+
+    private static func labelled(_ title: String, _ field: TextField) -> Widget {
+        let label = Label(title, style: "heading")
+        return Box(.vertical, spacing: 6, [label, field])
+    }
+
+    // MARK: Login flows
+
+    private func homeserverChanged() {
+        flowsGeneration += 1
+        let current = flowsGeneration
+        // Asked after a pause in typing, not for every letter.
+        MainContext.after(milliseconds: 500) { [weak self] in
+            guard let self, current == self.flowsGeneration else { return }
+            let server = self.homeserver.text.trimmingWhitespace()
+            guard !server.isEmpty else { self.browserButton.isVisible = false; return }
+            self.service.loginFlows(homeserver: server) { [weak self] result in
+                guard let self, current == self.flowsGeneration else { return }
+                if case .success(let flows) = result {
+                    self.browserButton.isVisible = flows.sso
+                    self.signInButton.isSensitive = flows.password
+                } else {
+                    self.browserButton.isVisible = false
+                    self.signInButton.isSensitive = true
+                }
+            }
+        }
+    }
+
+    // MARK: Signing in
+
+    private func signInWithPassword() {
+        let server = homeserver.text.trimmingWhitespace()
+        let name = user.text.trimmingWhitespace()
+        guard !server.isEmpty else { return showError("Enter your homeserver, for example matrix.org.", field: homeserver) }
+        guard !name.isEmpty else { return showError("Enter your user name.", field: user) }
+        guard !password.text.isEmpty else { return showError("Enter your password.", field: password) }
+        signIn(.password(homeserver: server, user: name, password: password.text), button: signInButton)
+    }
+
+    private func signInWithBrowser() {
+        let server = homeserver.text.trimmingWhitespace()
+        guard !server.isEmpty else { return showError("Enter your homeserver, for example matrix.org.", field: homeserver) }
+        signIn(.browser(homeserver: server), button: browserButton)
+    }
+
+    private func signIn(_ credentials: ServiceClient.Credentials, button: Button) {
+        clearError()
+        button.isBusy = true
+        setFieldsSensitive(false)
+        service.signIn(credentials) { [weak self] result in
+            guard let self else { return }
+            button.isBusy = false
+            self.setFieldsSensitive(true)
+            switch result {
+            case .success(let userID):
+                self.password.text = ""
+                self.onSignedIn(userID)
+            case .failure(let error):
+                let field: TextField? = switch error.ferryName {
+                case "SignInFailed": self.password
+                case "HomeserverUnreachable", "UnsupportedLogin": self.homeserver
+                default: nil
+                }
+                self.showError(error.sentence, field: field)
+            }
+        }
+    }
+
+    private func setFieldsSensitive(_ sensitive: Bool) {
+        [homeserver, user, password].forEach { $0.isSensitive = sensitive }
+    }
+
+    private func showError(_ text: String, field: TextField?) {
+        error.text = text
+        error.accessibleName = "Error: " + text
+        error.isVisible = true
+        field?.isInvalid = true
+        field?.grabFocus()
+    }
+
+    private func clearError() {
+        error.isVisible = false
+        [homeserver, user, password].forEach { $0.isInvalid = false }
+    }
+}

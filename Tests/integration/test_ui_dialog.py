@@ -1,0 +1,181 @@
+"""ferry-ui's share dialog, driven like a person would: under Xvfb, through AT-SPI and the
+keyboard, against the real service on a private bus.
+
+Shares made here have no account to go to (nobody is signed in), so they wait in
+awaiting-sign-in and the dialog opens on its sign-in page; the pages after sign-in are covered in
+test_ui_delivery.py against a real homeserver.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from ferryenv import file_uri, wait_for, write_png
+from uidesktop import (click, find, find_all, focused, has_state, names, press, type_text,  # noqa: F401
+                       ui_app, windows)
+
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "data" / "screenshots"
+
+
+def share_photo(session, name: str = "photo.png", seed: int = 0) -> str:
+    path = write_png(session.files / name, seed=seed)
+    return session.share(uris=[file_uri(path)]).expect_ok()
+
+
+def dialog_for(app, share_title: str):
+    """The dialog window whose header names this share."""
+    def search():
+        for window in windows(app):
+            try:
+                find(window, share_title, "label", timeout=0.2)
+                return window
+            except AssertionError:
+                continue
+        return None
+    return wait_for(search, timeout=15, what=f"a dialog for {share_title}")
+
+
+def keep_screenshot(ui, tmp_path: Path, name: str) -> Path:
+    """Takes a screenshot; FERRY_UPDATE_SCREENSHOTS=1 also stores it in data/screenshots."""
+    time.sleep(0.5)  # the page's slide transition
+    shot = ui.screenshot(tmp_path / name)
+    if os.environ.get("FERRY_UPDATE_SCREENSHOTS") == "1":
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        shutil.copy(shot, SCREENSHOTS / name)
+    return shot
+
+
+def test_a_share_while_signed_out_opens_its_dialog_on_the_sign_in_page(ui, tmp_path):
+    share_id = share_photo(ui.session)
+    assert ui.session.get_share(share_id)["state"] == "awaiting-sign-in"
+
+    ui.launch("--share", share_id)
+    app = ui_app()
+    window = dialog_for(app, "photo.png")
+
+    for field, role in (("Homeserver", "text"), ("User", "text"), ("Password", "password text")):
+        find(window, field, role)
+    find(window, "Sign In", "push button")
+    wait_for(lambda: focused(window) is not None and focused(window).name == "Homeserver", timeout=5,
+             what="focus in the Homeserver field")
+    keep_screenshot(ui, tmp_path, "share-dialog-sign-in.png")
+
+
+def test_escape_cancels_the_share_and_removes_its_staged_file(ui):
+    share_id = share_photo(ui.session, "escape.png", seed=1)
+    assert ui.session.spool_dir(share_id).exists()
+    process = ui.launch("--share", share_id)
+    window = dialog_for(ui_app(), "escape.png")
+    wait_for(lambda: focused(window) is not None, timeout=5, what="focus in the dialog")
+
+    press("Escape")
+
+    wait_for(lambda: ui.session.get_share(share_id)["state"] == "cancelled", timeout=10, what="the share cancelled")
+    assert not ui.session.spool_dir(share_id).exists()
+    process.wait(timeout=10)  # its last window closed, ferry-ui exits
+
+
+def test_the_close_button_cancels_too(ui):
+    share_id = share_photo(ui.session, "closed.png", seed=2)
+    ui.launch("--share", share_id)
+    window = dialog_for(ui_app(), "closed.png")
+
+    click(find(window, "Close", "push button"))
+
+    wait_for(lambda: ui.session.get_share(share_id)["state"] == "cancelled", timeout=10, what="the share cancelled")
+    assert not ui.session.spool_dir(share_id).exists()
+
+
+def test_tab_and_typing_reach_every_field_in_order(ui):
+    share_id = share_photo(ui.session, "keys.png", seed=3)
+    ui.launch("--share", share_id)
+    window = dialog_for(ui_app(), "keys.png")
+    wait_for(lambda: (focused(window) or window).name == "Homeserver", timeout=5, what="focus in Homeserver")
+
+    type_text("example.org")
+    order = []
+    for _ in range(3):
+        press("Tab")
+        wait_for(lambda: focused(window) is not None, timeout=3, what="something focused")
+        order.append(focused(window).name)
+
+    # GTK 4.8's entries expose no text over AT-SPI; what was typed counts in the sign-in tests,
+    # whose typed credentials have to reach the homeserver.
+    assert order[:2] == ["User", "Password"], order
+    assert "Sign In" in order, order
+
+
+def test_each_share_gets_its_own_dialog_with_its_own_file(ui):
+    first = share_photo(ui.session, "first.png", seed=4)
+    second = share_photo(ui.session, "second.png", seed=5)
+    ui.launch("--share", first)
+    app = ui_app()
+    dialog_for(app, "first.png")
+    later = ui.launch("--share", second)
+    later.wait(timeout=15)  # handed its command line to the running instance
+    assert later.returncode == 0
+
+    second_window = dialog_for(app, "second.png")
+    wait_for(lambda: len(windows(app)) == 2, timeout=10, what="two dialogs")
+    with pytest.raises(AssertionError):
+        find(second_window, "first.png", "label", timeout=0.5)
+
+    # Closing one cancels only its own share.
+    click(find(second_window, "Close", "push button"))
+    wait_for(lambda: ui.session.get_share(second)["state"] == "cancelled", timeout=10, what="the second cancelled")
+    assert ui.session.get_share(first)["state"] == "awaiting-sign-in"
+
+
+def test_the_same_share_twice_brings_back_one_dialog(ui):
+    share_id = share_photo(ui.session, "twice.png", seed=6)
+    ui.launch("--share", share_id)
+    app = ui_app()
+    dialog_for(app, "twice.png")
+    ui.launch("--share", share_id).wait(timeout=15)
+    time.sleep(0.5)
+    assert len(windows(app)) == 1
+
+
+def test_every_control_has_an_accessible_name(ui):
+    share_id = share_photo(ui.session, "names.png", seed=7)
+    ui.launch("--share", share_id)
+    window = dialog_for(ui_app(), "names.png")
+    find(window, "Sign In", "push button")
+
+    unnamed = []
+    for role in ("push button", "text", "password text", "check box", "toggle button", "list item"):
+        for node in find_all(window, role):
+            if not node.name or node.name.startswith("Gtk"):
+                unnamed.append(role)
+    assert not unnamed, f"controls without a name: {unnamed}; all: {names(window)}"
+
+
+def test_an_unknown_share_says_so(ui):
+    ui.launch("--share", "01aaaaaaaaaaaaaaaaaaaaaaaa")
+    window = wait_for(lambda: windows(ui_app()), timeout=15, what="a window")[0]
+    find(window, "Cannot Open This Share", "label")
+
+
+def test_the_main_window_lists_recent_shares_with_their_state(ui, tmp_path):
+    share_id = share_photo(ui.session, "listed.png", seed=8)
+    ui.launch()
+    window = wait_for(lambda: [w for w in windows(ui_app()) if w.name == "Ferry"], timeout=15, what="the main window")[0]
+
+    find(window, "Account: Not signed in")
+    find(window, lambda name: name.startswith("listed.png, Waiting for sign-in"))
+    keep_screenshot(ui, tmp_path, "main-window.png")
+
+    click(find(window, "Cancel listed.png", "push button"))
+    wait_for(lambda: ui.session.get_share(share_id)["state"] == "cancelled", timeout=10, what="the share cancelled")
+    find(window, lambda name: name.startswith("listed.png, Cancelled"))
+
+
+def test_usage_mistakes_exit_with_ex_usage(ui):
+    process = ui.launch("--frobnicate")
+    assert process.wait(timeout=15) == 64
+    assert "unknown argument --frobnicate" in ui.ui_log()

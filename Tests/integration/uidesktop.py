@@ -1,0 +1,314 @@
+"""A graphical session for ferry-ui's tests: Xvfb, the accessibility bus on Ferry's private session
+bus, and helpers that drive the windows through AT-SPI (accessible names are the test handles) and
+the keyboard (XTest through the AT-SPI registry), and take screenshots.
+
+AT-SPI's client library connects once per process, so all UI tests share one desktop (one display,
+one session bus, one service); each test makes shares of its own.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterator
+
+from ferryenv import FerrySession, wait_for
+
+UI_RELATIVE_PATH = Path("libexec/ferry/ferry-ui")
+
+
+def start_xvfb(width: int = 1280, height: int = 800) -> tuple[subprocess.Popen, str]:
+    """A virtual X server on a free display number; returns the process and ':N'."""
+    read_end, write_end = os.pipe()
+    process = subprocess.Popen(
+        ["Xvfb", "-displayfd", str(write_end), "-screen", "0", f"{width}x{height}x24", "-nolisten", "tcp",
+         "-noreset"],
+        pass_fds=(write_end,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
+    )
+    os.close(write_end)
+    with os.fdopen(read_end) as pipe:
+        number = pipe.readline().strip()
+    assert number.isdigit(), "Xvfb did not report a display number"
+    return process, f":{number}"
+
+
+@dataclass
+class Desktop:
+    """A display and a Ferry session whose bus also carries the accessibility bus."""
+
+    session: FerrySession
+    display: str
+    ui_processes: list[subprocess.Popen] = field(default_factory=list)
+
+    @property
+    def ui_binary(self) -> Path:
+        return self.session.prefix / UI_RELATIVE_PATH
+
+    def ui_env(self, **extra: str) -> dict[str, str]:
+        env = dict(self.session.env)
+        env.update({"DISPLAY": self.display, "GSK_RENDERER": "cairo", "GDK_BACKEND": "x11",
+                    "NO_AT_BRIDGE": "0", "GTK_A11Y": "atspi"})
+        env.update(extra)
+        return env
+
+    def launch(self, *args: str, **env: str) -> subprocess.Popen:
+        """Starts `ferry-ui ARGS` the way the service will: a later launch hands its command line to
+        the running instance and exits."""
+        log = open(self.session.root / "ferry-ui.log", "ab")
+        process = subprocess.Popen([str(self.ui_binary), *args], env=self.ui_env(**env), stdout=log, stderr=log,
+                                   stdin=subprocess.DEVNULL)
+        log.close()
+        self.ui_processes.append(process)
+        return process
+
+    def ui_log(self) -> str:
+        path = self.session.root / "ferry-ui.log"
+        return path.read_text(errors="replace") if path.exists() else ""
+
+    def stop_ui(self) -> None:
+        for process in self.ui_processes:
+            if process.poll() is None:
+                process.kill()
+                process.wait(timeout=10)
+        self.ui_processes.clear()
+
+    def screenshot(self, path: Path) -> Path:
+        """The screen as PNG (ImageMagick's import), trimmed to the windows on the black root."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["import", "-display", self.display, "-window", "root", "-trim", "+repage", str(path)],
+                       check=True, timeout=30)
+        return path
+
+
+# --- AT-SPI ---------------------------------------------------------------------------------------
+
+def atspi():
+    import pyatspi  # Debian's python3-pyatspi; the venv sees system site packages
+
+    return pyatspi
+
+
+def ui_app(timeout: float = 15):
+    """ferry-ui's accessible application."""
+    pyatspi = atspi()
+
+    def find():
+        desktop = pyatspi.Registry.getDesktop(0)
+        for index in range(desktop.childCount):
+            with contextlib.suppress(Exception):
+                app = desktop.getChildAtIndex(index)
+                if app is not None and app.name == "ferry-ui":
+                    return app
+        return None
+
+    return wait_for(find, timeout=timeout, what="ferry-ui on the accessibility bus")
+
+
+def no_windows() -> bool:
+    """ferry-ui shows no window (it exits with its last one)."""
+    try:
+        app = ui_app(timeout=0.5)
+    except AssertionError:
+        return True
+    with contextlib.suppress(Exception):
+        return not windows(app)
+    return True
+
+
+def windows(app) -> list:
+    return [app.getChildAtIndex(i) for i in range(app.childCount) if app.getChildAtIndex(i) is not None]
+
+
+def descendants(root) -> Iterator:
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node is None:
+            continue
+        yield node
+        with contextlib.suppress(Exception):
+            stack.extend(node.getChildAtIndex(i) for i in reversed(range(node.childCount)))
+
+
+def is_showing(node) -> bool:
+    """Visible, and so is every ancestor. (GTK 4.8 reports VISIBLE but never SHOWING, and keeps the
+    widgets of hidden stack pages in the tree.)"""
+    pyatspi = atspi()
+    with contextlib.suppress(Exception):
+        while node is not None and node.getRoleName() != "application":
+            if not node.getState().contains(pyatspi.STATE_VISIBLE):
+                return False
+            node = node.parent
+        return True
+    return False
+
+
+def find(root, name: str | Callable[[str], bool], role: str | None = None, showing: bool = True,
+         timeout: float = 10):
+    """Waits for a descendant with this accessible name (and role name, e.g. "push button")."""
+    matches = name if callable(name) else (lambda n: n == name)
+
+    def search():
+        for node in descendants(root):
+            with contextlib.suppress(Exception):
+                if matches(node.name or "") and (role is None or node.getRoleName() == role) \
+                        and (not showing or is_showing(node)):
+                    return node
+        return None
+
+    return wait_for(search, timeout=timeout, what=f"{role or 'anything'} named {name!r}")
+
+
+def find_all(root, role: str, showing: bool = True) -> list:
+    return [n for n in descendants(root) if _role(n) == role and (not showing or is_showing(n))]
+
+
+def _role(node) -> str:
+    with contextlib.suppress(Exception):
+        return node.getRoleName()
+    return ""
+
+
+def names(root, showing: bool = True) -> list[tuple[str, str]]:
+    """(role, name) of every showing descendant, for failure messages."""
+    return [(_role(n), n.name) for n in descendants(root) if not showing or is_showing(n)]
+
+
+def has_state(node, state_name: str) -> bool:
+    pyatspi = atspi()
+    return node.getState().contains(getattr(pyatspi, f"STATE_{state_name.upper()}"))
+
+
+def focused(root):
+    for node in descendants(root):
+        with contextlib.suppress(Exception):
+            if has_state(node, "focused"):
+                return node
+    return None
+
+
+def click(node) -> None:
+    """The accessible "click" action, what a screen reader user does; for controls GTK 4.8 gives no
+    action (check boxes), focus and Space, what a keyboard user does."""
+    try:
+        action = node.queryAction()
+        count = action.nActions
+    except (NotImplementedError, Exception):
+        count = 0
+    if count == 0:
+        pyatspi = atspi()
+        was_checked = has_state(node, "checked")
+        for _ in range(3):
+            extents = node.queryComponent().getExtents(pyatspi.DESKTOP_COORDS)
+            assert extents.width > 0 and extents.height > 0, f"{node.name!r} has no place on screen: {extents}"
+            x, y = extents.x + extents.width // 2, extents.y + extents.height // 2
+            pyatspi.Registry.generateMouseEvent(x, y, "abs")
+            time.sleep(0.05)
+            pyatspi.Registry.generateMouseEvent(x, y, "b1c")
+            if node.getRoleName() != "check box":
+                return
+            with contextlib.suppress(AssertionError):
+                wait_for(lambda: has_state(node, "checked") != was_checked, timeout=2, what="the tick to change")
+                return
+        raise AssertionError(f"clicking {node.name!r} did not change it")
+    for index in range(action.nActions):
+        if action.getName(index) in ("click", "press", "activate"):
+            action.doAction(index)
+            return
+    action.doAction(0)
+
+
+# --- the keyboard ---------------------------------------------------------------------------------
+
+KEYSYMS = {"Escape": 0xFF1B, "Tab": 0xFF09, "Return": 0xFF0D, "space": 0x20, "Down": 0xFF54, "Up": 0xFF52,
+           "BackSpace": 0xFF08, "Left": 0xFF51, "Right": 0xFF53}
+
+
+def keysym(char: str) -> int:
+    """X keysyms: Latin-1 characters are their own code; others are 0x01000000 + the code point."""
+    code = ord(char)
+    return code if 0x20 <= code <= 0xFF else 0x01000000 + code
+
+
+def press(key: str) -> None:
+    """Presses and releases a key by its X keysym name ("Escape", "Tab", "Return", "space")."""
+    pyatspi = atspi()
+    pyatspi.Registry.generateKeyboardEvent(KEYSYMS[key], None, pyatspi.KEY_SYM)
+    time.sleep(0.08)
+
+
+def type_text(text: str) -> None:
+    pyatspi = atspi()
+    for char in text:
+        pyatspi.Registry.generateKeyboardEvent(keysym(char), None, pyatspi.KEY_SYM)
+        time.sleep(0.03)
+
+
+def tools_missing() -> list[str]:
+    return [tool for tool in ("Xvfb", "import") if shutil.which(tool) is None]
+
+
+# --- fixtures (import them into a test module: `from uidesktop import desktop, ui`) ---------------
+
+import pytest  # noqa: E402  (after the helpers, which scripts may use without pytest)
+
+
+@pytest.fixture(scope="session")
+def desktop(new_session):
+    """One display and one Ferry session with the accessibility bus, for every UI test."""
+    missing = tools_missing()
+    if missing:
+        pytest.fail(f"the UI tests need {', '.join(missing)} (apt: xvfb imagemagick)", pytrace=False)
+    xvfb, display = start_xvfb()
+    # DISPLAY reaches the bus's activated services too: the AT-SPI registry synthesizes key
+    # presses on this display (XTest).
+    session = new_session(DISPLAY=display)
+    os.environ["DBUS_SESSION_BUS_ADDRESS"] = session.address
+    os.environ["DISPLAY"] = display
+    os.environ.pop("NO_AT_BRIDGE", None)
+    shared = Desktop(session, display)
+    assert shared.ui_binary.exists(), f"{shared.ui_binary} is not installed"
+    yield shared
+    shared.stop_ui()
+    xvfb.kill()
+    xvfb.wait(timeout=10)
+
+
+@pytest.fixture
+def ui(desktop):
+    """The shared desktop, with no ferry-ui left running after the test."""
+    yield desktop
+    desktop.stop_ui()
+
+
+@contextlib.contextmanager
+def standin_service(desktop: Desktop, scenario: dict, tmp_path: Path):
+    """Replaces Ferry's service on the desktop's bus with standin_share1.py for one test; yields a
+    function that returns the calls it received. The real service comes back by activation."""
+    import json
+
+    scenario_path = tmp_path / "scenario.json"
+    calls_path = tmp_path / "calls.jsonl"
+    scenario_path.write_text(json.dumps(scenario))
+    calls_path.write_text("")
+    desktop.session.kill_service()
+    process = subprocess.Popen([sys.executable, str(Path(__file__).with_name("standin_share1.py")),
+                                str(scenario_path), str(calls_path)], env=desktop.session.env,
+                               stdin=subprocess.DEVNULL)
+
+    def calls() -> list[dict]:
+        return [json.loads(line) for line in calls_path.read_text().splitlines() if line.strip()]
+
+    try:
+        wait_for(lambda: any(c["method"] == "ready" for c in calls()), timeout=10, what="the stand-in service")
+        yield calls
+    finally:
+        process.kill()
+        process.wait(timeout=10)
+        wait_for(lambda: not desktop.session.service_running(), timeout=10, what="the stand-in to leave the bus")
