@@ -15,10 +15,10 @@ synapse_requirements="$root/scripts/synapse-requirements.txt"
 
 packages=(
     # build
-    pkg-config libglib2.0-dev libdbus-1-dev libsqlite3-dev libsecret-1-dev libgtk-4-dev
+    pkg-config libglib2.0-dev libdbus-1-dev libsqlite3-dev libsecret-1-dev libgtk-4-dev libadwaita-1-dev
     # the desktop parts the tests drive for real
     dbus-daemon dbus-bin libglib2.0-bin desktop-file-utils shared-mime-info xdg-utils appstream
-    sqlite3 gnome-keyring xvfb at-spi2-core
+    sqlite3 gnome-keyring xvfb at-spi2-core imagemagick curl
     # the integration tests (pytest in a venv that sees Debian's pyatspi and gi)
     python3-venv python3-pyatspi python3-gi
 )
