@@ -85,6 +85,10 @@ let package = Package(
         .testTarget(name: "FerryCoreTests", dependencies: ["FerryCore"]),
         .testTarget(name: "FerryOutboxTests", dependencies: ["FerryOutbox", "FerryCore"]),
         .testTarget(name: "FerryStagingTests", dependencies: ["FerryStaging", "FerryCore"]),
+        .testTarget(name: "FerryMatrixTests", dependencies: [
+            "FerryMatrix", .product(name: "NIOHTTP1", package: "swift-nio"),
+        ]),
+        .testTarget(name: "FerrySenderTests", dependencies: ["FerrySender", "FerryMatrix", "FerryCore"]),
         .testTarget(name: "FerryUITests", dependencies: ["FerryUI"]),
     ],
     swiftLanguageModes: [.v5]
