@@ -34,11 +34,11 @@ extension ShareService {
         return completed
     }
 
-    /// `Retry`: failed deliveries are queued again, waiting ones are tried at once.
+    /// `Retry`: failed deliveries are queued again, waiting ones are tried at once; a queued or
+    /// sending share is simply looked at now. A share waiting for a person is theirs to move on.
     public func retry(id: String) throws(ShareError) -> Share {
         let current = try share(id: id)
-        let waiting = current.deliveries.contains { $0.state == .retrying }
-        guard current.state == .failed || (current.state == .sending && waiting) else {
+        guard current.state == .failed || current.state.isPendingWork else {
             throw .notRetryable(id, state: current.state)
         }
         for (position, delivery) in current.deliveries.enumerated() where delivery.state == .failed || delivery.state == .retrying {

@@ -118,7 +118,7 @@ public enum ShareError: Error, Equatable, Sendable {
         case .noSuchShare(let id): return "There is no share \(q(id))."
         case .notCancellable(let id, let state): return "Share \(q(id)) is already \(state.rawValue) and cannot be cancelled."
         case .notRetryable(let id, let state):
-            return "Share \(q(id)) is \(state.rawValue); only a failed share, or one waiting to retry, can be retried."
+            return "Share \(q(id)) is \(state.rawValue); only a share that failed or is still on its way can be retried."
         case .notCompletable(let id, let state):
             return "Share \(q(id)) is \(state.rawValue); only a share that waits for a destination can be completed."
         case .notSignedIn: return "Nobody is signed in; sign in to a Matrix account first (ferry login)."
