@@ -58,23 +58,25 @@ say "building $deb"
 rm -f "$work"/ferry_* "$work"/ferry-dbgsym_*
 (cd "$src" && dpkg-buildpackage -b -us -uc) >&2
 
-# debian/copyright names each SwiftPM package whose code is linked into /usr/bin/ferry by its checkout
-# (Files: .build/checkouts/<name>/*), so that a new dependency cannot slip in without its licence. The
-# link's object list tells which packages those are: a Swift module's output-file-map.json and a C
-# object's .d file name the sources each object came from.
-say "checking that debian/copyright covers the packages linked into ferry"
+# debian/copyright names each SwiftPM package whose code is linked into the installed programs (ferry,
+# ferry-ui) by its checkout (Files: .build/checkouts/<name>/*), so that a new dependency cannot slip in
+# without its licence. The links' object lists tell which packages those are: a Swift module's
+# output-file-map.json and a C object's .d file name the sources each object came from.
+say "checking that debian/copyright covers the packages linked into the programs"
 release="$src/.build/release"
+programs=$(awk '$1 == "program" { print $2 }' "$src/data/install-files.list")
 linked=$(
-    sed -E 's|/[^/]+\.swift\.o$|/output-file-map.json|; t; s|\.o$|.d|' "$release/ferry.product/Objects.LinkFileList" |
+    for program in $programs; do cat "$release/$program.product/Objects.LinkFileList"; done |
+        sed -E 's|/[^/]+\.swift\.o$|/output-file-map.json|; t; s|\.o$|.d|' |
         sort -u | xargs cat | grep -aoE '/\.build/checkouts/[^/" ]+/' | cut -d/ -f4 | sort -u
 )
 listed=$(grep -oE '^(Files: +| +)\.build/checkouts/[^/]+/' "$src/debian/copyright" | sed -E 's|.*checkouts/||; s|/$||' |
     sort -u)
-[[ -n "$linked" ]] || fail "no SwiftPM package found in ferry's link (has the build layout changed?)"
+[[ -n "$linked" ]] || fail "no SwiftPM package found in the programs' links (has the build layout changed?)"
 missing=$(comm -23 <(echo "$linked") <(echo "$listed"))
 extra=$(comm -13 <(echo "$linked") <(echo "$listed"))
-[[ -z "$missing" ]] || fail "linked into ferry but not in packaging/debian/copyright: $(echo $missing)"
-[[ -z "$extra" ]] || fail "in packaging/debian/copyright but not linked into ferry: $(echo $extra)"
+[[ -z "$missing" ]] || fail "linked into $(echo $programs) but not in packaging/debian/copyright: $(echo $missing)"
+[[ -z "$extra" ]] || fail "in packaging/debian/copyright but not linked into $(echo $programs): $(echo $extra)"
 
 mkdir -p "$repo/dist"
 cp "$work/$deb" "$repo/dist/$deb"
