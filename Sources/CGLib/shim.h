@@ -9,3 +9,6 @@
 extern ssize_t copy_file_range (int __infd, __off64_t *__pinoff, int __outfd, __off64_t *__poutoff,
                                 size_t __length, unsigned int __flags);
 extern int syncfs (int __fd);
+
+// mallopt(3), to keep the service's memory flat while it streams large files.
+#include <malloc.h>

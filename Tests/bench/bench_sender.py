@@ -1,7 +1,7 @@
 """The sender's figures (issue: sign-in step and in-process sender), measured side by side in one
 run against a real Synapse on loopback. Prints figures, references and ratios; never fails on time.
 
-    python Tests/bench/bench_sender.py PREFIX
+    python Tests/bench/bench_sender.py PREFIX [text|upload|drain …]
 """
 
 from __future__ import annotations
@@ -60,10 +60,10 @@ def one_text(server: Homeserver, session: FerrySession, room: str, alias: str, u
                "matrix-commander: not measured", (reference.stderr.strip().splitlines() or ["?"])[-1][:60])
 
 
-def big_attachment(server: Homeserver, new_session, room: str, user, work: Path) -> None:
+def big_attachment(server: Homeserver, new_session, room: str, user, work: Path, sizes=(1, 256)) -> None:
     rss = {}
     wall = {}
-    for size_mb in (1, 256):
+    for size_mb in sizes:
         path = work / f"blob-{size_mb}.bin"
         with open(path, "wb") as out:
             block = os.urandom(1 << 20)
@@ -86,6 +86,9 @@ def big_attachment(server: Homeserver, new_session, room: str, user, work: Path)
            f"ratio {wall[256] / curl:.2f} (target ≤ 1.2)")
     report("256 MiB attachment, peak service RSS", f"{rss[256]:.1f} MB", "", "target ≤ 40 MB")
     report("peak service RSS, 256 MiB − 1 MiB", f"{rss[256] - rss[1]:+.1f} MB", f"1 MiB: {rss[1]:.1f} MB", "target ≤ 5 MB")
+    for size_mb in sizes:
+        if size_mb not in (1, 256):
+            report(f"peak service RSS, {size_mb} MiB", f"{rss[size_mb]:.1f} MB", f"wall {wall[size_mb]:.2f} s")
 
 
 def drain(server: Homeserver, new_session, count: int = 1000) -> None:
@@ -114,6 +117,7 @@ def drain(server: Homeserver, new_session, count: int = 1000) -> None:
 
 def main() -> None:
     prefix = Path(sys.argv[1]).resolve()
+    only = set(sys.argv[2:]) or {"text", "upload", "drain"}
     with tempfile.TemporaryDirectory(prefix="ferry-bench-sender-") as temp:
         work = Path(temp)
         server = Homeserver(work / "synapse", max_upload_size="1G").start()
@@ -129,11 +133,14 @@ def main() -> None:
             user = server.new_user("bench")
             alias = "bench-room"
             room = server.create_room(user.token, name="Bench", alias_localpart=alias, preset="public_chat")
-            session = new_session("text", FERRY_LOG="notice")
-            sign_in(session, server, user)
-            one_text(server, session, room, f"#{alias}:{server.server_name}", user)
-            big_attachment(server, new_session, room, user, work)
-            drain(server, new_session)
+            if "text" in only:
+                session = new_session("text", FERRY_LOG="notice")
+                sign_in(session, server, user)
+                one_text(server, session, room, f"#{alias}:{server.server_name}", user)
+            if "upload" in only:
+                big_attachment(server, new_session, room, user, work)
+            if "drain" in only:
+                drain(server, new_session)
         finally:
             for session in sessions:
                 session.stop()

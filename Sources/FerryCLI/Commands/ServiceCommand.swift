@@ -1,5 +1,6 @@
 import ArgumentParser
 import FerryService
+import GLibAdapter
 import Logging
 #if canImport(Glibc)
 import Glibc
@@ -20,6 +21,7 @@ struct ServiceCommand: ParsableCommand {
     func run() throws {
         let settings = ServiceSettings(environment: ProcessEnvironment.current, idleTimeoutOverride: idleTimeout)
         if ifPending, !ServiceApplication.hasPendingWork(settings: settings) { return }
+        MemoryPolicy.keepFlat()
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = settings.logLevel
