@@ -118,7 +118,8 @@ def ui_app(timeout: float = 15):
         for index in range(desktop.childCount):
             with contextlib.suppress(Exception):
                 app = desktop.getChildAtIndex(index)
-                if app is not None and app.name == "ferry-ui":
+                # The registry can still list a ferry-ui that an earlier test killed.
+                if app is not None and app.name == "ferry-ui" and Path(f"/proc/{app.get_process_id()}").exists():
                     return app
         return None
 
