@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import time
 from pathlib import Path
 
@@ -181,3 +182,11 @@ def test_usage_mistakes_exit_with_ex_usage(ui):
     process = ui.launch("--frobnicate")
     assert process.wait(timeout=15) == 64
     assert "unknown argument --frobnicate" in ui.ui_log()
+
+
+def test_help_needs_no_display(ui):
+    env = {k: v for k, v in ui.session.env.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    done = subprocess.run([str(ui.ui_binary), "--help"], env=env, capture_output=True, text=True, timeout=15)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("Usage: ferry-ui [--share ID] [--sign-in] [--activation-token TOKEN]")
+    assert done.stderr == ""

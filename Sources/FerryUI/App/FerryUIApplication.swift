@@ -23,6 +23,16 @@ public final class FerryUIApplication {
     }
 
     public func run(arguments: [String]) -> Int32 {
+        // --help and mistakes are answered here, before GTK wants a display.
+        switch LaunchRequest.parse(Array(arguments.dropFirst())) {
+        case .success: break
+        case .failure(.help):
+            print(LaunchRequest.usage)
+            return 0
+        case .failure(.usage(let problem)):
+            Log.error("ferry-ui: \(problem)\n\(LaunchRequest.usage)")
+            return 64 // EX_USAGE
+        }
         Self.drawWithoutOpenGL()
         return application.run(arguments: arguments)
     }
