@@ -10,3 +10,4 @@ make --no-print-directory install PREFIX="$prefix" CONFIG=release >/dev/null
 .venv-test/bin/python Tests/bench/bench_service.py "$prefix"
 scripts/bench-references.sh install
 .venv-test/bin/python Tests/bench/bench_sender.py "$prefix"
+.venv-test/bin/python Tests/bench/bench_ui.py "$prefix"

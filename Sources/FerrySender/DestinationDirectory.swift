@@ -51,10 +51,14 @@ public actor DestinationDirectory {
             ?? (others.isEmpty ? summary.roomID : others.map { summary.memberNames[$0] ?? $0 }.joined(separator: ", "))
     }
 
-    public func list(query: String, limit: Int, session: Session) async throws(MatrixError) -> [DestinationEntry] {
+    /// `offline`: the homeserver did not answer the last request. Then the rooms known from before
+    /// are the answer, and the server's people directory is not asked: a request to a server that is
+    /// away takes its whole timeout, and the share dialog would wait that long for each letter typed.
+    public func list(query: String, limit: Int, session: Session,
+                     offline: Bool = false) async throws(MatrixError) -> [DestinationEntry] {
         let http = MatrixHTTP(baseURL: session.homeserver, accessToken: session.accessToken)
         let rooms = Rooms(http: http, userID: session.userID)
-        var entries = try await joinedEntries(rooms, session: session)
+        var entries = try await joinedEntries(rooms, session: session, offline: offline)
         let recents = (try? outbox.recentRooms(limit: 50)) ?? []
         let recentRank = Dictionary(recents.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         for index in entries.indices { entries[index].recent = recentRank[entries[index].id] != nil }
@@ -64,7 +68,7 @@ public actor DestinationDirectory {
                 [entry.name, entry.alias ?? "", entry.userID ?? "", entry.id].contains { $0.lowercased().contains(needle) }
             }
             // A query that is not a room's sigil may be a person: the server's directory, for a new direct chat.
-            if !needle.hasPrefix("#"), !needle.hasPrefix("!") {
+            if !needle.hasPrefix("#"), !needle.hasPrefix("!"), !offline {
                 let known = Set(entries.compactMap(\.userID) + [session.userID])
                 let people = (try? await rooms.searchUsers(query.trimmingWhitespace(), limit: max(limit, 10))) ?? []
                 entries += people.filter { !known.contains($0.userID) }.map {
@@ -86,9 +90,18 @@ public actor DestinationDirectory {
         return limit > 0 ? Array(entries.prefix(limit)) : entries
     }
 
-    private func joinedEntries(_ rooms: Rooms, session: Session) async throws(MatrixError) -> [DestinationEntry] {
-        if let cache, cache.userID == session.userID, cache.until > clock() { return cache.entries }
-        let ids = try await rooms.joined()
+    private func joinedEntries(_ rooms: Rooms, session: Session,
+                               offline: Bool) async throws(MatrixError) -> [DestinationEntry] {
+        if let cache, cache.userID == session.userID, cache.until > clock() || offline { return cache.entries }
+        let ids: [String]
+        do {
+            ids = try await rooms.joined()
+        } catch {
+            // Offline, the rooms known a while ago beat none: the share dialog can still be
+            // completed, and the outbox sends when the homeserver answers again.
+            if error.kind == .transport, let cache, cache.userID == session.userID { return cache.entries }
+            throw error
+        }
         let direct = try await rooms.directChats()
         var personByRoom: [String: String] = [:]
         for (person, roomIDs) in direct { for room in roomIDs { personByRoom[room] = person } }

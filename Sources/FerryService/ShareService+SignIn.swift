@@ -44,7 +44,7 @@ extension ShareService {
     public func destinations(query: String, limit: Int) async throws(ShareError) -> [DestinationEntry] {
         guard let session = account.current else { throw .notSignedIn }
         do {
-            return try await directory.list(query: query, limit: limit, session: session)
+            return try await directory.list(query: query, limit: limit, session: session, offline: !online)
         } catch {
             if error.isUnknownToken {
                 account.invalidate(token: session.accessToken)

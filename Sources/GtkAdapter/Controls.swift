@@ -183,7 +183,14 @@ public final class TextArea: Widget {
             defer { g_free(chars) }
             return String(cString: chars)
         }
-        set { gtk_text_buffer_set_text(gtk_text_view_get_buffer(cast(raw)), newValue, -1) }
+        set {
+            // The cursor goes after the text: a prefilled message is continued, not typed over.
+            let buffer = gtk_text_view_get_buffer(cast(raw))
+            gtk_text_buffer_set_text(buffer, newValue, -1)
+            var end = GtkTextIter()
+            gtk_text_buffer_get_end_iter(buffer, &end)
+            gtk_text_buffer_place_cursor(buffer, &end)
+        }
     }
 
     public func onChange(_ handler: @escaping () -> Void) {

@@ -1,25 +1,31 @@
 """ferry-ui's share dialog, driven like a person would: under Xvfb, through AT-SPI and the
-keyboard, against the real service on a private bus.
+keyboard, against the real service on a private bus. The service starts the dialog itself when a
+share needs a person; tests start ferry-ui only to check its own command line.
 
-Shares made here have no account to go to (nobody is signed in), so they wait in
-awaiting-sign-in and the dialog opens on its sign-in page; the pages after sign-in are covered in
-test_ui_delivery.py against a real homeserver.
+Nobody is signed in here, so shares wait in awaiting-sign-in and the dialog opens on its sign-in
+page; the pages after sign-in are covered in test_ui_delivery.py against a real homeserver.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import time
 from pathlib import Path
 
 import pytest
 
 from ferryenv import file_uri, wait_for, write_png
-from uidesktop import (click, find, find_all, focused, has_state, names, press, type_text,  # noqa: F401
-                       ui_app, windows)
+from uidesktop import (click, find, find_all, focused, has_state, names, press, signed_out,  # noqa: F401
+                       type_text, ui_app, windows)
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "data" / "screenshots"
+
+
+@pytest.fixture(autouse=True)
+def nobody_signed_in(ui):
+    signed_out(ui.session)
 
 
 def share_photo(session, name: str = "photo.png", seed: int = 0) -> str:
@@ -54,9 +60,9 @@ def test_a_share_while_signed_out_opens_its_dialog_on_the_sign_in_page(ui, tmp_p
     share_id = share_photo(ui.session)
     assert ui.session.get_share(share_id)["state"] == "awaiting-sign-in"
 
-    ui.launch("--share", share_id)
-    app = ui_app()
-    window = dialog_for(app, "photo.png")
+    # The service starts the dialog by itself: nobody here launched ferry-ui.
+    window = dialog_for(ui_app(), "photo.png")
+    assert not ui.ui_processes and ui.dialog_pids()
 
     for field, role in (("Homeserver", "text"), ("User", "text"), ("Password", "password text")):
         find(window, field, role)
@@ -69,7 +75,6 @@ def test_a_share_while_signed_out_opens_its_dialog_on_the_sign_in_page(ui, tmp_p
 def test_escape_cancels_the_share_and_removes_its_staged_file(ui):
     share_id = share_photo(ui.session, "escape.png", seed=1)
     assert ui.session.spool_dir(share_id).exists()
-    process = ui.launch("--share", share_id)
     window = dialog_for(ui_app(), "escape.png")
     wait_for(lambda: focused(window) is not None, timeout=5, what="focus in the dialog")
 
@@ -77,12 +82,11 @@ def test_escape_cancels_the_share_and_removes_its_staged_file(ui):
 
     wait_for(lambda: ui.session.get_share(share_id)["state"] == "cancelled", timeout=10, what="the share cancelled")
     assert not ui.session.spool_dir(share_id).exists()
-    process.wait(timeout=10)  # its last window closed, ferry-ui exits
+    wait_for(lambda: not ui.dialog_pids(), timeout=10, what="ferry-ui to exit with its last window")
 
 
 def test_the_close_button_cancels_too(ui):
     share_id = share_photo(ui.session, "closed.png", seed=2)
-    ui.launch("--share", share_id)
     window = dialog_for(ui_app(), "closed.png")
 
     click(find(window, "Close", "push button"))
@@ -93,7 +97,6 @@ def test_the_close_button_cancels_too(ui):
 
 def test_tab_and_typing_reach_every_field_in_order(ui):
     share_id = share_photo(ui.session, "keys.png", seed=3)
-    ui.launch("--share", share_id)
     window = dialog_for(ui_app(), "keys.png")
     wait_for(lambda: (focused(window) or window).name == "Homeserver", timeout=5, what="focus in Homeserver")
 
@@ -112,13 +115,10 @@ def test_tab_and_typing_reach_every_field_in_order(ui):
 
 def test_each_share_gets_its_own_dialog_with_its_own_file(ui):
     first = share_photo(ui.session, "first.png", seed=4)
-    second = share_photo(ui.session, "second.png", seed=5)
-    ui.launch("--share", first)
     app = ui_app()
     dialog_for(app, "first.png")
-    later = ui.launch("--share", second)
-    later.wait(timeout=15)  # handed its command line to the running instance
-    assert later.returncode == 0
+    # The service starts ferry-ui again; that launch hands its command line to the running one.
+    second = share_photo(ui.session, "second.png", seed=5)
 
     second_window = dialog_for(app, "second.png")
     wait_for(lambda: len(windows(app)) == 2, timeout=10, what="two dialogs")
@@ -133,9 +133,9 @@ def test_each_share_gets_its_own_dialog_with_its_own_file(ui):
 
 def test_the_same_share_twice_brings_back_one_dialog(ui):
     share_id = share_photo(ui.session, "twice.png", seed=6)
-    ui.launch("--share", share_id)
     app = ui_app()
     dialog_for(app, "twice.png")
+    # As the main window's "Sign In…" or a second notification click would.
     ui.launch("--share", share_id).wait(timeout=15)
     time.sleep(0.5)
     assert len(windows(app)) == 1
@@ -143,7 +143,6 @@ def test_the_same_share_twice_brings_back_one_dialog(ui):
 
 def test_every_control_has_an_accessible_name(ui):
     share_id = share_photo(ui.session, "names.png", seed=7)
-    ui.launch("--share", share_id)
     window = dialog_for(ui_app(), "names.png")
     find(window, "Sign In", "push button")
 
@@ -163,7 +162,11 @@ def test_an_unknown_share_says_so(ui):
 
 def test_the_main_window_lists_recent_shares_with_their_state(ui, tmp_path):
     share_id = share_photo(ui.session, "listed.png", seed=8)
-    ui.launch()
+    dialog_for(ui_app(), "listed.png")
+    ui.stop_ui()  # the share waits on; the screenshot shows the main window alone
+    # Ferry started from the app grid: Activate, and the service opens the main window.
+    done = ui.session.run("gapplication", "launch", "io.github.ferryshare.Ferry")
+    assert done.returncode == 0, done.stderr
     window = wait_for(lambda: [w for w in windows(ui_app()) if w.name == "Ferry"], timeout=15, what="the main window")[0]
 
     find(window, "Account: Not signed in")
@@ -179,3 +182,11 @@ def test_usage_mistakes_exit_with_ex_usage(ui):
     process = ui.launch("--frobnicate")
     assert process.wait(timeout=15) == 64
     assert "unknown argument --frobnicate" in ui.ui_log()
+
+
+def test_help_needs_no_display(ui):
+    env = {k: v for k, v in ui.session.env.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    done = subprocess.run([str(ui.ui_binary), "--help"], env=env, capture_output=True, text=True, timeout=15)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("Usage: ferry-ui [--share ID] [--sign-in] [--activation-token TOKEN]")
+    assert done.stderr == ""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
-from ferryenv import FerrySession, wait_for
+from ferryenv import FerrySession, variant, wait_for
 
 UI_RELATIVE_PATH = Path("libexec/ferry/ferry-ui")
 
@@ -71,12 +72,26 @@ class Desktop:
         path = self.session.root / "ferry-ui.log"
         return path.read_text(errors="replace") if path.exists() else ""
 
+    def dialog_pids(self) -> list[int]:
+        """Every ferry-ui running in this session, started by a test or by the service."""
+        binary = self.ui_binary.resolve()
+        found = []
+        for pid in self.session.processes_in_session():
+            with contextlib.suppress(OSError):
+                if Path(os.readlink(f"/proc/{pid}/exe")) == binary:
+                    found.append(pid)
+        return found
+
     def stop_ui(self) -> None:
         for process in self.ui_processes:
             if process.poll() is None:
                 process.kill()
                 process.wait(timeout=10)
         self.ui_processes.clear()
+        for pid in self.dialog_pids():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        wait_for(lambda: not self.dialog_pids(), timeout=10, what="every ferry-ui to exit")
 
     def screenshot(self, path: Path) -> Path:
         """The screen as PNG (ImageMagick's import), trimmed to the windows on the black root."""
@@ -103,7 +118,8 @@ def ui_app(timeout: float = 15):
         for index in range(desktop.childCount):
             with contextlib.suppress(Exception):
                 app = desktop.getChildAtIndex(index)
-                if app is not None and app.name == "ferry-ui":
+                # The registry can still list a ferry-ui that an earlier test killed.
+                if app is not None and app.name == "ferry-ui" and Path(f"/proc/{app.get_process_id()}").exists():
                     return app
         return None
 
@@ -266,12 +282,17 @@ def desktop(new_session):
     if missing:
         pytest.fail(f"the UI tests need {', '.join(missing)} (apt: xvfb imagemagick)", pytrace=False)
     xvfb, display = start_xvfb()
-    # DISPLAY reaches the bus's activated services too: the AT-SPI registry synthesizes key
-    # presses on this display (XTest).
-    session = new_session(DISPLAY=display)
+    # The bus's environment is what the activated service, and so the ferry-ui it starts, gets:
+    # DISPLAY lets the service start dialogs (and the AT-SPI registry synthesize key presses on
+    # this display, XTest); the cairo renderer is what the figures are measured with; retries
+    # come back within two seconds, so a share kept while offline goes soon after the server does.
+    session = new_session(DISPLAY=display, GSK_RENDERER="cairo", GDK_BACKEND="x11", FERRY_RETRY_MAX_SECONDS="2")
     os.environ["DBUS_SESSION_BUS_ADDRESS"] = session.address
     os.environ["DISPLAY"] = display
     os.environ.pop("NO_AT_BRIDGE", None)
+    # "Open with" for pictures goes to Ferry, as after choosing it once in a file manager.
+    done = session.run("xdg-mime", "default", "io.github.ferryshare.Ferry.desktop", "image/png")
+    assert done.returncode == 0, done.stderr
     shared = Desktop(session, display)
     assert shared.ui_binary.exists(), f"{shared.ui_binary} is not installed"
     yield shared
@@ -282,33 +303,16 @@ def desktop(new_session):
 
 @pytest.fixture
 def ui(desktop):
-    """The shared desktop, with no ferry-ui left running after the test."""
+    """The shared desktop, with no ferry-ui left running and no share left waiting after the test."""
     yield desktop
+    for share in desktop.session.list_shares():
+        if share["state"] not in ("sent", "failed", "cancelled"):
+            desktop.session.gdbus_call("Cancel", variant("s", share["id"]))
     desktop.stop_ui()
 
 
-@contextlib.contextmanager
-def standin_service(desktop: Desktop, scenario: dict, tmp_path: Path):
-    """Replaces Ferry's service on the desktop's bus with standin_share1.py for one test; yields a
-    function that returns the calls it received. The real service comes back by activation."""
-    import json
+def signed_out(session: FerrySession) -> None:
+    """Nobody signed in, as on a new desktop (UI tests share one session)."""
+    if session.signed_in():
+        session.gdbus_call("SignOut").expect_ok()
 
-    scenario_path = tmp_path / "scenario.json"
-    calls_path = tmp_path / "calls.jsonl"
-    scenario_path.write_text(json.dumps(scenario))
-    calls_path.write_text("")
-    desktop.session.kill_service()
-    process = subprocess.Popen([sys.executable, str(Path(__file__).with_name("standin_share1.py")),
-                                str(scenario_path), str(calls_path)], env=desktop.session.env,
-                               stdin=subprocess.DEVNULL)
-
-    def calls() -> list[dict]:
-        return [json.loads(line) for line in calls_path.read_text().splitlines() if line.strip()]
-
-    try:
-        wait_for(lambda: any(c["method"] == "ready" for c in calls()), timeout=10, what="the stand-in service")
-        yield calls
-    finally:
-        process.kill()
-        process.wait(timeout=10)
-        wait_for(lambda: not desktop.session.service_running(), timeout=10, what="the stand-in to leave the bus")

@@ -23,7 +23,28 @@ public final class FerryUIApplication {
     }
 
     public func run(arguments: [String]) -> Int32 {
-        application.run(arguments: arguments)
+        // --help and mistakes are answered here, before GTK wants a display.
+        switch LaunchRequest.parse(Array(arguments.dropFirst())) {
+        case .success: break
+        case .failure(.help):
+            print(LaunchRequest.usage)
+            return 0
+        case .failure(.usage(let problem)):
+            Log.error("ferry-ui: \(problem)\n\(LaunchRequest.usage)")
+            return 64 // EX_USAGE
+        }
+        Self.drawWithoutOpenGL()
+        return application.run(arguments: arguments)
+    }
+
+    /// Dialogs this small gain nothing from OpenGL, and merely setting it up maps Mesa into the
+    /// process (with LLVM, for software rendering): 58 of the 107 MB measured under Xvfb, even with
+    /// GSK_RENDERER=cairo, and part of the time to the first frame. Without GL, GTK draws with
+    /// cairo. Whoever sets GDK_DEBUG, or asks for a GL or Vulkan renderer, keeps that choice.
+    static func drawWithoutOpenGL() {
+        let renderer = getenv("GSK_RENDERER").map { String(cString: $0) }
+        guard getenv("GDK_DEBUG") == nil, renderer == nil || renderer == "cairo" else { return }
+        setenv("GDK_DEBUG", "gl-disable", 1)
     }
 
     private func handle(_ launch: WindowApplication.Launch) -> Int32 {

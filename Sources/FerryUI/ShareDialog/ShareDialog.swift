@@ -231,11 +231,18 @@ final class ShareDialog {
             shareButton.isVisible = false
             backButton.isVisible = false
             messagePage.showProgress(nil)
-            messagePage.showFailure(changed.failureMessage ?? "The share could not be sent.", canRetry: true)
+            messagePage.showFailure(withRoomNames(changed.failureMessage ?? "The share could not be sent."), canRetry: true)
             messagePage.retryButton.grabFocus()
         case .cancelled:
             // Cancelled elsewhere (the command line, the main window): nothing left to decide here.
             dismiss()
+        }
+    }
+
+    /// The service's sentences name a room by its id; the person picked it by its name.
+    private func withRoomNames(_ sentence: String) -> String {
+        (sharePage?.chosen ?? []).reduce(sentence) { text, room in
+            text.replacing(room.id, with: SafeDisplay.escaped(room.displayName))
         }
     }
 
