@@ -50,7 +50,8 @@ struct DeliveryRow: Codable, FetchableRecord, PersistableRecord {
     }
 
     static func deliveries(of shareID: String, in db: Database) throws -> [Delivery] {
-        try DeliveryRow.filter(Column("share_id") == shareID).order(Column("position")).fetchAll(db).map(\.delivery)
+        try DeliveryRow.fetchAll(db.cachedStatement(sql: "SELECT * FROM delivery WHERE share_id = ? ORDER BY position"),
+                                 arguments: [shareID]).map(\.delivery)
     }
 }
 

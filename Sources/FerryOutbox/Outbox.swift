@@ -34,8 +34,16 @@ public final class Outbox: @unchecked Sendable {
 
     public func share(id: String) throws -> Share? {
         try database.read { db in
-            guard let row = try ShareRow.fetchOne(db, key: id) else { return nil }
+            guard let row = try ShareRow.fetch(id: id, in: db) else { return nil }
             return try row.share(items: ItemRow.items(of: id, in: db), deliveries: DeliveryRow.deliveries(of: id, in: db))
+        }
+    }
+
+    /// A share's state alone (the sender asks before every event whether the share was cancelled).
+    public func state(of id: String) throws -> ShareState? {
+        try database.read { db in
+            try String.fetchOne(db.cachedStatement(sql: "SELECT state FROM share WHERE id = ?"), arguments: [id])
+                .flatMap(ShareState.init(rawValue:))
         }
     }
 
@@ -59,7 +67,7 @@ public final class Outbox: @unchecked Sendable {
     @discardableResult
     public func update(id: String, state: ShareState, failure: Share.Failure? = nil, at time: Int64) throws -> Share? {
         try database.write { db in
-            guard var row = try ShareRow.fetchOne(db, key: id) else { return nil }
+            guard var row = try ShareRow.fetch(id: id, in: db) else { return nil }
             row.state = state.rawValue
             row.updatedAt = time
             row.errorName = failure?.name

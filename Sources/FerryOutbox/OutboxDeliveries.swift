@@ -14,30 +14,53 @@ extension Outbox {
         return try ids.compactMap { try share(id: $0) }
     }
 
-    /// Takes a share up for sending: one delivery per destination and the same composed steps for
-    /// each, with their transaction ids, committed together with the state `sending`. A share taken
-    /// up before (after a restart, or back from sign-in) keeps the deliveries and steps it has.
-    public func beginSending(id: String, steps: [Composition.Step], bytesTotal: UInt64, at time: Int64) throws -> Share? {
+    /// A share to take up for sending: its composed steps and the bytes of its files.
+    public struct Takeover: Sendable {
+        public var id: String
+        public var steps: [Composition.Step]
+        public var bytesTotal: UInt64
+        public init(id: String, steps: [Composition.Step], bytesTotal: UInt64) {
+            self.id = id
+            self.steps = steps
+            self.bytesTotal = bytesTotal
+        }
+    }
+
+    /// Takes shares up for sending: one delivery per destination and the same composed steps for
+    /// each, with their transaction ids, committed together with the state `sending` — all the
+    /// shares in one transaction, so a queue of many is taken up at the cost of one commit. A share
+    /// taken up before (after a restart, or back from sign-in) keeps the deliveries and steps it has.
+    public func beginSending(_ shares: [Takeover], at time: Int64) throws -> [Share] {
         try database.write { db in
-            guard var row = try ShareRow.fetchOne(db, key: id) else { return nil }
-            let existing = try DeliveryRow.filter(Column("share_id") == id).fetchCount(db)
-            if existing == 0 {
-                let destinations = row.destinations.split(separator: "\n").map(String.init)
-                for (position, destination) in destinations.enumerated() {
-                    let delivery = Delivery(destination: destination, bytesTotal: bytesTotal, eventsTotal: steps.count)
-                    try DeliveryRow(shareID: id, position: position, delivery: delivery).insert(db)
-                    for (index, step) in steps.enumerated() {
-                        try DeliveryStep(shareID: id, position: position, step: index, composed: step).insert(db)
+            try shares.compactMap { takeover in
+                guard var row = try ShareRow.fetch(id: takeover.id, in: db) else { return nil }
+                let existing = try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM delivery WHERE share_id = ?"),
+                                                arguments: [takeover.id]) ?? 0
+                if existing == 0 {
+                    let destinations = row.destinations.split(separator: "\n").map(String.init)
+                    for (position, destination) in destinations.enumerated() {
+                        // The first destination is the one the sender starts on.
+                        let delivery = Delivery(destination: destination, state: position == 0 ? .sending : .queued,
+                                                bytesTotal: takeover.bytesTotal, eventsTotal: takeover.steps.count)
+                        try DeliveryRow(shareID: takeover.id, position: position, delivery: delivery).insert(db)
+                        for (index, step) in takeover.steps.enumerated() {
+                            try DeliveryStep(shareID: takeover.id, position: position, step: index, composed: step).insert(db)
+                        }
                     }
                 }
+                row.state = ShareState.sending.rawValue
+                row.updatedAt = time
+                row.errorName = nil
+                row.errorMessage = nil
+                try row.update(db)
+                return try row.share(items: ItemRow.items(of: takeover.id, in: db),
+                                     deliveries: DeliveryRow.deliveries(of: takeover.id, in: db))
             }
-            row.state = ShareState.sending.rawValue
-            row.updatedAt = time
-            row.errorName = nil
-            row.errorMessage = nil
-            try row.update(db)
-            return try row.share(items: ItemRow.items(of: id, in: db), deliveries: DeliveryRow.deliveries(of: id, in: db))
         }
+    }
+
+    public func beginSending(id: String, steps: [Composition.Step], bytesTotal: UInt64, at time: Int64) throws -> Share? {
+        try beginSending([Takeover(id: id, steps: steps, bytesTotal: bytesTotal)], at: time).first
     }
 
     public func steps(shareID: String, position: Int) throws -> [DeliveryStep] {
@@ -64,14 +87,30 @@ extension Outbox {
         }
     }
 
-    /// Records that the server accepted a step's event, and counts it in the delivery.
-    public func recordEvent(_ step: DeliveryStep, eventID: String) throws {
+    /// Records that the server accepted a step's event and counts it in the delivery; with
+    /// `completesDelivery` (the last step) the delivery is sent, and when that was the share's last
+    /// delivery the share is sent too, all in the same transaction. Returns the share.
+    @discardableResult
+    public func recordEvent(_ step: DeliveryStep, eventID: String, completesDelivery: Bool = false,
+                            at time: Int64 = 0) throws -> Share? {
         try database.write { db in
-            var step = step
-            step.eventID = eventID
-            try step.update(db)
-            try db.execute(sql: "UPDATE delivery SET events_sent = events_sent + 1 WHERE share_id = ? AND position = ?",
-                           arguments: [step.shareID, step.position])
+            try db.cachedStatement(sql: "UPDATE delivery_step SET event_id = ? WHERE share_id = ? AND position = ? AND step = ?")
+                .execute(arguments: [eventID, step.shareID, step.position, step.step])
+            let sent = completesDelivery
+                ? ", state = 'sent', bytes_sent = bytes_total, retry_at = NULL, attempts = 0, error_name = NULL, error_message = NULL"
+                : ""
+            try db.cachedStatement(sql: "UPDATE delivery SET events_sent = events_sent + 1\(sent) WHERE share_id = ? AND position = ?")
+                .execute(arguments: [step.shareID, step.position])
+            if completesDelivery {
+                try db.cachedStatement(sql: """
+                    UPDATE share SET state = 'sent', updated_at = ?, error_name = NULL, error_message = NULL
+                    WHERE id = ? AND state = 'sending'
+                    AND NOT EXISTS (SELECT 1 FROM delivery WHERE share_id = ? AND state != 'sent')
+                    """).execute(arguments: [time, step.shareID, step.shareID])
+            }
+            guard let row = try ShareRow.fetch(id: step.shareID, in: db) else { return nil }
+            return try row.share(items: ItemRow.items(of: step.shareID, in: db),
+                                 deliveries: DeliveryRow.deliveries(of: step.shareID, in: db))
         }
     }
 
@@ -79,7 +118,9 @@ extension Outbox {
     @discardableResult
     public func updateDelivery(shareID: String, position: Int, _ change: (inout Delivery) -> Void) throws -> Delivery? {
         try database.write { db in
-            guard let row = try DeliveryRow.fetchOne(db, key: ["share_id": shareID, "position": position]) else { return nil }
+            guard let row = try DeliveryRow.fetchOne(
+                db.cachedStatement(sql: "SELECT * FROM delivery WHERE share_id = ? AND position = ?"),
+                arguments: [shareID, position]) else { return nil }
             var delivery = row.delivery
             change(&delivery)
             try DeliveryRow(shareID: shareID, position: position, delivery: delivery).update(db)

@@ -38,6 +38,11 @@ struct ShareRow: Codable, FetchableRecord, PersistableRecord {
         errorMessage = share.failure?.message
     }
 
+    /// The row of one share (a cached statement: the sender reads shares often).
+    static func fetch(id: String, in db: Database) throws -> ShareRow? {
+        try ShareRow.fetchOne(db.cachedStatement(sql: "SELECT * FROM share WHERE id = ?"), arguments: [id])
+    }
+
     func share(items: [ShareItem], deliveries: [Delivery] = []) -> Share {
         let intent = ShareIntent(items: items, subject: subject, message: message,
                                  destinations: destinations.split(separator: "\n").map(String.init),
@@ -82,7 +87,10 @@ struct ItemRow: Codable, FetchableRecord, PersistableRecord {
                   size: UInt64(max(0, size)), uri: uri, text: text)
     }
 
+    // Cached statements: the sender reads a share several times per event, and building the query
+    // through GRDB's query interface each time cost more than the SQL itself.
     static func items(of shareID: String, in db: Database) throws -> [ShareItem] {
-        try ItemRow.filter(Column("share_id") == shareID).order(Column("position")).fetchAll(db).map(\.item)
+        try ItemRow.fetchAll(db.cachedStatement(sql: "SELECT * FROM share_item WHERE share_id = ? ORDER BY position"),
+                             arguments: [shareID]).map(\.item)
     }
 }

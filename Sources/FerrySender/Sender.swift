@@ -93,7 +93,7 @@ public actor Sender {
         retryEverythingNow = false
         var nextRetry: Int64?
         while let session = account.current {
-            let shares = (try? outbox.shares(in: [.queued, .sending])) ?? []
+            let shares = takeUp((try? outbox.shares(in: [.queued, .sending])) ?? [])
             var progressed = false
             nextRetry = nil
             for share in shares {
@@ -113,6 +113,21 @@ public actor Sender {
 
     enum Outcome { case finished, waiting(until: Int64), signedOut }
 
+    /// Takes every queued share up in one transaction (deliveries, steps, transaction ids) instead
+    /// of one commit each on the way; the shares already taken up are returned as they are.
+    private func takeUp(_ shares: [Share]) -> [Share] {
+        let fresh = shares.filter { $0.state == .queued || $0.deliveries.isEmpty }
+        guard !fresh.isEmpty else { return shares }
+        let takeovers = fresh.map { share in
+            Outbox.Takeover(id: share.id, steps: Composition.steps(for: share.intent),
+                            bytesTotal: share.intent.items.filter { $0.kind == .file }.reduce(0) { $0 + $1.size })
+        }
+        guard let begun = try? outbox.beginSending(takeovers, at: clock()) else { return shares }
+        begun.forEach(events.shareChanged)
+        let byID = Dictionary(uniqueKeysWithValues: begun.map { ($0.id, $0) })
+        return shares.map { byID[$0.id] ?? $0 }
+    }
+
     private func send(_ original: Share, session: Session, retryNow: Bool) async -> Outcome {
         var share = original
         if share.state == .queued || share.deliveries.isEmpty {
@@ -131,12 +146,20 @@ public actor Sender {
                 continue
             }
             do {
-                try await deliver(share, position: position, session: session)
-                change(share.id, position) {
-                    $0.state = .sent
-                    $0.bytesSent = $0.bytesTotal
-                    $0.retryAt = nil
-                    $0.attempts = 0
+                let recorded = try await deliver(share, position: position, session: session)
+                if let recorded, recorded.state == .sent {
+                    // The last event settled the share in its own transaction.
+                    setOnline(true)
+                    settle(recorded)
+                    return .finished
+                }
+                if recorded == nil {
+                    change(share.id, position) {
+                        $0.state = .sent
+                        $0.bytesSent = $0.bytesTotal
+                        $0.retryAt = nil
+                        $0.attempts = 0
+                    }
                 }
                 setOnline(true)
             } catch DeliveryFailure.cancelled {
@@ -175,8 +198,10 @@ public actor Sender {
         return nextRetry.map { .waiting(until: $0) } ?? .finished
     }
 
-    /// Sends the steps of one delivery that have no event yet.
-    private func deliver(_ share: Share, position: Int, session: Session) async throws(DeliveryFailure) {
+    /// Sends the steps of one delivery that have no event yet; returns the share as the last event's
+    /// record left it (that delivery sent, and the share too when it was the last), or nil when
+    /// there was nothing left to send.
+    private func deliver(_ share: Share, position: Int, session: Session) async throws(DeliveryFailure) -> Share? {
         let http = MatrixHTTP(baseURL: session.homeserver, accessToken: session.accessToken)
         let rooms = Rooms(http: http, userID: session.userID)
         var delivery = share.deliveries[position]
@@ -186,7 +211,7 @@ public actor Sender {
                 throw DeliveryFailure.from(error, destination: destination, token: session.accessToken)
             }
         }
-        change(share.id, position) { $0.state = .sending }
+        if delivery.state != .sending { change(share.id, position) { $0.state = .sending } }
         let roomID: String
         if let known = delivery.roomID {
             roomID = known
@@ -211,8 +236,9 @@ public actor Sender {
             throw .permanent(.fileTooLargeForServer(tooLarge.name, size: tooLarge.size, limit: limit))
         }
         var bytesDone = steps.filter { $0.item != nil && $0.contentURI != nil }.reduce(UInt64(0)) { $0 + items[$1.item!].size }
-        for var step in steps where step.eventID == nil {
-            guard (try? outbox.share(id: share.id))??.state == .sending else { throw .cancelled }
+        let pending = steps.filter { $0.eventID == nil }
+        for (index, var step) in pending.enumerated() {
+            guard (try? outbox.state(of: share.id)) == .sending else { throw .cancelled }
             let content: MessageContent
             if let index = step.item {
                 let item = items[index]
@@ -238,9 +264,13 @@ public actor Sender {
             let eventID = try await attempt { () async throws(MatrixError) in
                 try await Events(http: http).send(content, to: roomID, transactionID: step.transactionID)
             }
-            try? outbox.recordEvent(step, eventID: eventID)
-            if let updated = try? outbox.share(id: share.id) { events.shareChanged(updated) }
+            let last = index == pending.count - 1
+            if let updated = try? outbox.recordEvent(step, eventID: eventID, completesDelivery: last, at: clock()) {
+                events.shareChanged(updated)
+                if last { return updated }
+            }
         }
+        return nil
     }
 
     static func fileContent(_ item: ShareItem, url: String, path: String) -> MessageContent {
@@ -293,11 +323,16 @@ public actor Sender {
         guard state != .sending else { return }
         let failure = share.deliveries.first { $0.state == .failed }?.failure
         guard let settled = try? outbox.update(id: shareID, state: state, failure: failure, at: clock()) else { return }
-        // A failed share keeps its copies for Retry, unless every file is on the server already.
-        if state == .sent || (try? outbox.allFilesUploaded(shareID: shareID)) == true { spool.remove(shareID: shareID) }
-        logger.info("share \(state.rawValue)", metadata: ["id": "\(shareID)"])
         events.shareChanged(settled)
-        events.finished(settled)
+        settle(settled)
+    }
+
+    /// What follows a share's final state: its copies go, and the service hears of it.
+    private func settle(_ share: Share) {
+        // A failed share keeps its copies for Retry, unless every file is on the server already.
+        if share.state == .sent || (try? outbox.allFilesUploaded(shareID: share.id)) == true { spool.remove(shareID: share.id) }
+        logger.info("share \(share.state.rawValue)", metadata: ["id": "\(share.id)"])
+        events.finished(share)
     }
 
     private func setOnline(_ value: Bool) {
