@@ -145,7 +145,7 @@ public actor Sender {
                 nextRetry = min(nextRetry ?? retryAt, retryAt)
                 continue
             }
-            do {
+            do throws(DeliveryFailure) {
                 let recorded = try await deliver(share, position: position, session: session)
                 if let recorded, recorded.state == .sent {
                     // The last event settled the share in its own transaction.
@@ -162,36 +162,38 @@ public actor Sender {
                     }
                 }
                 setOnline(true)
-            } catch DeliveryFailure.cancelled {
-                return .finished
-            } catch DeliveryFailure.unauthorized(let token) {
-                account.invalidate(token: token)
-                _ = try? outbox.move(from: [.queued, .sending], to: .awaitingSignIn, at: clock())
-                events.signedOut()
-                return .signedOut
-            } catch DeliveryFailure.transient(let error) {
-                let attempts = delivery.attempts + 1
-                let retryAt = clock() + backoff.delay(attempt: attempts, retryAfter: error.retryAfterMilliseconds.map { Int64($0) * 1000 },
-                                                      jitter: Double.random(in: 0..<1))
-                logger.notice("will retry", metadata: ["share": "\(share.id)", "destination": "\(delivery.destination)",
-                                                       "error": "\(error)", "attempt": "\(attempts)"])
-                change(share.id, position) {
-                    $0.state = .retrying
-                    $0.retryAt = retryAt
-                    $0.attempts = attempts
-                }
-                if error.kind == .transport { setOnline(false) }
-                nextRetry = min(nextRetry ?? retryAt, retryAt)
-            } catch DeliveryFailure.permanent(let error) {
-                logger.notice("delivery failed", metadata: ["share": "\(share.id)", "error": "\(error.shortName)"])
-                change(share.id, position) {
-                    $0.state = .failed
-                    $0.failure = Share.Failure(name: error.name, message: error.message)
-                    $0.retryAt = nil
-                }
-                setOnline(true)
             } catch {
-                logger.error("unexpected failure: \(error)")
+                switch error {
+                case .cancelled:
+                    return .finished
+                case .unauthorized(let token):
+                    account.invalidate(token: token)
+                    _ = try? outbox.move(from: [.queued, .sending], to: .awaitingSignIn, at: clock())
+                    events.signedOut()
+                    return .signedOut
+                case .transient(let error):
+                    let attempts = delivery.attempts + 1
+                    let retryAt = clock() + backoff.delay(attempt: attempts,
+                                                          retryAfter: error.retryAfterMilliseconds.map { Int64($0) * 1000 },
+                                                          jitter: Double.random(in: 0..<1))
+                    logger.notice("will retry", metadata: ["share": "\(share.id)", "destination": "\(delivery.destination)",
+                                                           "error": "\(error)", "attempt": "\(attempts)"])
+                    change(share.id, position) {
+                        $0.state = .retrying
+                        $0.retryAt = retryAt
+                        $0.attempts = attempts
+                    }
+                    if error.kind == .transport { setOnline(false) }
+                    nextRetry = min(nextRetry ?? retryAt, retryAt)
+                case .permanent(let error):
+                    logger.notice("delivery failed", metadata: ["share": "\(share.id)", "error": "\(error.shortName)"])
+                    change(share.id, position) {
+                        $0.state = .failed
+                        $0.failure = Share.Failure(name: error.name, message: error.message)
+                        $0.retryAt = nil
+                    }
+                    setOnline(true)
+                }
             }
         }
         finish(share.id)
