@@ -17,7 +17,7 @@ from ferryenv import pdf_bytes, wait_for
 from matrixflow import (bodies, get_property, msgtypes, png_of_size, set_power_level, sign_in, sign_out,
                         wait_for_state)
 from test_ui_dialog import dialog_for, keep_screenshot
-from uidesktop import click, find, find_all, focused, has_state, no_windows, press, signed_out, type_text, ui_app
+from uidesktop import click, find, focused, names_of, has_state, no_windows, press, signed_out, type_text, ui_app
 
 APP_ID = "io.github.ferryshare.Ferry"
 
@@ -87,7 +87,7 @@ def search_and_pick(window, typed: str, room_name: str) -> None:
              what="focus in the search field")
     find(window, f"Choose {room_name}", "check box", timeout=15)  # the list is there
     type_text(typed)
-    wait_for(lambda: [n.name for n in find_all(window, "check box")] == [f"Choose {room_name}"], timeout=10,
+    wait_for(lambda: names_of(window, "check box") == [f"Choose {room_name}"], timeout=10,
              what=f"only {room_name} left after typing {typed!r}")
     press("Return")
     wait_for(lambda: has_state(find(window, f"Choose {room_name}", "check box"), "checked"), timeout=5,
@@ -161,7 +161,7 @@ def test_page_one_lists_recent_rooms_first_and_shows_an_encrypted_room_that_cann
     window = open_dialog(ui, photo.name)
 
     # Then the recent room comes first, in its own list
-    recent = wait_for(lambda: [n.name for n in find_all(find(window, "Recent destinations", "list"), "list item")],
+    recent = wait_for(lambda: names_of(find(window, "Recent destinations", "list"), "list item"),
                       timeout=15, what="recent destinations")
     assert recent == ["Design Team"]
     find(window, "Bob Martin", "list item")
@@ -169,7 +169,7 @@ def test_page_one_lists_recent_rooms_first_and_shows_an_encrypted_room_that_cann
     secret = find(window, "Secret Plans", "list item")
     assert not has_state(secret, "sensitive")
     assert "encrypted" in secret.description
-    assert "Choose Secret Plans" not in [n.name for n in find_all(window, "check box")]
+    assert "Choose Secret Plans" not in names_of(window, "check box")
     # And Next waits for a choice
     assert not has_state(find(window, "Next", "push button"), "sensitive")
     wait_for(lambda: (focused(window) or window).name == "Search rooms and people", timeout=5, what="focus")

@@ -185,6 +185,17 @@ def find_all(root, role: str, showing: bool = True) -> list:
     return [n for n in descendants(root) if _role(n) == role and (not showing or is_showing(n))]
 
 
+def names_of(root, role: str, showing: bool = True) -> list[str]:
+    """The names of the showing descendants with this role. Rows that the list destroys while they
+    are read (it filters as the person types) raise "the application no longer exists"; they are
+    left out, and a caller polling with wait_for sees the settled list on its next look."""
+    found = []
+    for node in find_all(root, role, showing):
+        with contextlib.suppress(Exception):
+            found.append(node.name)
+    return found
+
+
 def _role(node) -> str:
     with contextlib.suppress(Exception):
         return node.getRoleName()
