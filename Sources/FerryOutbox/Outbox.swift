@@ -22,6 +22,24 @@ public final class Outbox: @unchecked Sendable {
         try OutboxSchema.migrator.migrate(database)
     }
 
+    /// A transaction that records progress the server already holds (an event id it returned), so
+    /// it need not wait for the disk: synchronous=NORMAL, which survives a crash of the service but
+    /// may lose the last commits to a power loss — and the next FULL commit makes them durable too.
+    /// Only for records whose loss leads to repeating an idempotent request, never for a share,
+    /// a transaction id or anything else that was acknowledged to someone.
+    func writeProgress<T>(_ body: (Database) throws -> T) throws -> T {
+        try database.writeWithoutTransaction { db in
+            try db.cachedStatement(sql: "PRAGMA synchronous = NORMAL").execute()
+            defer { try? db.cachedStatement(sql: "PRAGMA synchronous = FULL").execute() }
+            var result: T?
+            try db.inTransaction {
+                result = try body(db)
+                return .commit
+            }
+            return result!
+        }
+    }
+
     /// Commits a new share and its items in one transaction.
     public func insert(_ share: Share) throws {
         try database.write { db in
@@ -85,7 +103,8 @@ public final class Outbox: @unchecked Sendable {
     /// How many shares are in one state (through the state index: cheap even with many shares).
     public func count(in state: ShareState) throws -> Int {
         try database.read { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM share WHERE state = ?", arguments: [state.rawValue]) ?? 0
+            try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM share WHERE state = ?"),
+                             arguments: [state.rawValue]) ?? 0
         }
     }
 

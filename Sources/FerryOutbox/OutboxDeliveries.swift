@@ -65,8 +65,9 @@ extension Outbox {
 
     public func steps(shareID: String, position: Int) throws -> [DeliveryStep] {
         try database.read { db in
-            try DeliveryStep.filter(Column("share_id") == shareID && Column("position") == position)
-                .order(Column("step")).fetchAll(db)
+            try DeliveryStep.fetchAll(
+                db.cachedStatement(sql: "SELECT * FROM delivery_step WHERE share_id = ? AND position = ? ORDER BY step"),
+                arguments: [shareID, position])
         }
     }
 
@@ -89,13 +90,22 @@ extension Outbox {
 
     /// Records that the server accepted a step's event and counts it in the delivery; with
     /// `completesDelivery` (the last step) the delivery is sent, and when that was the share's last
-    /// delivery the share is sent too, all in the same transaction. Returns the share.
+    /// delivery the share is sent too, all in the same transaction. `roomID` is the room the
+    /// destination was found to be, when that was not recorded yet. Returns the share.
+    ///
+    /// Written as progress (see `writeProgress`): should the machine lose this commit, the sender
+    /// repeats the event with its committed transaction id and the server answers with the event
+    /// it already has.
     @discardableResult
-    public func recordEvent(_ step: DeliveryStep, eventID: String, completesDelivery: Bool = false,
+    public func recordEvent(_ step: DeliveryStep, eventID: String, roomID: String? = nil, completesDelivery: Bool = false,
                             at time: Int64 = 0) throws -> Share? {
-        try database.write { db in
+        try writeProgress { db in
             try db.cachedStatement(sql: "UPDATE delivery_step SET event_id = ? WHERE share_id = ? AND position = ? AND step = ?")
                 .execute(arguments: [eventID, step.shareID, step.position, step.step])
+            if let roomID {
+                try db.cachedStatement(sql: "UPDATE delivery SET room_id = ? WHERE share_id = ? AND position = ? AND room_id IS NULL")
+                    .execute(arguments: [roomID, step.shareID, step.position])
+            }
             let sent = completesDelivery
                 ? ", state = 'sent', bytes_sent = bytes_total, retry_at = NULL, attempts = 0, error_name = NULL, error_message = NULL"
                 : ""

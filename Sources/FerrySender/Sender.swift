@@ -12,7 +12,9 @@ import Logging
 /// Exactly once rests on the outbox: a step's transaction id is committed before its request, its
 /// content URI after its upload, its event id after the server's answer. After a crash the sender
 /// resumes at the first step without an event id and repeats the request with the same transaction
-/// id, which the server answers with the event it already has (per device: MSC3970).
+/// id, which the server answers with the event it already has (per device: MSC3970). That same
+/// answer is why an event id is committed without waiting for the disk (Outbox.writeProgress):
+/// losing it to a power cut costs one repeated request, never a second message.
 public actor Sender {
     let outbox: Outbox
     let spool: Spool
@@ -215,13 +217,21 @@ public actor Sender {
         }
         if delivery.state != .sending { change(share.id, position) { $0.state = .sending } }
         let roomID: String
+        var roomToRecord: String?
         if let known = delivery.roomID {
             roomID = known
         } else {
             roomID = try await attempt { () async throws(MatrixError) in
                 try await DestinationResolver(rooms: rooms).roomID(for: destination)
             }
-            delivery = change(share.id, position) { $0.roomID = roomID } ?? delivery
+            if Destination.kind(of: destination) == .userID {
+                // The chat with a person may have just been created: it is committed before
+                // anything is sent to it, or a restart would create a second one.
+                delivery = change(share.id, position) { $0.roomID = roomID } ?? delivery
+            } else {
+                // A room id or an alias resolves to the same room again: kept with the first event.
+                roomToRecord = roomID
+            }
         }
         // Never plain text into an encrypted room (DESIGN.md): checked before anything is sent.
         if try await attempt({ () async throws(MatrixError) in try await isEncrypted(roomID, rooms: rooms) }) {
@@ -267,7 +277,9 @@ public actor Sender {
                 try await Events(http: http).send(content, to: roomID, transactionID: step.transactionID)
             }
             let last = index == pending.count - 1
-            if let updated = try? outbox.recordEvent(step, eventID: eventID, completesDelivery: last, at: clock()) {
+            if let updated = try? outbox.recordEvent(step, eventID: eventID, roomID: roomToRecord, completesDelivery: last,
+                                                     at: clock()) {
+                roomToRecord = nil
                 events.shareChanged(updated)
                 if last { return updated }
             }

@@ -1,19 +1,40 @@
 import FerryCore
 import GLibAdapter
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The desktop notifications that close a share's story: where it went, or why not, with Retry.
-enum Notifications {
-    static func finished(_ share: Share, destinationNames: [String], application: Application) {
+/// A burst of finished shares is told as one notification (FinishedNotices). Main thread only.
+final class FinishedNotifier {
+    private let application: Application
+    private var notices = FinishedNotices()
+    private var flushScheduled = false
+
+    init(application: Application) { self.application = application }
+
+    func finished(_ share: Share, destinationNames: [String]) {
         let rooms = destinationNames.map(SafeDisplay.escaped)
-        switch share.state {
-        case .sent:
-            application.sendNotification(id: "share-\(share.id)", title: "Shared",
-                                         body: "Sent to \(rooms.joined(separator: ", ")).")
-        case .failed:
-            application.sendNotification(id: "share-\(share.id)", title: "Ferry could not send your share",
-                                         body: share.failure?.message ?? "It could not be delivered.",
-                                         buttons: [(label: "Retry", action: "retry", target: share.id)])
-        default: break
+        if let notice = notices.finished(share, rooms: rooms, at: Self.now()) { show(notice) }
+        guard notices.hasPending, !flushScheduled else { return }
+        flushScheduled = true
+        MainContext.after(milliseconds: UInt32(notices.updateInterval / 1000)) { [self] in
+            flushScheduled = false
+            notices.flush(at: Self.now()).forEach(show)
         }
+    }
+
+    private func show(_ notice: FinishedNotices.Notice) {
+        var buttons: [(label: String, action: String, target: String?)] = []
+        if let share = notice.retryShareID { buttons.append((label: "Retry", action: "retry", target: share)) }
+        if notice.showsShares { buttons.append((label: "Show Shares", action: "shares", target: nil)) }
+        application.sendNotification(id: notice.id, title: notice.title, body: notice.body,
+                                     defaultAction: notice.showsShares ? ("shares", nil) : nil, buttons: buttons)
+    }
+
+    private static func now() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000
     }
 }

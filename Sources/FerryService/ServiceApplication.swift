@@ -75,8 +75,9 @@ public enum ServiceApplication {
                 }
             }
         }
+        let notifier = FinishedNotifier(application: application)
         service.events.finished = { share, names in
-            MainContext.invoke { Notifications.finished(share, destinationNames: names, application: application) }
+            MainContext.invoke { notifier.finished(share, destinationNames: names) }
         }
         service.announcePendingWork()
         service.sender.start()

@@ -579,6 +579,14 @@ class Homeserver:
         """The room's m.room.message events, oldest first."""
         return self.events(token, room_id, "m.room.message", page_size)
 
+    def latest_message(self, token: str, room_id: str) -> dict[str, Any] | None:
+        """The room's newest m.room.message event: one small /messages page backwards, cheap
+        enough to poll while the server is busy with what is being measured."""
+        path = f"/_matrix/client/v3/rooms/{_q(room_id)}/messages"
+        page = self.call("GET", path, token, query={"dir": "b", "limit": 20,
+                                                      "filter": json.dumps({"types": ["m.room.message"]})})
+        return next(iter(page.get("chunk", [])), None)
+
     def wait_for_messages(self, token: str, room_id: str, count: int, timeout: float = 20.0,
                           interval: float = 0.1) -> list[dict[str, Any]]:
         """Polls until the room holds at least `count` messages and returns them all (so a test can

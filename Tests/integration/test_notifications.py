@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import uuid
 
-from matrixflow import (action_labels, notification_text, sign_in, start_notification_server, wait_for_notification,
-                        wait_for_state)
+from matrixflow import (action_labels, notification_text, notifications, sign_in, start_notification_server,
+                        wait_for_notification, wait_for_state, wait_until_sent)
 
 
 def test_a_share_waiting_for_sign_in_raises_a_notification_that_leads_to_sign_in(new_session):
@@ -56,3 +56,24 @@ def test_a_failed_share_is_announced_with_a_retry_action(new_session, homeserver
     # Then a notification says so and offers Retry
     wait_for_notification(record, lambda n: any(label.lower() == "retry" for label in action_labels(n)),
                           what="a notification with a Retry action")
+
+
+def test_a_burst_of_sent_shares_is_told_in_one_notification_that_counts_them(new_session, homeserver, matrix_user):
+    # Given twelve shares for one room waiting while nobody is signed in, and a notification server
+    session = new_session()
+    record = start_notification_server(session)
+    user = matrix_user("burst")
+    name = f"Burst {uuid.uuid4().hex[:6]}"
+    room = homeserver.create_room(user.token, name=name)
+    share_ids = [session.share_ok(text=f"Burst {n}", destinations=[room]) for n in range(12)]
+
+    # When signing in sends them all, one after the other
+    sign_in(session, homeserver, user)
+    wait_until_sent(session, share_ids)
+
+    # Then one notification, updated as they arrive, ends up counting all twelve…
+    wait_for_notification(record, lambda n: f"12 shares sent to {name}" in notification_text(n),
+                          what="a notification counting the twelve shares")
+    # …instead of one notification per share
+    told = [n for n in notifications(record) if name in notification_text(n)]
+    assert len(told) < 12, f"{len(told)} notifications for 12 shares: {told}"

@@ -1,0 +1,114 @@
+/// What the desktop is told when shares finish. Shares that finish one at a time get a notification
+/// each; a burst (a queue draining after sign-in, or when the network comes back) gets one that
+/// counts them, updated at most once a second — a person who shared 300 files wants to hear that
+/// they arrived, not 300 times.
+///
+/// Pure bookkeeping: the caller shows the notices it gets back and calls `flush` when asked to.
+public struct FinishedNotices {
+    public struct Notice: Equatable, Sendable {
+        public var id: String
+        public var title: String
+        public var body: String
+        /// The share a Retry button retries; nil for a notice about several shares.
+        public var retryShareID: String?
+        /// Whether the notice offers the list of shares (a burst of failures, each with its reason).
+        public var showsShares: Bool
+    }
+
+    /// Shares finishing less than this apart (µs) belong to one burst.
+    public let burstGap: Int64
+    /// A burst's notice is updated at most this often (µs).
+    public let updateInterval: Int64
+    private var sent = Tally()
+    private var failed = Tally()
+
+    public init(burstGap: Int64 = 10_000_000, updateInterval: Int64 = 1_000_000) {
+        self.burstGap = burstGap
+        self.updateInterval = updateInterval
+    }
+
+    private struct Tally {
+        var count = 0
+        var rooms: [String] = []
+        var reasons: Set<String> = []
+        var lastFinished: Int64?
+        var lastShown: Int64 = 0
+        var pending = false
+
+        mutating func add(rooms more: [String], reason: String?, at now: Int64, burstGap: Int64) -> Bool {
+            let continues = lastFinished.map { now - $0 < burstGap } ?? false
+            if !continues { self = Tally() }
+            count += 1
+            for room in more where !rooms.contains(room) { rooms.append(room) }
+            if let reason { reasons.insert(reason) }
+            lastFinished = now
+            return continues
+        }
+    }
+
+    /// A share reached `sent` or `failed` at `now` (µs, any monotonic clock), delivered to the rooms
+    /// named. Returns the notice to show now, or nil when it waits for the next `flush`.
+    public mutating func finished(_ share: Share, rooms: [String], at now: Int64) -> Notice? {
+        switch share.state {
+        case .sent:
+            guard sent.add(rooms: rooms, reason: nil, at: now, burstGap: burstGap) else {
+                sent.lastShown = now
+                return Notice(id: "sent", title: "Shared", body: "Sent to \(Self.list(rooms)).", retryShareID: nil,
+                              showsShares: false)
+            }
+            return update(&sent, at: now, summary: sentSummary)
+        case .failed:
+            let reason = share.failure?.message ?? "It could not be delivered."
+            guard failed.add(rooms: rooms, reason: reason, at: now, burstGap: burstGap) else {
+                failed.lastShown = now
+                return Notice(id: "share-\(share.id)", title: "Ferry could not send your share", body: reason,
+                              retryShareID: share.id, showsShares: false)
+            }
+            return update(&failed, at: now, summary: failedSummary)
+        default:
+            return nil
+        }
+    }
+
+    /// The burst notices held back since they were last shown.
+    public mutating func flush(at now: Int64) -> [Notice] {
+        var notices: [Notice] = []
+        if sent.pending { notices.append(update(&sent, at: now, force: true, summary: sentSummary)!) }
+        if failed.pending { notices.append(update(&failed, at: now, force: true, summary: failedSummary)!) }
+        return notices
+    }
+
+    /// Whether a `flush` has something to show.
+    public var hasPending: Bool { sent.pending || failed.pending }
+
+    private func update(_ tally: inout Tally, at now: Int64, force: Bool = false, summary: (Tally) -> Notice) -> Notice? {
+        guard force || now - tally.lastShown >= updateInterval else {
+            tally.pending = true
+            return nil
+        }
+        tally.pending = false
+        tally.lastShown = now
+        return summary(tally)
+    }
+
+    private func sentSummary(_ tally: Tally) -> Notice {
+        Notice(id: "sent", title: "Shared", body: "\(tally.count) shares sent to \(Self.list(tally.rooms)).",
+               retryShareID: nil, showsShares: false)
+    }
+
+    private func failedSummary(_ tally: Tally) -> Notice {
+        let body = tally.reasons.count == 1 ? tally.reasons.first! : "Open Ferry to see why, and to retry them."
+        return Notice(id: "failed", title: "Ferry could not send \(tally.count) shares", body: body,
+                      retryShareID: nil, showsShares: true)
+    }
+
+    /// "A", "A and B", "A, B and C", "A, B, C and 2 more".
+    static func list(_ names: [String]) -> String {
+        switch names.count {
+        case 0: return "your rooms"
+        case 1: return names[0]
+        case 2...3: return names.dropLast().joined(separator: ", ") + " and " + names.last!
+        default: return names.prefix(3).joined(separator: ", ") + " and \(names.count - 3) more"
+        }
+    }
+}
