@@ -30,9 +30,8 @@ public struct Media: Sendable {
         let chunks = FileChunks(path: path, progress: progress)
         // The timeout grows with the file: at least 2 minutes, plus a minute per 100 MB.
         let timeout = TimeAmount.seconds(120 + Int64(size / 100_000_000) * 60)
-        let data = try await http.send(.POST, "/_matrix/media/v3/upload", query: [("filename", filename)],
-                                       body: .stream(chunks, length: .known(Int64(size))),
-                                       contentType: contentType, timeout: timeout)
+        let data = try await http.sendFile(.POST, "/_matrix/media/v3/upload", query: [("filename", filename)],
+                                           chunks: chunks, size: size, contentType: contentType, timeout: timeout)
         do {
             return try JSONDecoder().decode(Answer.self, from: data).content_uri
         } catch {
@@ -41,13 +40,15 @@ public struct Media: Sendable {
     }
 }
 
-/// A file read in chunks as the connection asks for them (AsyncHTTPClient pulls the next chunk
-/// only when the last one is written), so at most a chunk or two is in memory at any time.
+/// A file read in chunks, each read when the one before it is on its way (MatrixHTTP.sendFile),
+/// so at most a chunk or two is in memory at any time.
 struct FileChunks: AsyncSequence, Sendable {
     typealias Element = ByteBuffer
     let path: String
     let progress: @Sendable (UInt64) -> Void
-    static let chunkSize = 1 << 20
+    /// 64 KiB: below glibc's mmap threshold, so chunk buffers are reused from the heap instead of
+    /// being mapped and zeroed for each chunk.
+    static let chunkSize = 64 << 10
 
     func makeAsyncIterator() -> Iterator { Iterator(path: path, progress: progress) }
 
