@@ -10,7 +10,11 @@ SWIFT ?= swift
 
 # A release build carries its own Swift runtime, so the installed binary (and the .deb)
 # needs nothing from /opt/swift.
-SWIFT_BUILD_FLAGS := -c $(CONFIG) $(if $(filter release,$(CONFIG)),--static-swift-stdlib)
+# Release links with lld: relative relocations packed (DT_RELR, glibc 2.36), and the functions a
+# cold start runs laid out together (scripts/link-order.py says why and how to refresh the list).
+RELEASE_LINK_FLAGS := -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs \
+    -Xlinker --symbol-ordering-file=$(CURDIR)/scripts/link-order.txt -Xlinker --no-warn-symbol-ordering
+SWIFT_BUILD_FLAGS := -c $(CONFIG) $(if $(filter release,$(CONFIG)),--static-swift-stdlib $(RELEASE_LINK_FLAGS))
 VENV := .venv-test
 CHECK_PREFIX := $(CURDIR)/build/check-prefix
 
