@@ -1,5 +1,6 @@
 import FerryCore
 import GRDB
+import Synchronization
 
 /// The durable list of shares: SQLite in WAL mode, synchronous=FULL, so a share that was
 /// acknowledged survives a crash of the service and of the machine.
@@ -7,6 +8,7 @@ import GRDB
 /// Every state change is committed here before the side effect it allows.
 public final class Outbox: @unchecked Sendable {
     let database: DatabaseQueue
+    private let waiting = Mutex<[QueuedInsert]>([])
 
     /// Opens (or creates, 0600) the outbox at `path`; its directory must exist.
     public init(path: String) throws {
@@ -40,14 +42,44 @@ public final class Outbox: @unchecked Sendable {
         }
     }
 
-    /// Commits a new share and its items in one transaction.
+    /// Commits a new share and its items; returns once they are on disk.
+    ///
+    /// Group commit: shares that arrive while another commit is waiting for the disk are written
+    /// together in the next transaction, by whichever caller gets the connection first, so several
+    /// clients sharing at once wait for one sync each rather than queueing behind each other's.
     public func insert(_ share: Share) throws {
-        try database.write { db in
-            try ShareRow(share).insert(db)
-            for (position, item) in share.intent.items.enumerated() {
-                try ItemRow(shareID: share.id, position: position, item: item).insert(db)
+        let entry = QueuedInsert(share)
+        waiting.withLock { $0.append(entry) }
+        try database.writeWithoutTransaction { db in
+            guard entry.result == nil else { return } // committed by the caller before
+            let batch = waiting.withLock { queue in
+                defer { queue.removeAll() }
+                return queue
+            }
+            do {
+                try db.inTransaction {
+                    for queued in batch {
+                        try ShareRow(queued.share).insert(db)
+                        for (position, item) in queued.share.intent.items.enumerated() {
+                            try ItemRow(shareID: queued.share.id, position: position, item: item).insert(db)
+                        }
+                    }
+                    return .commit
+                }
+                batch.forEach { $0.result = .success(()) }
+            } catch {
+                batch.forEach { $0.result = .failure(error) }
             }
         }
+        if case .failure(let error)? = entry.result { throw error }
+    }
+
+    /// A share waiting for the next group commit; `result` is written inside the serialized
+    /// database access that committed it, and read after it.
+    final class QueuedInsert: @unchecked Sendable {
+        let share: Share
+        var result: Result<Void, Error>?
+        init(_ share: Share) { self.share = share }
     }
 
     public func share(id: String) throws -> Share? {

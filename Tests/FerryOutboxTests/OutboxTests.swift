@@ -1,5 +1,7 @@
 import FerryCore
 import FerryOutbox
+import Foundation
+import Synchronization
 import XCTest
 
 /// The outbox keeps every share exactly as it was committed, and answers questions about them.
@@ -58,6 +60,33 @@ final class OutboxTests: XCTestCase {
 
         XCTAssertThrowsError(try outbox.insert(share))
         XCTAssertEqual(try outbox.shares().count, 1)
+    }
+
+    func testSharesInsertedFromManyThreadsAtOnceAreEachCommittedOnce() throws {
+        // Group commit: whichever thread writes next commits the others' waiting shares too.
+        let outbox = self.outbox!
+        let failures = Mutex(0)
+        DispatchQueue.concurrentPerform(iterations: 8) { thread in
+            for n in 0..<50 {
+                let id = String(format: "01kbbbbbbbbbbbbbbbbbbb%02d%02d", thread, n)
+                do { try outbox.insert(SampleShares.text(id: id, created: Int64(thread * 100 + n))) } catch {
+                    failures.withLock { $0 += 1 }
+                }
+            }
+        }
+
+        XCTAssertEqual(failures.withLock { $0 }, 0)
+        XCTAssertEqual(try outbox.ids().count, 400)
+        XCTAssertEqual(try outbox.shares().map(\.intent.items.count), Array(repeating: 1, count: 400))
+    }
+
+    func testARefusedInsertLeavesTheOutboxTakingShares() throws {
+        let share = SampleShares.text(id: "01kaaaaaaaaaaaaaaaaaaaaaa9", created: 5)
+        try outbox.insert(share)
+        XCTAssertThrowsError(try outbox.insert(share))
+        // The outbox goes on taking shares after a refused one.
+        XCTAssertNoThrow(try outbox.insert(SampleShares.text(id: "01kaaaaaaaaaaaaaaaaaaaaaa8", created: 6)))
+        XCTAssertEqual(try outbox.ids(), [share.id, "01kaaaaaaaaaaaaaaaaaaaaaa8"])
     }
 
     func testSharesAreListedNewestFirst() throws {
