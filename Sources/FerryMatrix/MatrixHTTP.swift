@@ -65,11 +65,14 @@ public struct MatrixHTTP: Sendable {
         return data
     }
 
+    /// How many file chunks may be handed to the connection before the oldest is waited for.
+    static let chunksInFlight = 2
+
     /// Sends a file as the request body, from `chunks`, and returns the body of a 2xx answer.
     ///
     /// Through AsyncHTTPClient's StreamWriter rather than an async-sequence body: a write's future
     /// is settled on the connection's event loop, after the writes before it, so waiting for it
-    /// before reading the next chunk keeps memory at a chunk or two. An async-sequence body is read
+    /// before reading further keeps memory at a few chunks. An async-sequence body is read
     /// from another thread ahead of the socket, and a 256 MiB upload held 10–20 MB of chunks.
     func sendFile(_ method: HTTPMethod, _ path: String, query: [(String, String)] = [], chunks: FileChunks, size: UInt64,
                   contentType: String, timeout: TimeAmount) async throws(MatrixError) -> Data {
@@ -82,14 +85,13 @@ public struct MatrixHTTP: Sendable {
             let promise = eventLoop.makePromise(of: Void.self)
             promise.completeWithTask {
                 let iterator = chunks.makeAsyncIterator()
-                // One chunk on its way while the next is read: the disk and the socket both stay busy.
-                var previous: EventLoopFuture<Void>?
+                // A chunk on its way while the next is read: the disk and the socket both stay busy.
+                var inFlight: [EventLoopFuture<Void>] = []
                 while let chunk = try await iterator.next() {
-                    let written = writer.write(.byteBuffer(chunk))
-                    try await previous?.get()
-                    previous = written
+                    inFlight.append(writer.write(.byteBuffer(chunk)))
+                    if inFlight.count >= Self.chunksInFlight { try await inFlight.removeFirst().get() }
                 }
-                try await previous?.get()
+                for written in inFlight { try await written.get() }
             }
             return promise.futureResult
         }

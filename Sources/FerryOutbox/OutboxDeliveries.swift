@@ -73,8 +73,12 @@ extension Outbox {
 
     /// Records an upload's content URI for that file in every destination's steps: a file is
     /// uploaded once per share, and a restart sends the event without uploading again.
+    ///
+    /// Written as progress (`writeProgress`): a power cut may cost a second upload of the file, never
+    /// a second message. A synced commit here would wait, on ext4, for every dirty block of the file
+    /// system — a homeserver on the same disk has just written the whole file.
     public func recordUpload(_ step: DeliveryStep, contentURI: String) throws {
-        try database.write { db in
+        try writeProgress { db in
             try db.execute(sql: "UPDATE delivery_step SET content_uri = ? WHERE share_id = ? AND item = ? AND content_uri IS NULL",
                            arguments: [contentURI, step.shareID, step.item])
         }
@@ -124,10 +128,14 @@ extension Outbox {
         }
     }
 
-    /// Changes one delivery; returns it as committed.
+    /// Changes one delivery; returns it as committed. `durable: false` is for progress a power
+    /// cut may lose (bytes sent, see `writeProgress`): such a commit does not wait for the disk,
+    /// which during a big upload is busy with the homeserver's own writes.
     @discardableResult
-    public func updateDelivery(shareID: String, position: Int, _ change: (inout Delivery) -> Void) throws -> Delivery? {
-        try database.write { db in
+    public func updateDelivery(shareID: String, position: Int, durable: Bool = true,
+                               _ change: (inout Delivery) -> Void) throws -> Delivery? {
+        let write: ((Database) throws -> Delivery?) throws -> Delivery? = durable ? database.write : writeProgress
+        return try write { db in
             guard let row = try DeliveryRow.fetchOne(
                 db.cachedStatement(sql: "SELECT * FROM delivery WHERE share_id = ? AND position = ?"),
                 arguments: [shareID, position]) else { return nil }

@@ -13,8 +13,8 @@ import Logging
 /// content URI after its upload, its event id after the server's answer. After a crash the sender
 /// resumes at the first step without an event id and repeats the request with the same transaction
 /// id, which the server answers with the event it already has (per device: MSC3970). That same
-/// answer is why an event id is committed without waiting for the disk (Outbox.writeProgress):
-/// losing it to a power cut costs one repeated request, never a second message.
+/// answer is why an event id (and a content URI) is committed without waiting for the disk
+/// (Outbox.writeProgress): losing it to a power cut costs one repeated request, never a second message.
 public actor Sender {
     let outbox: Outbox
     let spool: Spool
@@ -320,12 +320,13 @@ public actor Sender {
     }
 
     private func reportProgress(_ shareID: String, _ position: Int, bytes: UInt64) {
-        change(shareID, position) { $0.bytesSent = max($0.bytesSent, bytes) }
+        change(shareID, position, durable: false) { $0.bytesSent = max($0.bytesSent, bytes) }
     }
 
     @discardableResult
-    private func change(_ shareID: String, _ position: Int, _ body: (inout Delivery) -> Void) -> Delivery? {
-        let delivery = try? outbox.updateDelivery(shareID: shareID, position: position, body)
+    private func change(_ shareID: String, _ position: Int, durable: Bool = true,
+                        _ body: (inout Delivery) -> Void) -> Delivery? {
+        let delivery = try? outbox.updateDelivery(shareID: shareID, position: position, durable: durable, body)
         if let share = try? outbox.share(id: shareID) { events.shareChanged(share) }
         return delivery ?? nil
     }
