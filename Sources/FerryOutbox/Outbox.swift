@@ -132,11 +132,22 @@ public final class Outbox: @unchecked Sendable {
         try database.read { db in Set(try String.fetchAll(db, sql: "SELECT id FROM share")) }
     }
 
-    /// How many shares are in one state (through the state index: cheap even with many shares).
-    public func count(in state: ShareState) throws -> Int {
+    /// How many shares are in one state, counting no further than `limit`: a count walks the state
+    /// index entry by entry, and asked for every new share it made accepting 10,000 shares quadratic.
+    public func count(in state: ShareState, upTo limit: Int = .max) throws -> Int {
         try database.read { db in
-            try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM share WHERE state = ?"),
-                             arguments: [state.rawValue]) ?? 0
+            try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM (SELECT 1 FROM share WHERE state = ? LIMIT ?)"),
+                             arguments: [state.rawValue, limit]) ?? 0
+        }
+    }
+
+    /// Whether any share is in one of `states`: one index lookup, however many shares there are.
+    public func hasShares(in states: [ShareState]) throws -> Bool {
+        try database.read { db in
+            try states.contains { state in
+                try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM share WHERE state = ?)"),
+                                  arguments: [state.rawValue]) ?? false
+            }
         }
     }
 

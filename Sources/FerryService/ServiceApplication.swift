@@ -17,7 +17,7 @@ public enum ServiceApplication {
         guard access(settings.paths.database, R_OK) == 0, let outbox = try? Outbox(path: settings.paths.database) else {
             return false
         }
-        return ShareState.allCases.filter(\.isPendingWork).contains { ((try? outbox.count(in: $0)) ?? 0) > 0 }
+        return (try? outbox.hasShares(in: ShareState.allCases.filter(\.isPendingWork))) ?? false
     }
 
     /// Runs the service until it has been idle for the configured timeout; returns the exit status.

@@ -106,12 +106,17 @@ public final class ShareService: @unchecked Sendable {
 
     /// Tells the lifetime whether any share waits for Ferry itself.
     func announcePendingWork() {
-        let pending = ShareState.allCases.filter(\.isPendingWork).contains { ((try? outbox.count(in: $0)) ?? 0) > 0 }
+        let pending = (try? outbox.hasShares(in: ShareState.allCases.filter(\.isPendingWork))) ?? false
         events.pendingWorkChanged(pending)
     }
 
     func signInReason() -> String {
-        let count = max(1, (try? outbox.count(in: .awaitingSignIn)) ?? 1)
-        return count == 1 ? "Sign in to send 1 waiting share." : "Sign in to send \(count) waiting shares."
+        // Counted only so far: the reason goes with every share that arrives signed out.
+        let count = max(1, (try? outbox.count(in: .awaitingSignIn, upTo: 1000)) ?? 1)
+        switch count {
+        case 1: return "Sign in to send 1 waiting share."
+        case 1000: return "Sign in to send more than 999 waiting shares."
+        default: return "Sign in to send \(count) waiting shares."
+        }
     }
 }

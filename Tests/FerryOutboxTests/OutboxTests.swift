@@ -163,4 +163,18 @@ final class OutboxTests: XCTestCase {
 
         XCTAssertEqual(try outbox.countsByState(), [.awaitingSignIn: 2, .queued: 1, .sent: 1])
     }
+
+    func testACountStopsAtItsLimitAndPresenceIsAskedWithoutCounting() throws {
+        for n in 1...5 {
+            try outbox.insert(SampleShares.text(id: "01kaaaaaaaaaaaaaaaaaaaaab\(n)", created: Int64(n), state: .awaitingSignIn))
+        }
+        try outbox.insert(SampleShares.link(id: "01kaaaaaaaaaaaaaaaaaaaaac1", created: 9, state: .queued))
+
+        XCTAssertEqual(try outbox.count(in: .awaitingSignIn), 5)
+        XCTAssertEqual(try outbox.count(in: .awaitingSignIn, upTo: 3), 3)
+        XCTAssertEqual(try outbox.count(in: .sending, upTo: 3), 0)
+        XCTAssertTrue(try outbox.hasShares(in: [.sending, .queued]))
+        XCTAssertFalse(try outbox.hasShares(in: [.sending, .sent]))
+        XCTAssertFalse(try outbox.hasShares(in: []))
+    }
 }
