@@ -47,9 +47,7 @@ public struct MatrixHTTP: Sendable {
               contentType: String?, timeout: TimeAmount) async throws(MatrixError) -> Data {
         var request = HTTPClientRequest(url: baseURL + path + Self.queryString(query))
         request.method = method
-        if let accessToken { request.headers.add(name: "Authorization", value: "Bearer \(accessToken)") }
-        if let contentType { request.headers.add(name: "Content-Type", value: contentType) }
-        request.headers.add(name: "User-Agent", value: "Ferry")
+        request.headers = headers(contentType: contentType)
         request.body = body
         let response: HTTPClientResponse
         let data: Data
@@ -59,10 +57,24 @@ public struct MatrixHTTP: Sendable {
         } catch {
             throw MatrixError(kind: .transport, message: Self.describe(error))
         }
-        guard (200..<300).contains(response.status.code) else {
-            throw Self.decodeError(status: Int(response.status.code), body: data, headers: response.headers)
+        return try Self.success(response.status, data, response.headers)
+    }
+
+    /// The headers of every request: the token (never in a URL), the body's type, who asks.
+    private func headers(contentType: String?) -> HTTPHeaders {
+        var headers = HTTPHeaders()
+        if let accessToken { headers.add(name: "Authorization", value: "Bearer \(accessToken)") }
+        if let contentType { headers.add(name: "Content-Type", value: contentType) }
+        headers.add(name: "User-Agent", value: "Ferry")
+        return headers
+    }
+
+    /// The body of a 2xx answer; anything else becomes a `MatrixError`.
+    private static func success(_ status: HTTPResponseStatus, _ body: Data, _ headers: HTTPHeaders) throws(MatrixError) -> Data {
+        guard (200..<300).contains(status.code) else {
+            throw decodeError(status: Int(status.code), body: body, headers: headers)
         }
-        return data
+        return body
     }
 
     /// How many file chunks may be handed to the connection before the oldest is waited for.
@@ -76,10 +88,6 @@ public struct MatrixHTTP: Sendable {
     /// from another thread ahead of the socket, and a 256 MiB upload held 10–20 MB of chunks.
     func sendFile(_ method: HTTPMethod, _ path: String, query: [(String, String)] = [], chunks: FileChunks, size: UInt64,
                   contentType: String, timeout: TimeAmount) async throws(MatrixError) -> Data {
-        var headers = HTTPHeaders()
-        if let accessToken { headers.add(name: "Authorization", value: "Bearer \(accessToken)") }
-        headers.add(name: "Content-Type", value: contentType)
-        headers.add(name: "User-Agent", value: "Ferry")
         let eventLoop = client.eventLoopGroup.any()
         let body = HTTPClient.Body.stream(contentLength: Int64(size)) { writer in
             let promise = eventLoop.makePromise(of: Void.self)
@@ -98,17 +106,14 @@ public struct MatrixHTTP: Sendable {
         let response: HTTPClient.Response
         do {
             let request = try HTTPClient.Request(url: baseURL + path + Self.queryString(query), method: method,
-                                                 headers: headers, body: body)
+                                                 headers: headers(contentType: contentType), body: body)
             response = try await client.execute(request: request, eventLoop: .delegate(on: eventLoop),
                                                 deadline: .now() + timeout).get()
         } catch {
             throw MatrixError(kind: .transport, message: Self.describe(error))
         }
         let data = Data(response.body.map { $0.readableBytesView } ?? ByteBuffer().readableBytesView)
-        guard (200..<300).contains(response.status.code) else {
-            throw Self.decodeError(status: Int(response.status.code), body: data, headers: response.headers)
-        }
-        return data
+        return try Self.success(response.status, data, response.headers)
     }
 
     static func decodeError(status: Int, body: Data, headers: HTTPHeaders) -> MatrixError {

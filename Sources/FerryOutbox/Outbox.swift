@@ -141,6 +141,11 @@ public final class Outbox: @unchecked Sendable {
         }
     }
 
+    /// Whether any share waits for Ferry itself (queued or sending): the service stays up for it.
+    public func hasPendingWork() throws -> Bool {
+        try hasShares(in: ShareState.allCases.filter(\.isPendingWork))
+    }
+
     /// Whether any share is in one of `states`: one index lookup, however many shares there are.
     public func hasShares(in states: [ShareState]) throws -> Bool {
         try database.read { db in

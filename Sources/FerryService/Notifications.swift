@@ -1,8 +1,5 @@
 import FerryCore
 import GLibAdapter
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The desktop notifications that close a share's story: where it went, or why not, with Retry.
 /// A burst of finished shares is told as one notification (FinishedNotices). Main thread only.
@@ -15,12 +12,12 @@ final class FinishedNotifier {
 
     func finished(_ share: Share, destinationNames: [String]) {
         let rooms = destinationNames.map(SafeDisplay.escaped)
-        if let notice = notices.finished(share, rooms: rooms, at: Self.now()) { show(notice) }
+        if let notice = notices.finished(share, rooms: rooms, at: Clock.monotonicMicroseconds()) { show(notice) }
         guard notices.hasPending, !flushScheduled else { return }
         flushScheduled = true
         MainContext.after(milliseconds: UInt32(notices.updateInterval / 1000)) { [self] in
             flushScheduled = false
-            notices.flush(at: Self.now()).forEach(show)
+            notices.flush(at: Clock.monotonicMicroseconds()).forEach(show)
         }
     }
 
@@ -30,11 +27,5 @@ final class FinishedNotifier {
         if notice.showsShares { buttons.append((label: "Show Shares", action: "shares", target: nil)) }
         application.sendNotification(id: notice.id, title: notice.title, body: notice.body,
                                      defaultAction: notice.showsShares ? ("shares", nil) : nil, buttons: buttons)
-    }
-
-    private static func now() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000
     }
 }

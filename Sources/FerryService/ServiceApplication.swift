@@ -17,7 +17,7 @@ public enum ServiceApplication {
         guard access(settings.paths.database, R_OK) == 0, let outbox = try? Outbox(path: settings.paths.database) else {
             return false
         }
-        return (try? outbox.hasShares(in: ShareState.allCases.filter(\.isPendingWork))) ?? false
+        return (try? outbox.hasPendingWork()) ?? false
     }
 
     /// Runs the service until it has been idle for the configured timeout; returns the exit status.

@@ -106,17 +106,11 @@ public final class ShareService: @unchecked Sendable {
 
     /// Tells the lifetime whether any share waits for Ferry itself.
     func announcePendingWork() {
-        let pending = (try? outbox.hasShares(in: ShareState.allCases.filter(\.isPendingWork))) ?? false
+        let pending = (try? outbox.hasPendingWork()) ?? false
         events.pendingWorkChanged(pending)
     }
 
     func signInReason() -> String {
-        // Counted only so far: the reason goes with every share that arrives signed out.
-        let count = max(1, (try? outbox.count(in: .awaitingSignIn, upTo: 1000)) ?? 1)
-        switch count {
-        case 1: return "Sign in to send 1 waiting share."
-        case 1000: return "Sign in to send more than 999 waiting shares."
-        default: return "Sign in to send \(count) waiting shares."
-        }
+        SignInReason.sentence(waiting: (try? outbox.count(in: .awaitingSignIn, upTo: SignInReason.countLimit)) ?? 1)
     }
 }
