@@ -88,7 +88,7 @@ let package = Package(
         .testTarget(name: "FerryMatrixTests", dependencies: [
             "FerryMatrix", .product(name: "NIOHTTP1", package: "swift-nio"),
         ]),
-        .testTarget(name: "FerrySenderTests", dependencies: ["FerrySender", "FerryMatrix", "FerryCore"]),
+        .testTarget(name: "FerrySenderTests", dependencies: ["FerrySender", "FerryMatrix", "FerryCore", "FerryStaging"]),
         .testTarget(name: "FerryUITests", dependencies: ["FerryUI"]),
     ],
     swiftLanguageModes: [.v5]

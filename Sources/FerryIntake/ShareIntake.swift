@@ -12,6 +12,8 @@ public final class ShareIntake: @unchecked Sendable {
     private let limits: Limits
     private let isSignedIn: @Sendable () -> Bool
     private let clock: @Sendable () -> Int64
+    /// Starts uploads while files are still being copied, for shares that go straight to the queue.
+    public var uploadAhead: (any UploadAhead)?
 
     public init(outbox: Outbox, stager: Stager, limits: Limits,
                 isSignedIn: @escaping @Sendable () -> Bool, clock: @escaping @Sendable () -> Int64) {
@@ -26,14 +28,18 @@ public final class ShareIntake: @unchecked Sendable {
         let plan = try SharePlan(request: request, limits: limits)
         let now = clock()
         let id = ShareID.make(milliseconds: UInt64(now / 1000))
-        let items = try stager.stage(plan, shareID: id)
+        let state = Routing.route(destinations: plan.destinations, signedIn: isSignedIn())
+        // Only a share a person already sent somewhere is uploaded early: nothing reaches the
+        // server before someone has chosen where it goes.
+        let ahead = state == .queued ? uploadAhead : nil
+        let items = try stager.stage(plan, shareID: id, ahead: ahead)
         let intent = ShareIntent(items: items, subject: plan.subject, message: plan.message,
                                  destinations: plan.destinations, source: plan.source)
-        let state = Routing.route(destinations: intent.destinations, signedIn: isSignedIn())
         let share = Share(id: id, intent: intent, state: state, created: now, updated: now)
         do {
             try outbox.insert(share)
         } catch {
+            ahead?.abandon(shareID: id)
             stager.spool.remove(shareID: id)
             throw .stagingFailed("the outbox", reason: "\(error)")
         }

@@ -24,10 +24,13 @@ public struct Media: Sendable {
     }
 
     /// Uploads the file at `path`; `progress` is told the bytes sent so far. Returns the `mxc:` URI.
+    /// `available`, for a file still being written, is asked before each chunk how many bytes
+    /// from the start may be read (see FileChunks.Available).
     public func upload(path: String, size: UInt64, contentType: String, filename: String,
+                       available: FileChunks.Available? = nil,
                        progress: @escaping @Sendable (UInt64) -> Void) async throws(MatrixError) -> String {
         struct Answer: Decodable { var content_uri: String }
-        let chunks = FileChunks(path: path, progress: progress)
+        let chunks = FileChunks(path: path, size: size, available: available, progress: progress)
         // The timeout grows with the file: at least 2 minutes, plus a minute per 100 MB.
         let timeout = TimeAmount.seconds(120 + Int64(size / 100_000_000) * 60)
         let data = try await http.sendFile(.POST, "/_matrix/media/v3/upload", query: [("filename", filename)],
@@ -42,45 +45,71 @@ public struct Media: Sendable {
 
 /// A file read in chunks, each read when the one before it is on its way (MatrixHTTP.sendFile),
 /// so at most a chunk or two is in memory at any time.
-struct FileChunks: AsyncSequence, Sendable {
-    typealias Element = ByteBuffer
+public struct FileChunks: AsyncSequence, Sendable {
+    public typealias Element = ByteBuffer
+    /// For a file still being written: given the bytes read so far, waits until more are there
+    /// and returns how many from the start may be read; given the whole size, returns it once the
+    /// file is complete. Throws to abandon the upload.
+    public typealias Available = @Sendable (_ read: UInt64) async throws -> UInt64
     let path: String
+    let size: UInt64
+    let available: Available?
     let progress: @Sendable (UInt64) -> Void
     /// Each chunk crosses between threads twice on its way (reader task, event loop): at 64 KiB
     /// that overhead held a 256 MiB upload to a third of the socket's speed; 512 KiB keeps it small
     /// and two in flight are still only a megabyte.
     static let chunkSize = 512 << 10
 
-    func makeAsyncIterator() -> Iterator { Iterator(path: path, progress: progress) }
+    public func makeAsyncIterator() -> Iterator { Iterator(chunks: self) }
 
-    final class Iterator: AsyncIteratorProtocol {
+    public final class Iterator: AsyncIteratorProtocol {
         private var descriptor: Int32 = -1
-        private let path: String
-        private let progress: @Sendable (UInt64) -> Void
+        private let chunks: FileChunks
         private var sent: UInt64 = 0
         private let allocator = ByteBufferAllocator()
+        /// Chunk buffers taken in turn. By the time a buffer's turn comes again the connection has
+        /// written it and let go of it (MatrixHTTP.sendFile waits for all but the last
+        /// `chunksInFlight` writes), so it is filled in place: a new buffer per chunk meant a new
+        /// mapping per chunk and a page fault per 4 KiB sent (the allocator maps every block over
+        /// 128 KiB on its own, MemoryPolicy). Should one still be shared, writing into it copies it.
+        private var ring: [ByteBuffer] = []
+        private var turn = 0
+        static let ringSize = MatrixHTTP.chunksInFlight + 1
 
-        init(path: String, progress: @escaping @Sendable (UInt64) -> Void) {
-            self.path = path
-            self.progress = progress
-        }
+        init(chunks: FileChunks) { self.chunks = chunks }
 
         deinit { if descriptor >= 0 { close(descriptor) } }
 
-        func next() async throws -> ByteBuffer? {
+        public func next() async throws -> ByteBuffer? {
+            let path = chunks.path
+            var wanted = FileChunks.chunkSize
+            if let available = chunks.available {
+                // Asked before every chunk, not only when caught up: a copy given up stops the
+                // upload within a chunk.
+                let readable = try await available(sent)
+                if sent >= readable { return nil }
+                wanted = Int(Swift.min(UInt64(wanted), readable - sent))
+            }
             if descriptor < 0 {
                 descriptor = open(path, O_RDONLY | O_CLOEXEC)
                 guard descriptor >= 0 else { throw MatrixError(kind: .malformed, message: "cannot read \(path)") }
             }
-            var buffer = allocator.buffer(capacity: FileChunks.chunkSize)
-            let count = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: FileChunks.chunkSize) { raw in
-                read(descriptor, raw.baseAddress, raw.count)
+            if ring.count < Self.ringSize { ring.append(allocator.buffer(capacity: FileChunks.chunkSize)) }
+            let slot = turn
+            turn = (turn + 1) % Self.ringSize
+            ring[slot].clear()
+            let descriptor = descriptor
+            let count = ring[slot].writeWithUnsafeMutableBytes(minimumWritableBytes: wanted) { raw in
+                read(descriptor, raw.baseAddress, wanted)
             }
             guard count >= 0 else { throw MatrixError(kind: .malformed, message: "cannot read \(path)") }
-            if count == 0 { return nil }
+            if count == 0 {
+                if chunks.available != nil { throw MatrixError(kind: .malformed, message: "\(path) ended early") }
+                return nil
+            }
             sent += UInt64(count)
-            progress(sent)
-            return buffer
+            chunks.progress(sent)
+            return ring[slot]
         }
     }
 }

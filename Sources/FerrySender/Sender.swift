@@ -31,6 +31,8 @@ public actor Sender {
     /// "no" is only trusted for a minute; a "yes" is for good.
     private var unencryptedUntil: [String: Int64] = [:]
     private var uploadLimit: (bytes: UInt64?, until: Int64)?
+    /// Uploads begun while their files were being staged (Sender+UploadAhead).
+    let earlyUploads = EarlyUploads()
 
     public init(outbox: Outbox, spool: Spool, account: Account, backoff: Backoff, events: SenderEvents, logger: Logger,
                 clock: @escaping @Sendable () -> Int64) {
@@ -170,6 +172,7 @@ public actor Sender {
                     return .finished
                 case .unauthorized(let token):
                     account.invalidate(token: token)
+                    earlyUploads.abandon(shareID: nil)
                     _ = try? outbox.move(from: [.queued, .sending], to: .awaitingSignIn, at: clock())
                     events.signedOut()
                     return .signedOut
@@ -261,9 +264,16 @@ public actor Sender {
                         guard let self else { return }
                         Task { await self.reportProgress(share.id, position, bytes: base + sent) }
                     }
-                    let uri = try await attempt { () async throws(MatrixError) in
-                        try await Media(http: http).upload(path: path, size: item.size, contentType: item.contentType,
-                                                           filename: item.name, progress: throttle.update)
+                    let uri: String
+                    if let early = await earlyUpload(shareID: share.id, position: index, progress: { throttle.update($0) }) {
+                        uri = early
+                    } else {
+                        // The share may have been cancelled while its early upload was awaited.
+                        guard (try? outbox.state(of: share.id)) == .sending else { throw .cancelled }
+                        uri = try await attempt { () async throws(MatrixError) in
+                            try await Media(http: http).upload(path: path, size: item.size, contentType: item.contentType,
+                                                               filename: item.name, progress: { throttle.update($0) })
+                        }
                     }
                     try? outbox.recordUpload(step, contentURI: uri)
                     step.contentURI = uri
@@ -305,14 +315,14 @@ public actor Sender {
         return [UInt8]((try? handle.read(upToCount: count)) ?? Data())
     }
 
-    private func isEncrypted(_ roomID: String, rooms: Rooms) async throws(MatrixError) -> Bool {
+    func isEncrypted(_ roomID: String, rooms: Rooms) async throws(MatrixError) -> Bool {
         if let until = unencryptedUntil[roomID], until > clock() { return false }
         let encrypted = try await rooms.isEncrypted(roomID)
         if !encrypted { unencryptedUntil[roomID] = clock() + 60_000_000 }
         return encrypted
     }
 
-    private func serverUploadLimit(_ http: MatrixHTTP) async throws(MatrixError) -> UInt64? {
+    func serverUploadLimit(_ http: MatrixHTTP) async throws(MatrixError) -> UInt64? {
         if let uploadLimit, uploadLimit.until > clock() { return uploadLimit.bytes }
         let bytes = try await Media(http: http).uploadLimit()
         uploadLimit = (bytes, clock() + 600_000_000)
@@ -344,6 +354,7 @@ public actor Sender {
 
     /// What follows a share's final state: its copies go, and the service hears of it.
     private func settle(_ share: Share) {
+        earlyUploads.abandon(shareID: share.id)
         // A failed share keeps its copies for Retry, unless every file is on the server already.
         if share.state == .sent || (try? outbox.allFilesUploaded(shareID: share.id)) == true { spool.remove(shareID: share.id) }
         logger.info("share \(share.state.rawValue)", metadata: ["id": "\(share.id)"])

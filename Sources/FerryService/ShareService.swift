@@ -31,8 +31,11 @@ public final class ShareService: @unchecked Sendable {
     let logger: Logger
     var events: Events
     let clock: @Sendable () -> Int64
-    /// Set once the sender exists (it reports back through this service's events).
-    var sender: Sender!
+    /// Set once the sender exists (it reports back through this service's events); it also
+    /// uploads large files of queued shares while they are being staged.
+    var sender: Sender! {
+        didSet { intake.uploadAhead = sender }
+    }
     let directory: DestinationDirectory
     var online = true
 
@@ -86,6 +89,7 @@ public final class ShareService: @unchecked Sendable {
             throw .stagingFailed("the outbox", reason: "the change could not be saved")
         }
         // Committed first: a crash now leaves a cancelled share with files the next start sweeps.
+        sender?.abandon(shareID: id)
         spool.remove(shareID: id)
         logger.info("share cancelled", metadata: ["id": "\(id)"])
         events.shareChanged(cancelled)

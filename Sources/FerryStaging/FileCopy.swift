@@ -6,6 +6,7 @@ import Glibc
 enum FileCopyError: Error {
     case tooLarge(UInt64)
     case io(Int32)
+    case emptied
 }
 
 /// Copying bytes between descriptors the cheapest way the kernel offers: a reflink clone (btrfs,
@@ -15,11 +16,15 @@ enum FileCopy {
     static let ficlone: UInt = 0x4004_9409
     static let sniffLength = 4096
 
-    static func copy(from source: Int32, to target: Int32, limit: UInt64) throws {
+    /// Copies everything from `source` and returns the number of bytes copied; `copied` hears the
+    /// running total after each chunk (someone may be reading the target as it grows).
+    @discardableResult
+    static func copy(from source: Int32, to target: Int32, limit: UInt64,
+                     copied: (UInt64) -> Void = { _ in }) throws -> UInt64 {
         var info = stat()
-        if fstat(source, &info) == 0, ioctl(target, ficlone, source) == 0 {
+        if ioctl(target, ficlone, source) == 0, fstat(target, &info) == 0 {
             if UInt64(info.st_size) > limit { throw FileCopyError.tooLarge(UInt64(info.st_size)) }
-            return
+            return UInt64(info.st_size)
         }
         var total: UInt64 = 0
         var useCopyRange = true
@@ -43,10 +48,11 @@ enum FileCopy {
                 if errno == EINTR { continue }
                 throw FileCopyError.io(errno)
             }
-            if count == 0 { return }
+            if count == 0 { return total }
             total += UInt64(count)
             // The file may grow while it is copied; stop once it is past the limit.
             if total > limit { throw FileCopyError.tooLarge(total) }
+            copied(total)
         }
     }
 

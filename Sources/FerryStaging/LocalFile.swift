@@ -49,8 +49,11 @@ struct LocalFile {
     }
 
     /// Copies the file to `destination` (created 0600), cloning or using copy_file_range where the
-    /// file system allows, and returns the first bytes for content sniffing.
-    func copy(to destination: String, limits: Limits) throws(ShareError) -> [UInt8] {
+    /// file system allows, and returns its first bytes (for content sniffing) and the size copied.
+    /// `starting` is told those first bytes before the copy begins and may return a GrowingFile to
+    /// keep informed: someone reads the copy while it is made.
+    func copy(to destination: String, limits: Limits,
+              starting: (_ leading: [UInt8]) -> GrowingFile? = { _ in nil }) throws(ShareError) -> (leading: [UInt8], size: UInt64) {
         // O_NONBLOCK: if the path was swapped for a FIFO since `check`, open must not wait for a writer.
         let source = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
         guard source >= 0 else {
@@ -64,15 +67,26 @@ struct LocalFile {
         let target = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard target >= 0 else { throw .stagingFailed(path, reason: String(cString: strerror(errno))) }
         defer { close(target) }
+        let leading = FileCopy.leadingBytes(of: source)
+        let reader = starting(leading)
         do {
-            try FileCopy.copy(from: source, to: target, limit: limits.maxFileSize)
+            let size = try FileCopy.copy(from: source, to: target, limit: limits.maxFileSize) { reader?.advance(to: $0) }
+            // Emptied since it was checked: refused like any empty file.
+            if size == 0 { throw FileCopyError.emptied }
+            reader?.finish(size: size)
+            return (leading, size)
         } catch FileCopyError.tooLarge(let size) {
+            reader?.fail()
             throw .fileTooLarge(path, size: size, limit: limits.maxFileSize)
+        } catch FileCopyError.emptied {
+            reader?.fail()
+            throw .emptyFile(path)
         } catch FileCopyError.io(let code) {
+            reader?.fail()
             throw .stagingFailed(path, reason: String(cString: strerror(code)))
         } catch {
+            reader?.fail()
             throw .stagingFailed(path, reason: "\(error)")
         }
-        return FileCopy.leadingBytes(of: source)
     }
 }

@@ -17,7 +17,9 @@ public struct Stager: Sendable {
         self.limits = limits
     }
 
-    public func stage(_ plan: SharePlan, shareID: String) throws(ShareError) -> [ShareItem] {
+    /// `ahead`, when given, is told of each local file as its copy begins and may start uploading
+    /// it while it is copied; it is told to abandon the share when staging fails.
+    public func stage(_ plan: SharePlan, shareID: String, ahead: (any UploadAhead)? = nil) throws(ShareError) -> [ShareItem] {
         let sources = try plan.items.map { item throws(ShareError) in try FileSource.resolve(item, limits: limits) }
         guard sources.contains(where: \.isFile) else { return sources.map { $0.textItem! } }
 
@@ -28,17 +30,31 @@ public struct Stager: Sendable {
         do {
             var items: [ShareItem] = []
             for (position, source) in sources.enumerated() {
-                items.append(try source.stage(to: spool.path(for: shareID, position: position), limits: limits))
+                let path = spool.path(for: shareID, position: position)
+                items.append(try source.stage(to: path, limits: limits) { item in
+                    ahead?.begin(shareID: shareID, position: position, path: path, item: item, destinations: plan.destinations)
+                })
             }
             // One flush for the whole share: the copies are on disk before the share is acknowledged.
             let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
             if fd >= 0 { KernelCopy.syncFileSystem(of: fd); close(fd) }
             return items
         } catch {
+            ahead?.abandon(shareID: shareID)
             spool.remove(shareID: shareID)
             throw error
         }
     }
+}
+
+/// Someone who may start uploading a file while it is still being copied into the spool: the
+/// sender, when a person is signed in and the share's destinations are known.
+public protocol UploadAhead: Sendable {
+    /// `item` is about to be copied to `path`; returns the GrowingFile the copy must keep informed,
+    /// or nil when no upload starts.
+    func begin(shareID: String, position: Int, path: String, item: ShareItem, destinations: [String]) -> GrowingFile?
+    /// The share was not accepted, or needs no early uploads any more: stop them and forget them.
+    func abandon(shareID: String)
 }
 
 /// Where one item's bytes come from, checked but not yet copied.
@@ -70,14 +86,22 @@ enum FileSource {
         }
     }
 
-    func stage(to destination: String, limits: Limits) throws(ShareError) -> ShareItem {
+    /// Copies the item's bytes to `destination`; `starting` hears of a local file's item (its type
+    /// sniffed, its size as checked) before the copy begins.
+    func stage(to destination: String, limits: Limits,
+               starting: (ShareItem) -> GrowingFile? = { _ in nil }) throws(ShareError) -> ShareItem {
         switch self {
         case .inline(let item): return item
         case .local(let file, let uri):
-            let leading = try file.copy(to: destination, limits: limits)
             let name = Self.baseName(file.path)
-            return ShareItem(kind: .file, name: name, contentType: ContentType.guess(name: name, leadingBytes: leading),
-                             size: file.size, uri: uri)
+            var item = ShareItem(kind: .file, name: name, contentType: "application/octet-stream", size: file.size, uri: uri)
+            let copied = try file.copy(to: destination, limits: limits) { leading in
+                item.contentType = ContentType.guess(name: name, leadingBytes: leading)
+                return starting(item)
+            }
+            // What was copied is what will be sent, should the file have changed since it was checked.
+            item.size = copied.size
+            return item
         case .remote(let uri):
             return try RemoteStaging.copy(uri: uri, to: destination, limits: limits)
         }

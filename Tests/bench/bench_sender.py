@@ -132,7 +132,7 @@ def ferry_upload(new_session, server: Homeserver, user, room: str, path: Path, n
     sign_in(session, server, user)
     pid = session.name_owner_pid()
     watcher = SentWatcher(session)
-    os.sync()  # the sample file's dirty pages must not be written back during the measurement
+    settle()
     started = time.perf_counter()
     # Accepting the share makes Ferry's private copy first (durability); the upload follows.
     done = session.run(str(session.prefix / "bin" / "ferry"), "send", str(path), "--to", room, "--no-wait", timeout=600)
@@ -144,8 +144,18 @@ def ferry_upload(new_session, server: Homeserver, user, room: str, path: Path, n
     return sent - started, accepted - started, sent - accepted, peak
 
 
+def settle() -> None:
+    """Starts a measurement from the same memory state as the others. On this VM (Firecracker, with
+    free page reporting) memory the guest frees goes back to the host after ~2 s, and writing into
+    it again costs a host fault per page: a 256 MiB write right after another's freed pages is
+    up to three times faster than one after a pause. Without this, whichever ran second in a pair
+    (curl, straight after Ferry's upload freed Synapse's temporary file) was favoured."""
+    os.sync()  # the sample file's dirty pages must not be written back during the measurement
+    time.sleep(3)
+
+
 def curl_upload(server: Homeserver, user, path: Path) -> float:
-    os.sync()
+    settle()
     started = time.perf_counter()
     subprocess.run(["curl", "-sS", "-o", "/dev/null", "-T", str(path), "-X", "POST", "-H", f"Authorization: Bearer {user.token}",
                     "-H", "Content-Type: application/octet-stream",

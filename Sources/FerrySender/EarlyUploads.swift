@@ -1,0 +1,68 @@
+import FerryCore
+import FerryStaging
+import Synchronization
+
+/// Uploads started while their files were still being copied into the spool, until the sender
+/// reaches their step and takes the content URI (or uploads again, when one failed).
+///
+/// Only memory: after a crash the sender simply uploads the staged file, as it always could.
+final class EarlyUploads: Sendable {
+    struct Key: Hashable {
+        let shareID: String
+        let position: Int
+    }
+
+    /// One upload under way or done: its outcome (nil when it failed), the copy it reads, and who
+    /// hears its progress.
+    struct Upload: Sendable {
+        let task: Task<String?, Never>
+        let file: GrowingFile
+        let progress: ProgressRelay
+    }
+
+    private let uploads = Mutex<[Key: Upload]>([:])
+
+    func add(_ upload: Upload, for key: Key) {
+        uploads.withLock { $0[key] = upload }
+    }
+
+    /// The upload of a share's file, handed over once.
+    func take(shareID: String, position: Int) -> Upload? {
+        uploads.withLock { $0.removeValue(forKey: Key(shareID: shareID, position: position)) }
+    }
+
+    /// Stops and forgets a share's uploads (all of them with nil): the copy each reads is given up,
+    /// which ends its request within a chunk.
+    func abandon(shareID: String?) {
+        let gone = uploads.withLock { uploads in
+            let keys = uploads.keys.filter { shareID == nil || $0.shareID == shareID }
+            return keys.compactMap { uploads.removeValue(forKey: $0) }
+        }
+        for upload in gone {
+            upload.file.fail()
+            upload.task.cancel()
+        }
+    }
+}
+
+/// Passes an upload's progress on to whoever listens, once someone does: an early upload starts
+/// before its share is in the outbox, where progress is recorded.
+final class ProgressRelay: Sendable {
+    private let state = Mutex<(sent: UInt64, listener: (@Sendable (UInt64) -> Void)?)>((0, nil))
+
+    func update(_ sent: UInt64) {
+        let listener = state.withLock { state in
+            state.sent = sent
+            return state.listener
+        }
+        listener?(sent)
+    }
+
+    func listen(_ listener: @escaping @Sendable (UInt64) -> Void) {
+        let sent = state.withLock { state in
+            state.listener = listener
+            return state.sent
+        }
+        if sent > 0 { listener(sent) }
+    }
+}

@@ -1,0 +1,63 @@
+import FerryCore
+import FerryMatrix
+import FerryStaging
+
+/// Uploading a large file while it is still being copied into the spool, so that staging and
+/// uploading overlap instead of following each other: the share's wait is nearly the upload alone.
+///
+/// Only for a share that goes straight to the queue (its destinations chosen, a person signed in),
+/// and only when every destination is a room that is known not to be encrypted: nothing reaches
+/// the server that would not have been sent anyway. Whatever goes wrong, the sender uploads the
+/// staged copy itself when it reaches the file, as it does without this.
+extension Sender: UploadAhead {
+    /// Smaller files are copied in a moment; starting their upload early saves nothing.
+    public static let uploadAheadMinimumSize: UInt64 = 8 << 20
+
+    public nonisolated func begin(shareID: String, position: Int, path: String, item: ShareItem,
+                                  destinations: [String]) -> GrowingFile? {
+        guard item.size >= Self.uploadAheadMinimumSize, let session = account.current, !destinations.isEmpty,
+              // A person's chat may not exist yet; the sender creates it, once.
+              destinations.allSatisfy({ Destination.kind(of: $0) == .roomID || Destination.kind(of: $0) == .roomAlias })
+        else { return nil }
+        let file = GrowingFile(expectedSize: item.size)
+        let progress = ProgressRelay()
+        let task = Task { await self.uploadAhead(item, from: path, file: file, to: destinations, session: session,
+                                                 progress: progress) }
+        earlyUploads.add(.init(task: task, file: file, progress: progress), for: .init(shareID: shareID, position: position))
+        return file
+    }
+
+    public nonisolated func abandon(shareID: String) {
+        earlyUploads.abandon(shareID: shareID)
+    }
+
+    /// The upload itself; nil when it did not happen or failed.
+    private func uploadAhead(_ item: ShareItem, from path: String, file: GrowingFile, to destinations: [String],
+                             session: Session, progress: ProgressRelay) async -> String? {
+        let http = MatrixHTTP(baseURL: session.homeserver, accessToken: session.accessToken)
+        let rooms = Rooms(http: http, userID: session.userID)
+        do {
+            for destination in destinations {
+                let roomID = try await DestinationResolver(rooms: rooms).roomID(for: destination)
+                if try await isEncrypted(roomID, rooms: rooms) { return nil }
+            }
+            if let limit = try await serverUploadLimit(http), item.size > limit { return nil }
+            return try await Media(http: http).upload(path: path, size: item.size, contentType: item.contentType,
+                                                      filename: item.name, available: { try await file.available(after: $0) },
+                                                      progress: { progress.update($0) })
+        } catch {
+            logger.debug("early upload not used", metadata: ["error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// The content URI of an early upload of this file, once it is done; nil when there was none
+    /// or it failed. `progress` hears its bytes sent from now on.
+    func earlyUpload(shareID: String, position: Int, progress: @escaping @Sendable (UInt64) -> Void) async -> String? {
+        guard let upload = earlyUploads.take(shareID: shareID, position: position) else { return nil }
+        upload.progress.listen(progress)
+        let uri = await upload.task.value
+        if uri != nil { logger.info("file uploaded while it was staged", metadata: ["share": "\(shareID)", "item": "\(position)"]) }
+        return uri
+    }
+}

@@ -1,0 +1,70 @@
+import FerryStaging
+import Synchronization
+@testable import FerrySender
+import XCTest
+
+/// Early uploads are handed over once, and abandoning a share stops its uploads by failing the
+/// copies they read.
+final class EarlyUploadsTests: XCTestCase {
+    func testAnUploadIsHandedOverOnceWithItsOutcome() async {
+        let uploads = EarlyUploads()
+        uploads.add(upload(returning: "mxc://ferry.test/abc"), for: .init(shareID: "s1", position: 0))
+
+        let first = uploads.take(shareID: "s1", position: 0)
+        let again = uploads.take(shareID: "s1", position: 0)
+
+        let outcome = await first?.task.value
+        XCTAssertEqual(outcome, "mxc://ferry.test/abc")
+        XCTAssertNil(again)
+    }
+
+    func testAbandoningAShareFailsItsCopiesAndLeavesOtherSharesAlone() async {
+        let uploads = EarlyUploads()
+        let mine = upload(returning: nil), other = upload(returning: nil)
+        uploads.add(mine, for: .init(shareID: "s1", position: 0))
+        uploads.add(other, for: .init(shareID: "s2", position: 0))
+
+        uploads.abandon(shareID: "s1")
+
+        await XCTAssertThrowsErrorAsync(try await mine.file.available(after: 0))
+        XCTAssertNil(uploads.take(shareID: "s1", position: 0))
+        XCTAssertNotNil(uploads.take(shareID: "s2", position: 0))
+        other.file.advance(to: 10)
+        let readable = try? await other.file.available(after: 0)
+        XCTAssertEqual(readable, 10)
+    }
+
+    func testAbandoningEverythingForgetsEveryShare() {
+        let uploads = EarlyUploads()
+        uploads.add(upload(returning: nil), for: .init(shareID: "s1", position: 0))
+        uploads.add(upload(returning: nil), for: .init(shareID: "s2", position: 3))
+
+        uploads.abandon(shareID: nil)
+
+        XCTAssertNil(uploads.take(shareID: "s1", position: 0))
+        XCTAssertNil(uploads.take(shareID: "s2", position: 3))
+    }
+
+    func testProgressReachesAListenerThatCameLateStartingWithWhatWasAlreadySent() {
+        let relay = ProgressRelay()
+        let heard = Mutex<[UInt64]>([])
+        relay.update(100)
+
+        relay.listen { bytes in heard.withLock { $0.append(bytes) } }
+        relay.update(250)
+
+        XCTAssertEqual(heard.withLock { $0 }, [100, 250])
+    }
+
+    private func upload(returning outcome: String?) -> EarlyUploads.Upload {
+        EarlyUploads.Upload(task: Task { outcome }, file: GrowingFile(expectedSize: 100), progress: ProgressRelay())
+    }
+}
+
+private func XCTAssertThrowsErrorAsync<T>(_ expression: @autoclosure () async throws -> T,
+                                          file: StaticString = #filePath, line: UInt = #line) async {
+    do {
+        _ = try await expression()
+        XCTFail("no error was thrown", file: file, line: line)
+    } catch {}
+}
