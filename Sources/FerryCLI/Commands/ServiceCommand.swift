@@ -19,16 +19,22 @@ struct ServiceCommand: ParsableCommand {
     var ifPending = false
 
     func run() throws {
+        throw ExitCode(Self.start(idleTimeout: idleTimeout, ifPending: ifPending))
+    }
+
+    /// Runs the service and returns its exit status. `ferry service` with nothing else, as D-Bus
+    /// activation and the systemd unit start it, comes here without the argument parser: on a cold
+    /// start every millisecond is a wait for whoever shared something (FerryCommand).
+    static func start(idleTimeout: UInt32? = nil, ifPending: Bool = false) -> Int32 {
         let settings = ServiceSettings(environment: ProcessEnvironment.current, idleTimeoutOverride: idleTimeout)
-        if ifPending, !ServiceApplication.hasPendingWork(settings: settings) { return }
+        if ifPending, !ServiceApplication.hasPendingWork(settings: settings) { return 0 }
         MemoryPolicy.keepFlat()
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = settings.logLevel
             return handler
         }
-        let status = ServiceApplication.run(settings: settings, logger: Logger(label: "ferry"))
-        throw ExitCode(status)
+        return ServiceApplication.run(settings: settings, logger: Logger(label: "ferry"))
     }
 }
 
