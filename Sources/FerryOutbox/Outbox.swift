@@ -132,6 +132,15 @@ public final class Outbox: @unchecked Sendable {
         try database.read { db in Set(try String.fetchAll(db, sql: "SELECT id FROM share")) }
     }
 
+    /// The shares that may still need their staged files: every one not sent or cancelled (a
+    /// failed share keeps its files for Retry).
+    public func idsNeedingFiles() throws -> Set<String> {
+        try database.read { db in
+            Set(try String.fetchAll(db, sql: "SELECT id FROM share WHERE state NOT IN (?, ?)",
+                                    arguments: [ShareState.sent.rawValue, ShareState.cancelled.rawValue]))
+        }
+    }
+
     /// How many shares are in one state, counting no further than `limit`: a count walks the state
     /// index entry by entry, and asked for every new share it made accepting 10,000 shares quadratic.
     public func count(in state: ShareState, upTo limit: Int = .max) throws -> Int {

@@ -1,10 +1,14 @@
 import GRDB
 
 /// The outbox's tables, as migrations: a database written by an older Ferry is upgraded in place.
+///
+/// Migrations that only add tables check foreign keys as they go (`.immediate`) and name the
+/// referenced column: GRDB's default (checks deferred to the end of the migration) reads the whole
+/// schema back and checks every table, and a first start spent a third of its time on it.
 enum OutboxSchema {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1: shares and items") { db in
+        migrator.registerMigration("v1: shares and items", foreignKeyChecks: .immediate) { db in
             try db.create(table: "share") { t in
                 t.primaryKey("id", .text)
                 t.column("state", .text).notNull().indexed()
@@ -21,7 +25,7 @@ enum OutboxSchema {
                 t.column("error_message", .text)
             }
             try db.create(table: "share_item") { t in
-                t.column("share_id", .text).notNull().references("share", onDelete: .cascade)
+                t.column("share_id", .text).notNull().references("share", column: "id", onDelete: .cascade)
                 t.column("position", .integer).notNull()
                 t.column("kind", .text).notNull()
                 t.column("name", .text).notNull()
@@ -32,9 +36,9 @@ enum OutboxSchema {
                 t.primaryKey(["share_id", "position"])
             }
         }
-        migrator.registerMigration("v2: deliveries, their steps, the account") { db in
+        migrator.registerMigration("v2: deliveries, their steps, the account", foreignKeyChecks: .immediate) { db in
             try db.create(table: "delivery") { t in
-                t.column("share_id", .text).notNull().references("share", onDelete: .cascade)
+                t.column("share_id", .text).notNull().references("share", column: "id", onDelete: .cascade)
                 t.column("position", .integer).notNull()
                 t.column("destination", .text).notNull()
                 t.column("room_id", .text)
@@ -53,7 +57,7 @@ enum OutboxSchema {
             // it, the content URI after its upload, the event id after the server accepted the event:
             // a restart resumes at the first step without an event id, with the same transaction id.
             try db.create(table: "delivery_step") { t in
-                t.column("share_id", .text).notNull().references("share", onDelete: .cascade)
+                t.column("share_id", .text).notNull().references("share", column: "id", onDelete: .cascade)
                 t.column("position", .integer).notNull()
                 t.column("step", .integer).notNull()
                 t.column("item", .integer)

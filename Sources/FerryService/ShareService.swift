@@ -98,11 +98,12 @@ public final class ShareService: @unchecked Sendable {
     }
 
     /// Removes spool directories that no live share needs: left by a crash between staging and
-    /// commit, or by a crash after a share was sent or cancelled.
+    /// commit, or by a crash after a share was sent or cancelled. Runs at every start, before the
+    /// first call is answered: an empty spool (the usual case) costs one directory read.
     func sweepSpool() {
-        guard let ids = try? outbox.ids() else { return }
-        let finished = Set(shares().filter { $0.state == .sent || $0.state == .cancelled }.map(\.id))
-        for id in spool.shareIDs() where !ids.contains(id) || finished.contains(id) {
+        let staged = spool.shareIDs()
+        guard !staged.isEmpty, let needed = try? outbox.idsNeedingFiles() else { return }
+        for id in staged where !needed.contains(id) {
             logger.debug("removing leftover spool directory", metadata: ["id": "\(id)"])
             spool.remove(shareID: id)
         }

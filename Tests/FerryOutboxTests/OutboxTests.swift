@@ -154,6 +154,15 @@ final class OutboxTests: XCTestCase {
         XCTAssertEqual(try outbox.ids(), ["01kaaaaaaaaaaaaaaaaaaaaaa1", "01kaaaaaaaaaaaaaaaaaaaaaa2"])
     }
 
+    func testTheSharesNeedingFilesAreAllButTheSentAndCancelled() throws {
+        let states: [ShareState] = [.awaitingSignIn, .awaitingDestination, .queued, .sending, .failed, .sent, .cancelled]
+        for (index, state) in states.enumerated() {
+            try outbox.insert(SampleShares.text(id: "01kaaaaaaaaaaaaaaaaaaaaaa\(index)", created: Int64(index), state: state))
+        }
+
+        XCTAssertEqual(try outbox.idsNeedingFiles(), Set((0..<5).map { "01kaaaaaaaaaaaaaaaaaaaaaa\($0)" }))
+    }
+
     func testCountsByStateCountEachState() throws {
         try outbox.insert(SampleShares.text(id: "01kaaaaaaaaaaaaaaaaaaaaaa1", created: 1, state: .awaitingSignIn))
         try outbox.insert(SampleShares.text(id: "01kaaaaaaaaaaaaaaaaaaaaaa2", created: 2, state: .awaitingSignIn))

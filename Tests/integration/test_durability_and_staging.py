@@ -56,6 +56,24 @@ def test_every_share_is_listed_again_after_a_restart(fresh_bus, tmp_path):
     assert after[ids[1]]["state"] == "cancelled"
 
 
+def test_a_start_removes_copies_no_share_needs_and_keeps_the_ones_that_wait(fresh_bus, tmp_path):
+    # Given a file share waiting for sign-in, and the copies a crash between staging and commit
+    # left behind for a share that never was
+    photo = write_png(tmp_path / "waiting.png")
+    waiting = fresh_bus.share_ok(uris=[file_uri(photo)])
+    fresh_bus.kill_service()
+    orphan = fresh_bus.spool_dir("01kzzzzzzzzzzzzzzzzzzzzzzz")
+    orphan.mkdir(mode=0o700)
+    (orphan / "0").write_bytes(b"half a copy")
+
+    # When the service starts again
+    assert fresh_bus.get_share(waiting)["state"] == "awaiting-sign-in"
+
+    # Then the orphaned copies are gone, and the waiting share still has its file
+    assert fresh_bus.spool_entries() == {waiting}
+    assert sha256(fresh_bus.spool_dir(waiting) / "0") == sha256(photo)
+
+
 def test_deleting_the_original_leaves_the_staged_copy_intact(bus, tmp_path):
     # Given a shared file, and a copy kept aside
     original = tmp_path / "delete-me.png"
