@@ -82,6 +82,8 @@ let package = Package(
         // that knows no HTTP and no SQLite. One page a file.
         .target(name: "FerryUI", dependencies: ["FerryCore", "GLibAdapter", "GtkAdapter"]),
         .executableTarget(name: "ferry-ui", dependencies: ["FerryUI"], linkerSettings: [.linkedLibrary("m")]),
+        // `make bench`'s reference for a cold start: a GApplication and nothing else.
+        .executableTarget(name: "bare-gapplication", dependencies: ["CGLib"], path: "Tests/bench/BareGApplication"),
         .testTarget(name: "FerryCoreTests", dependencies: ["FerryCore"]),
         .testTarget(name: "FerryOutboxTests", dependencies: ["FerryOutbox", "FerryCore"]),
         .testTarget(name: "FerryStagingTests", dependencies: ["FerryStaging", "FerryCore"]),

@@ -7,7 +7,9 @@ prefix="$root/build/bench-prefix"
 cd "$root"
 scripts/deps.sh
 make --no-print-directory install PREFIX="$prefix" CONFIG=release >/dev/null
-.venv-test/bin/python Tests/bench/bench_service.py "$prefix"
+# The cold-start reference, a bare Swift GApplication, is built by the same release build.
+bare="$(swift build -c release --show-bin-path)/bare-gapplication"
+.venv-test/bin/python Tests/bench/bench_service.py "$prefix" "$bare"
 scripts/bench-references.sh install
 .venv-test/bin/python Tests/bench/bench_sender.py "$prefix"
 .venv-test/bin/python Tests/bench/bench_ui.py "$prefix"

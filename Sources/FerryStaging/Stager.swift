@@ -29,15 +29,16 @@ public struct Stager: Sendable {
         }
         do {
             var items: [ShareItem] = []
+            var staged: [String] = []
             for (position, source) in sources.enumerated() {
                 let path = spool.path(for: shareID, position: position)
+                if source.isFile { staged.append(path) }
                 items.append(try source.stage(to: path, limits: limits) { item in
                     ahead?.begin(shareID: shareID, position: position, path: path, item: item, destinations: plan.destinations)
                 })
             }
-            // One flush for the whole share: the copies are on disk before the share is acknowledged.
-            let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-            if fd >= 0 { KernelCopy.syncFileSystem(of: fd); close(fd) }
+            // The copies are on disk before the share is acknowledged.
+            try DiskFlush.flush(files: staged, directories: [directory, spool.root])
             return items
         } catch {
             ahead?.abandon(shareID: shareID)

@@ -1,13 +1,14 @@
 """The service's figures (issue: the D-Bus share target), measured on a private session bus
 against a release install. Prints each figure with its target; never fails on time.
 
-    python Tests/bench/bench_service.py PREFIX
+    python Tests/bench/bench_service.py PREFIX [BARE_GAPPLICATION]
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+import shutil
 import signal
 import statistics
 import subprocess
@@ -51,11 +52,14 @@ def report(name: str, value: str, target: str) -> None:
     print(f"  {name:<52} {value:>14}   (target {target})", flush=True)
 
 
-def cold_activation(prefix: Path, root: Path, runs: int = 15) -> None:
+def cold_activation(prefix: Path, root: Path, bare: Path | None, runs: int = 15) -> None:
     """`gio open FILE` with nothing running, until gio exits: Open is answered only after the
     share is committed, so that is call → committed row. Twice per run: the very first start
-    (the database is created) and a start of a Ferry used before (the usual cold start)."""
-    first, again = [], []
+    (the database is created) and a start of a Ferry used before (the usual cold start). With
+    `bare`, a Swift GApplication that answers Open and does nothing else (the issue's reference)
+    is started cold the same way in each run, on the same desktop files, so drift hits both."""
+    first, again, reference = [], [], []
+    bare_prefix = bare_application_prefix(prefix, bare, root) if bare else None
     for run in range(runs):
         session = FerrySession(prefix=prefix, root=root / f"cold{run}").start()
         try:
@@ -66,9 +70,22 @@ def cold_activation(prefix: Path, root: Path, runs: int = 15) -> None:
             assert len(session.db_rows()) == 2, "the shares are not in the database"
         finally:
             session.stop()
+        if bare_prefix:
+            session = FerrySession(prefix=bare_prefix, root=root / f"bare{run}").start()
+            try:
+                session.run("xdg-mime", "default", f"{APP_ID}.desktop", "image/png")
+                reference.append(cold_open(session, write_png(session.files / "pier.png", seed=run)))
+            finally:
+                session.stop()
     times = again
     report("cold `gio open` → committed share, median", f"{statistics.median(times):.1f} ms", "≤ 20 ms")
     report("… the very first start (creates the database)", f"{statistics.median(first):.1f} ms", "-")
+    if reference:
+        report("cold `gio open` → bare Swift GApplication, median", f"{statistics.median(reference):.1f} ms",
+               "reference (~15 ms)")
+        report("Ferry cold − bare GApplication cold", f"{statistics.median(times) - statistics.median(reference):.1f} ms", "-")
+        report("Ferry cold ÷ bare GApplication cold", f"{statistics.median(times) / statistics.median(reference):.2f}",
+               "20 ÷ 15 = 1.33")
     # gio is a C program with its own start-up: the same command with the service already up
     # shows how much of the figure is the client rather than Ferry's cold start.
     session = FerrySession(prefix=prefix, root=root / "gio-warm").start()
@@ -82,9 +99,20 @@ def cold_activation(prefix: Path, root: Path, runs: int = 15) -> None:
             warm.append((time.perf_counter() - started) * 1000)
         report("warm `gio open` (service already up), median", f"{statistics.median(warm[1:]):.1f} ms", "reference")
         report("cold start's own cost (cold − warm median)",
-               f"{statistics.median(times) - statistics.median(warm[1:]):.1f} ms", "~15 ms bare GApplication")
+               f"{statistics.median(times) - statistics.median(warm[1:]):.1f} ms", "-")
     finally:
         session.stop()
+
+
+def bare_application_prefix(prefix: Path, bare: Path, root: Path) -> Path:
+    """Ferry's installed desktop files, with D-Bus activation starting the bare GApplication
+    (Tests/bench/BareGApplication) instead of `ferry service`."""
+    target = root / "bare-prefix"
+    shutil.copytree(prefix / "share", target / "share", symlinks=True)
+    service = target / "share" / "dbus-1" / "services" / f"{APP_ID}.service"
+    lines = [f"Exec={bare}" if line.startswith("Exec=") else line for line in service.read_text().splitlines()]
+    service.write_text("\n".join(lines) + "\n")
+    return target
 
 
 def cold_open(session: FerrySession, picture: Path) -> float:
@@ -129,6 +157,29 @@ def thousand_files(session: FerrySession) -> None:
     report("1,000 files in one Open, staged and committed", f"{elapsed * 1000:.0f} ms", "≤ 2,000 ms")
 
 
+def share_while_disk_busy(session: FerrySession, rounds: int = 5) -> None:
+    """One picture shared (Share1.Share until it returns) while another program has 1 GiB written
+    and not yet flushed (a download, a build): Ferry must flush its own copy, not wait for theirs."""
+    connection = connect(session.address)
+    quiet, busy = [], []
+    other = session.root / "other-program.bin"
+    for run in range(rounds):
+        os.sync()
+        quiet.append(timed_share(connection, write_png(session.files / f"quiet{run}.png", seed=run)))
+        subprocess.run(["dd", "if=/dev/zero", f"of={other}", "bs=1M", "count=1024", "status=none"], check=True)
+        busy.append(timed_share(connection, write_png(session.files / f"busy{run}.png", seed=run)))
+        other.unlink()
+    report("one picture, Share round trip, median", f"{statistics.median(quiet):.1f} ms", "-")
+    report("… while another program has 1 GiB unflushed", f"{statistics.median(busy):.1f} ms", "-")
+
+
+def timed_share(connection: Gio.DBusConnection, picture: Path) -> float:
+    intent = GLib.Variant("(a{sv})", ({"uris": GLib.Variant("as", [file_uri(picture)])},))
+    started = time.perf_counter()
+    connection.call_sync(APP_ID, OBJECT_PATH, SHARE1, "Share", intent, None, Gio.DBusCallFlags.NONE, 60_000, None)
+    return (time.perf_counter() - started) * 1000
+
+
 def _client(address: str, count: int, tag: int, queue) -> None:
     connection = connect(address)
     times, ids = [], []
@@ -161,17 +212,19 @@ def concurrent_texts(session: FerrySession, clients: int = 4, total: int = 10_00
 
 def main() -> None:
     prefix = Path(sys.argv[1]).resolve()
+    bare = Path(sys.argv[2]).resolve() if len(sys.argv) > 2 else None
     with tempfile.TemporaryDirectory(prefix="ferry-bench-") as temp:
         root = Path(temp)
         print(f"Ferry service figures ({prefix / 'bin' / 'ferry'}):")
         subprocess.run(["update-desktop-database", str(prefix / "share" / "applications")], check=True)
-        cold_activation(prefix, root)
+        cold_activation(prefix, root, bare)
         session = FerrySession(prefix=prefix, root=root / "warm", extra_env={"FERRY_LOG": "notice"}).start()
         try:
             share_text(connect(session.address), "activate")
             idle_rss(session)
             warm_round_trip(session)
             thousand_files(session)
+            share_while_disk_busy(session)
             concurrent_texts(session)
             idle_rss(session)
         finally:
