@@ -14,7 +14,9 @@ SWIFT ?= swift
 # cold start runs laid out together (scripts/link-order.py says why and how to refresh the list).
 RELEASE_LINK_FLAGS := -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs \
     -Xlinker --symbol-ordering-file=$(CURDIR)/scripts/link-order.txt -Xlinker --no-warn-symbol-ordering
-SWIFT_BUILD_FLAGS := -c $(CONFIG) $(if $(filter release,$(CONFIG)),--static-swift-stdlib $(RELEASE_LINK_FLAGS))
+# No $ORIGIN run path either: nothing is loaded from beside the binary, and the loader looked
+# for each of its libraries there first (a dozen failed opens per library at every start).
+SWIFT_BUILD_FLAGS := -c $(CONFIG) $(if $(filter release,$(CONFIG)),--static-swift-stdlib --disable-local-rpath $(RELEASE_LINK_FLAGS))
 VENV := .venv-test
 CHECK_PREFIX := $(CURDIR)/build/check-prefix
 

@@ -7,32 +7,88 @@ import Logging
 /// The signed-in Matrix account: who, where, with which device, and its token. Survives restarts
 /// (the outbox keeps who and where, the vault keeps the token).
 public final class Account: @unchecked Sendable {
-    private let lock = NSLock()
+    /// Guards everything below; waited on while a stored sign-in's token is being read.
+    private let lock = NSCondition()
     private let outbox: Outbox
     private let vault: TokenVault
     private let logger: Logger
     private var stored: StoredAccount?
     private var session: Session?
     private var pendingBrowserSignIn: SSORedirect?
+    /// The token of a stored sign-in is being read from its storage, in the background.
+    private var tokenPending = false
+    private var tokenWaiters: [CheckedContinuation<Void, Never>] = []
+    private var signInLost: (@Sendable () -> Void)?
+    private var signInLostUnheard = false
 
+    /// Reads who was signed in from the outbox, and their token from its storage in the
+    /// background: a Secret Service lookup takes ~20 ms (a session with the keyring daemon, its
+    /// key exchange), and a cold start must not wait for it before it can take a share. Until the
+    /// token is read the account counts as signed in, as it was when the service last ran.
     public init(outbox: Outbox, vault: TokenVault, logger: Logger) {
         self.outbox = outbox
         self.vault = vault
         self.logger = logger
         stored = try? outbox.account()
-        if let stored, stored.signedIn {
-            if let token = vault.token(userID: stored.userID, storage: stored.secretStorage.flatMap(TokenVault.Storage.init)) {
+        guard let stored, stored.signedIn else { return }
+        tokenPending = true
+        let thread = Thread { [self] in self.readToken(of: stored) }
+        thread.name = "ferry-token"
+        thread.start()
+    }
+
+    private func readToken(of stored: StoredAccount) {
+        let token = vault.token(userID: stored.userID, storage: stored.secretStorage.flatMap(TokenVault.Storage.init))
+        let (waiters, lost): ([CheckedContinuation<Void, Never>], (@Sendable () -> Void)?) = lock.withLock {
+            tokenPending = false
+            // A sign-in that finished meanwhile is newer than what was stored.
+            if session == nil, let token {
                 session = Session(userID: stored.userID, homeserver: stored.homeserver, deviceID: stored.deviceID,
                                   accessToken: token)
-            } else {
-                logger.warning("the sign-in of \(stored.userID) is gone from its storage; sign in again")
             }
+            lock.broadcast()
+            defer { tokenWaiters = [] }
+            if token == nil, signInLost == nil { signInLostUnheard = true }
+            return (tokenWaiters, token == nil ? signInLost : nil)
+        }
+        if token == nil { logger.warning("the sign-in of \(stored.userID) is gone from its storage; sign in again") }
+        waiters.forEach { $0.resume() }
+        lost?()
+    }
+
+    /// Told when the stored sign-in turns out to have no token any more: shares routed as if
+    /// signed in must wait for a sign-in again. Told at once if that was found already.
+    public func whenSignInLost(_ handler: @escaping @Sendable () -> Void) {
+        let unheard = lock.withLock {
+            signInLost = handler
+            defer { signInLostUnheard = false }
+            return signInLostUnheard
+        }
+        if unheard { handler() }
+    }
+
+    /// Returns once the stored sign-in's token has been read (at once when there is none).
+    public func tokenRead() async {
+        await withCheckedContinuation { continuation in
+            let ready = lock.withLock {
+                if tokenPending { tokenWaiters.append(continuation) }
+                return !tokenPending
+            }
+            if ready { continuation.resume() }
         }
     }
 
-    public var isSignedIn: Bool { lock.withLock { session != nil } }
-    public var current: Session? { lock.withLock { session } }
-    public var secretStorage: String? { lock.withLock { session == nil ? nil : stored?.secretStorage } }
+    public var isSignedIn: Bool { lock.withLock { session != nil || tokenPending } }
+    /// The session, once the stored token has been read (this waits for it).
+    public var current: Session? { lock.withLock { waitForToken(); return session } }
+    /// The session if the stored token has been read, without waiting.
+    public var currentIfRead: Session? { lock.withLock { tokenPending ? nil : session } }
+    public var secretStorage: String? { lock.withLock { waitForToken(); return session == nil ? nil : stored?.secretStorage } }
+
+    /// Call with the lock held.
+    private func waitForToken() {
+        while tokenPending { lock.wait() }
+    }
 
     /// Signs in with the credentials of `SignIn(a{sv})`.
     public func signIn(_ credentials: Credentials) async throws(ShareError) -> Session {
@@ -76,6 +132,7 @@ public final class Account: @unchecked Sendable {
     /// Signs out: the token is forgotten (and ended on the server when `remote`); the device id
     /// is kept for the next sign-in.
     public func signOut(remote: Bool) async {
+        await tokenRead()
         guard let session = lock.withLock({ self.session }) else { return }
         if remote {
             try? await FerryMatrix.SignIn.logout(MatrixHTTP(baseURL: session.homeserver, accessToken: session.accessToken))

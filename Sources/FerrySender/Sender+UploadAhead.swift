@@ -15,7 +15,7 @@ extension Sender: UploadAhead {
 
     public nonisolated func begin(shareID: String, position: Int, path: String, item: ShareItem,
                                   destinations: [String]) -> GrowingFile? {
-        guard item.size >= Self.uploadAheadMinimumSize, let session = account.current, !destinations.isEmpty,
+        guard item.size >= Self.uploadAheadMinimumSize, let session = account.currentIfRead, !destinations.isEmpty,
               // A person's chat may not exist yet; the sender creates it, once.
               destinations.allSatisfy({ Destination.kind(of: $0) == .roomID || Destination.kind(of: $0) == .roomAlias })
         else { return nil }

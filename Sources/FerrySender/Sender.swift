@@ -96,6 +96,8 @@ public actor Sender {
         let retryNow = retryEverythingNow
         retryEverythingNow = false
         var nextRetry: Int64?
+        // At a start, the stored sign-in's token is read in the background (Account).
+        await account.tokenRead()
         while let session = account.current {
             let shares = takeUp((try? outbox.shares(in: [.queued, .sending])) ?? [])
             var progressed = false

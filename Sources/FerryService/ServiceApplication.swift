@@ -46,6 +46,7 @@ public enum ServiceApplication {
             }
             service.sender = Sender(outbox: outbox, spool: spool, account: account, backoff: settings.backoff,
                                     events: senderEvents, logger: logger, clock: Clock.microseconds)
+            account.whenSignInLost { [unowned service] in service.signInLost() }
             // The shared session connection is the one GApplication will own the name on:
             // exporting Share1 on it now makes it reachable the moment the name is owned.
             let connection = try BusConnection.session()
@@ -84,9 +85,13 @@ public enum ServiceApplication {
         service.sender.wake()
         // Deliveries waiting for their backoff go at once when the network comes back. Only a
         // wake-up: sending is never held back on the monitor's word (loopback servers need no network).
-        NetworkMonitor.onChange { available in
-            logger.info("network \(available ? "available" : "gone")")
-            if available { service.sender.wake(now: true) }
+        // Set up once the first calls are answered: GIO's monitor asks NetworkManager on the
+        // system bus for its state, round trips a cold start need not wait for.
+        MainContext.after(milliseconds: 500) {
+            NetworkMonitor.onChange { available in
+                logger.info("network \(available ? "available" : "gone")")
+                if available { service.sender.wake(now: true) }
+            }
         }
         let announceSignIn = service.events.signInRequired
         let throttle = NotificationThrottle(seconds: 5)

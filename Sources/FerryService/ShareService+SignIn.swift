@@ -23,6 +23,13 @@ extension ShareService {
     }
 
     /// The homeserver no longer takes the token: the sender parked its shares already.
+    /// The stored sign-in had no token any more (read after the start): shares routed to the
+    /// queue meanwhile wait for a sign-in again, as after a 401.
+    func signInLost() {
+        _ = try? outbox.move(from: [.queued, .sending], to: .awaitingSignIn, at: clock())
+        senderSignedOut()
+    }
+
     func senderSignedOut() {
         Task { await directory.forget() }
         for share in shares() where share.state == .awaitingSignIn { events.shareChanged(share) }

@@ -276,6 +276,27 @@ def test_without_a_secret_service_the_token_is_kept_in_a_0600_file(new_session, 
     assert get_property(session, "AccountId") == user.user_id
 
 
+def test_a_sign_in_whose_token_is_gone_at_the_next_start_asks_for_sign_in_again(new_session, homeserver, matrix_user):
+    # Given a Ferry signed in with its token in a file, and then stopped
+    session = new_session()
+    user = matrix_user("losttoken")
+    token, _device = homeserver.login(user.user_id, user.password)
+    sign_in_with_token(session, homeserver, token)
+    session.kill_service()
+    # And the token's file is gone (removed by hand, restored from an old backup, …)
+    [holder] = [p for p in files_containing(session.state_dir, token.encode()) if not _is_database(p)]
+    holder.unlink()
+
+    # When a text is shared to a room (the share starts the service)
+    with session.signals() as monitor:
+        share_id = session.share_ok(text="after the token went", destinations=["!room:ferry.test"])
+
+        # Then it waits for a sign-in, Ferry says it is signed out, and asks for a sign-in
+        wait_for_state(session, share_id, "awaiting-sign-in")
+        assert not session.signed_in()
+        monitor.wait_for_signal("SignInRequired")
+
+
 def test_with_gnome_keyring_on_the_bus_the_token_is_in_the_secret_service_and_no_file(
         new_session, homeserver, matrix_user):
     # Given a session with gnome-keyring's Secret Service running, its login keyring unlocked
