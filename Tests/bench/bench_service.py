@@ -59,6 +59,7 @@ def cold_activation(prefix: Path, root: Path, bare: Path | None, runs: int = 15)
     `bare`, a Swift GApplication that answers Open and does nothing else (the issue's reference)
     is started cold the same way in each run, on the same desktop files, so drift hits both."""
     first, again, reference = [], [], []
+    bare_rss = 0.0
     bare_prefix = bare_application_prefix(prefix, bare, root) if bare else None
     for run in range(runs):
         session = FerrySession(prefix=prefix, root=root / f"cold{run}").start()
@@ -75,6 +76,10 @@ def cold_activation(prefix: Path, root: Path, bare: Path | None, runs: int = 15)
             try:
                 session.run("xdg-mime", "default", f"{APP_ID}.desktop", "image/png")
                 reference.append(cold_open(session, write_png(session.files / "pier.png", seed=run)))
+                if run == 0:
+                    pid = session.name_owner_pid()
+                    time.sleep(1)
+                    bare_rss = rss_kb(pid) / 1024
             finally:
                 session.stop()
     times = again
@@ -86,6 +91,7 @@ def cold_activation(prefix: Path, root: Path, bare: Path | None, runs: int = 15)
         report("Ferry cold − bare GApplication cold", f"{statistics.median(times) - statistics.median(reference):.1f} ms", "-")
         report("Ferry cold ÷ bare GApplication cold", f"{statistics.median(times) / statistics.median(reference):.2f}",
                "20 ÷ 15 = 1.33")
+        report("idle RSS of the bare GApplication", f"{bare_rss:.1f} MB", "reference")
     # gio is a C program with its own start-up: the same command with the service already up
     # shows how much of the figure is the client rather than Ferry's cold start.
     session = FerrySession(prefix=prefix, root=root / "gio-warm").start()
