@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import FerryCore
 
 /// Uploads to the media repository, streamed from a file so memory does not grow with its size.
 public struct Media: Sendable {
@@ -76,9 +77,43 @@ public struct FileChunks: AsyncSequence, Sendable {
         private var turn = 0
         static let ringSize = MatrixHTTP.chunksInFlight + 1
 
+        /// The aligned buffer direct reads land in, when the file is read past the page cache.
+        private var scratch: UnsafeMutableRawPointer?
+
         init(chunks: FileChunks) { self.chunks = chunks }
 
-        deinit { if descriptor >= 0 { close(descriptor) } }
+        deinit {
+            if descriptor >= 0 { close(descriptor) }
+            scratch?.deallocate()
+        }
+
+        /// One chunk read with O_DIRECT at the position `sent`: whole blocks into the aligned
+        /// scratch buffer (at the end of the file the kernel returns what there is), then the
+        /// `wanted` bytes into `buffer`. A file system that refuses turns direct reads off.
+        private func readDirect(into buffer: inout ByteBuffer, wanted: Int, scratch: UnsafeMutableRawPointer) throws -> Int {
+            let alignment = DirectIO.alignment
+            let length = (wanted + alignment - 1) / alignment * alignment
+            let count = pread(descriptor, scratch, length, off_t(sent))
+            if count < 0 && errno == EINVAL {
+                self.scratch = nil
+                scratch.deallocate()
+                _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~DirectIO.flag)
+                return try readBuffered(into: &buffer, wanted: wanted)
+            }
+            guard count >= 0 else { return count }
+            let taken = Swift.min(count, wanted)
+            buffer.writeBytes(UnsafeRawBufferPointer(start: scratch, count: taken))
+            return taken
+        }
+
+        /// One chunk read through the page cache at the position `sent`.
+        private func readBuffered(into buffer: inout ByteBuffer, wanted: Int) throws -> Int {
+            let descriptor = descriptor
+            let offset = off_t(sent)
+            return buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: wanted) { raw in
+                pread(descriptor, raw.baseAddress, wanted, offset)
+            }
+        }
 
         public func next() async throws -> ByteBuffer? {
             let path = chunks.path
@@ -91,16 +126,25 @@ public struct FileChunks: AsyncSequence, Sendable {
                 wanted = Int(Swift.min(UInt64(wanted), readable - sent))
             }
             if descriptor < 0 {
-                descriptor = open(path, O_RDONLY | O_CLOEXEC)
+                // A large file is read past the page cache, as it was staged (DirectCopy).
+                if chunks.size >= DirectIO.minimumSize, DirectIO.flag != 0 {
+                    descriptor = open(path, O_RDONLY | O_CLOEXEC | DirectIO.flag)
+                    if descriptor >= 0 {
+                        scratch = UnsafeMutableRawPointer.allocate(byteCount: FileChunks.chunkSize, alignment: DirectIO.alignment)
+                    }
+                }
+                if descriptor < 0 { descriptor = open(path, O_RDONLY | O_CLOEXEC) }
                 guard descriptor >= 0 else { throw MatrixError(kind: .malformed, message: "cannot read \(path)") }
             }
             if ring.count < Self.ringSize { ring.append(allocator.buffer(capacity: FileChunks.chunkSize)) }
             let slot = turn
             turn = (turn + 1) % Self.ringSize
             ring[slot].clear()
-            let descriptor = descriptor
-            let count = ring[slot].writeWithUnsafeMutableBytes(minimumWritableBytes: wanted) { raw in
-                read(descriptor, raw.baseAddress, wanted)
+            let count: Int
+            if let scratch {
+                count = try readDirect(into: &ring[slot], wanted: wanted, scratch: scratch)
+            } else {
+                count = try readBuffered(into: &ring[slot], wanted: wanted)
             }
             guard count >= 0 else { throw MatrixError(kind: .malformed, message: "cannot read \(path)") }
             if count == 0 {

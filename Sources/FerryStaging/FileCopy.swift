@@ -1,3 +1,4 @@
+import FerryCore
 import GLibAdapter
 #if canImport(Glibc)
 import Glibc
@@ -10,7 +11,8 @@ enum FileCopyError: Error {
 }
 
 /// Copying bytes between descriptors the cheapest way the kernel offers: a reflink clone (btrfs,
-/// XFS: no data copied), then copy_file_range (in-kernel, may offload), then plain read/write.
+/// XFS: no data copied), then for a large file writes past the page cache (DirectCopy), then
+/// copy_file_range (in-kernel, may offload), then plain read/write.
 enum FileCopy {
     /// `FICLONE` from linux/fs.h, `_IOW(0x94, 9, int)`; C macros are not importable.
     static let ficlone: UInt = 0x4004_9409
@@ -25,6 +27,10 @@ enum FileCopy {
         if ioctl(target, ficlone, source) == 0, fstat(target, &info) == 0 {
             if UInt64(info.st_size) > limit { throw FileCopyError.tooLarge(UInt64(info.st_size)) }
             return UInt64(info.st_size)
+        }
+        if fstat(source, &info) == 0, UInt64(info.st_size) >= DirectIO.minimumSize,
+           let total = try DirectCopy.copy(from: source, to: target, limit: limit, copied: copied) {
+            return total
         }
         var total: UInt64 = 0
         var useCopyRange = true
@@ -56,7 +62,7 @@ enum FileCopy {
         }
     }
 
-    private static func writeAll(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) throws {
+    static func writeAll(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) throws {
         var written = 0
         while written < count {
             let result = write(fd, buffer + written, count - written)

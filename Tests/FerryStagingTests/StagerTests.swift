@@ -24,6 +24,22 @@ final class StagerTests: XCTestCase {
         XCTAssertEqual(contents(of: workspace.spool.path(for: "01kshare1", position: 1)), Array("second\n".utf8))
     }
 
+    func testALargeFileIsCopiedExactlyAndNotIntoThePageCache() throws {
+        // Over DirectCopy's threshold, and a tail that is not a whole block; no two blocks alike.
+        let big = (0..<(9 << 20) + 17).map { UInt8(truncatingIfNeeded: ($0 &* 2_654_435_761) >> 11) }
+        let original = try workspace.write("video.bin", big)
+
+        _ = try workspace.stage([fileURI(original)], shareID: "01kshare1")
+
+        let staged = workspace.spool.path(for: "01kshare1", position: 0)
+        // Where the file system takes O_DIRECT (not tmpfs), only the tail went through the cache
+        // (looked at before the file is read back, which caches it).
+        if supportsDirectIO(workspace.path) {
+            try XCTAssertLessThanOrEqual(XCTUnwrap(cachedPages(of: staged)), 2)
+        }
+        XCTAssertEqual(contents(of: staged), big)
+    }
+
     func testStagedItemsDescribeTheOriginal() throws {
         let original = try workspace.write("notes.txt", text: "hello, world\n")
 
@@ -106,4 +122,30 @@ final class StagerTests: XCTestCase {
         XCTAssertFalse(exists(workspace.spool.directory(for: "01klink")))
         XCTAssertEqual(workspace.spool.shareIDs(), [])
     }
+}
+
+/// Whether files in `directory` can be opened for O_DIRECT writing.
+private func supportsDirectIO(_ directory: String) -> Bool {
+    let probe = directory + "/direct-probe"
+    let fd = open(probe, O_WRONLY | O_CREAT | DirectIO.flag, 0o600)
+    defer { unlink(probe) }
+    guard DirectIO.flag != 0, fd >= 0 else { return false }
+    close(fd)
+    return true
+}
+
+/// How many of the file's pages are in the page cache (mincore), without reading any.
+private func cachedPages(of path: String) -> Int? {
+    let fd = open(path, O_RDONLY)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var info = stat()
+    guard fstat(fd, &info) == 0, info.st_size > 0 else { return nil }
+    let length = Int(info.st_size)
+    guard let map = mmap(nil, length, PROT_READ, MAP_SHARED, fd, 0), map != MAP_FAILED else { return nil }
+    defer { munmap(map, length) }
+    let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+    var vector = [UInt8](repeating: 0, count: (length + pageSize - 1) / pageSize)
+    guard mincore(map, length, &vector) == 0 else { return nil }
+    return vector.filter { $0 & 1 != 0 }.count
 }
