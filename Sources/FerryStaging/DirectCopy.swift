@@ -24,7 +24,7 @@ enum DirectCopy {
         var direct = true
         var total: UInt64 = 0
         while true {
-            let filled = try fill(buffer, from: source)
+            let filled = try FileCopy.readFull(source, buffer, chunk)
             if filled == 0 { return total }
             if direct, filled % alignment != 0 {
                 // The tail is not a whole number of blocks: it goes through the page cache.
@@ -45,20 +45,5 @@ enum DirectCopy {
             copied(total)
             if filled < chunk { return total }
         }
-    }
-
-    /// Reads until the buffer is full or the file ends; returns the bytes read.
-    private static func fill(_ buffer: UnsafeMutableRawPointer, from source: Int32) throws -> Int {
-        var filled = 0
-        while filled < chunk {
-            let count = read(source, buffer + filled, chunk - filled)
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw FileCopyError.io(errno)
-            }
-            if count == 0 { break }
-            filled += count
-        }
-        return filled
     }
 }

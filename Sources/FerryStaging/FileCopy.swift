@@ -62,6 +62,21 @@ enum FileCopy {
         }
     }
 
+    /// Reads until `count` bytes are in the buffer or the file ends; returns the bytes read.
+    static func readFull(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) throws -> Int {
+        var filled = 0
+        while filled < count {
+            let result = read(fd, buffer + filled, count - filled)
+            if result < 0 {
+                if errno == EINTR { continue }
+                throw FileCopyError.io(errno)
+            }
+            if result == 0 { break }
+            filled += result
+        }
+        return filled
+    }
+
     static func writeAll(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) throws {
         var written = 0
         while written < count {
