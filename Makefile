@@ -11,9 +11,21 @@ SWIFT ?= swift
 # A release build carries its own Swift runtime, so the installed binary (and the .deb)
 # needs nothing from /opt/swift.
 # Release links with lld: relative relocations packed (DT_RELR, glibc 2.36), and the functions a
-# cold start runs laid out together (scripts/link-order.py says why and how to refresh the list).
-RELEASE_LINK_FLAGS := -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs \
-    -Xlinker --symbol-ordering-file=$(CURDIR)/scripts/link-order.txt -Xlinker --no-warn-symbol-ordering
+# cold start runs laid out together (scripts/link-order.py says why and how to refresh the list):
+# each function in a section of its own (-function-sections), or the linker can only move whole
+# source files.
+# No dynamic symbol table beyond what the libraries need (--no-export-dynamic): Swift's driver
+# exports every symbol of our modules, 2 MB of tables that the loader's symbol lookups read at
+# every start and that stayed resident. Nothing looks our symbols up by name (no dlsym, no
+# GtkBuilder callbacks).
+# libstdc++ (the Swift runtime's) is linked statically: the shared one was 1.4 MB of resident
+# pages, most of it its own relocation and symbol tables, for the few functions the runtime uses.
+# build/static-cxx holds only libstdc++.a and is searched first, so `-lstdc++` finds the archive.
+STATIC_CXX_DIR := $(CURDIR)/build/static-cxx
+RELEASE_LINK_FLAGS := -Xswiftc -Xfrontend -Xswiftc -function-sections \
+    -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs \
+    -Xlinker --symbol-ordering-file=$(CURDIR)/scripts/link-order.txt -Xlinker --no-warn-symbol-ordering \
+    -Xlinker --no-export-dynamic -Xswiftc -L$(STATIC_CXX_DIR)
 # No $ORIGIN run path either: nothing is loaded from beside the binary, and the loader looked
 # for each of its libraries there first (a dozen failed opens per library at every start).
 SWIFT_BUILD_FLAGS := -c $(CONFIG) $(if $(filter release,$(CONFIG)),--static-swift-stdlib --disable-local-rpath $(RELEASE_LINK_FLAGS))
@@ -38,8 +50,13 @@ help:
 	@echo "make mime-types   refresh the desktop file's MimeType list from shared-mime-info"
 	@echo "make clean        remove build products (distclean: also dependencies and the venv)"
 
-build:
+build: $(if $(filter release,$(CONFIG)),$(STATIC_CXX_DIR)/libstdc++.a)
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS)
+
+$(STATIC_CXX_DIR)/libstdc++.a:
+	@archive=$$(clang -print-file-name=libstdc++.a); \
+	if [[ $$archive != /* ]]; then echo "libstdc++.a not found: install libstdc++-12-dev" >&2; exit 1; fi; \
+	mkdir -p "$(STATIC_CXX_DIR)" && ln -sf "$$archive" "$@"
 
 install: build
 	scripts/install-files.sh --prefix "$(PREFIX)" --destdir "$(DESTDIR)" \

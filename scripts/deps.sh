@@ -16,6 +16,7 @@ synapse_requirements="$root/scripts/synapse-requirements.txt"
 packages=(
     # build
     pkg-config libglib2.0-dev libdbus-1-dev libsqlite3-dev libsecret-1-dev libgtk-4-dev libadwaita-1-dev
+    libstdc++-12-dev  # linked statically into the release binaries (see the Makefile)
     # the desktop parts the tests drive for real
     dbus-daemon dbus-bin libglib2.0-bin desktop-file-utils shared-mime-info xdg-utils appstream
     sqlite3 gnome-keyring xvfb at-spi2-core imagemagick curl

@@ -17,7 +17,7 @@ Needs valgrind (callgrind records every function that runs, which sampling would
 
 from __future__ import annotations
 
-import re
+import bisect
 import subprocess
 import sys
 import tempfile
@@ -33,7 +33,8 @@ OUTPUT = ROOT / "scripts" / "link-order.txt"
 
 
 def callgrind(out: Path) -> list[str]:
-    return ["valgrind", "--tool=callgrind", "--demangle=no", f"--callgrind-out-file={out}"]
+    return ["valgrind", "--tool=callgrind", "--demangle=no", "--dump-instr=yes", "--compress-pos=no", "--compress-strings=no",
+            f"--callgrind-out-file={out}"]
 
 
 def name_owned(env: dict[str, str]) -> bool:
@@ -69,16 +70,35 @@ def record(prefix: Path, binary: Path, work: Path) -> list[Path]:
     return profiles
 
 
-def functions(profile: Path, defined: set[str]) -> list[str]:
-    """The binary's functions in a callgrind profile, in the order the profile names them."""
-    names = []
-    for line in profile.read_text(errors="replace").splitlines():
-        match = re.match(r"c?fn=\(\d+\) (.+)$", line)
-        if match:
-            name = re.sub(r"'\d+$", "", match.group(1).strip())  # callgrind marks recursion levels
-            if name in defined:
-                names.append(name)
-    return names
+class Functions:
+    """The binary's functions by address (nm), to name each instruction a profile saw run."""
+
+    def __init__(self, binary: Path):
+        listing = subprocess.run(["nm", "-n", "--defined-only", str(binary)], capture_output=True, text=True, check=True)
+        rows = [line.split(None, 2) for line in listing.stdout.splitlines()]
+        rows = [(int(row[0], 16), row[2]) for row in rows if len(row) == 3 and row[1] in "tTwW"]
+        self.starts = [start for start, _ in rows]
+        self.names = [name for _, name in rows]
+
+    def containing(self, address: int) -> str | None:
+        index = bisect.bisect_right(self.starts, address) - 1
+        return self.names[index] if index >= 0 else None
+
+    def executed(self, profile: Path, binary: Path) -> list[str]:
+        """The functions of `binary` that ran, in the order the profile lists them. Read from the
+        instruction addresses rather than callgrind's function names: callgrind names a function
+        that is entered by a jump (metadata accessors, witness thunks, tail calls) after its caller,
+        and those were missing from the list."""
+        names: list[str] = []
+        inside = False
+        for line in profile.read_text(errors="replace").splitlines():
+            if line.startswith("ob="):
+                inside = line[3:].strip() == str(binary)
+            elif inside and line.startswith("0x"):
+                name = self.containing(int(line.split(None, 1)[0], 16))
+                if name is not None:
+                    names.append(name)
+        return names
 
 
 def main() -> None:
@@ -88,13 +108,11 @@ def main() -> None:
         # valgrind 3.19 cannot read the DWARF 5 that swiftc writes: profile a copy without it.
         binary = work / "ferry"
         subprocess.run(["objcopy", "--strip-debug", str(prefix / "bin" / "ferry"), str(binary)], check=True)
-        symbols = subprocess.run(["nm", "--defined-only", str(binary)], capture_output=True, text=True, check=True)
-        defined = {parts[2] for parts in (line.split() for line in symbols.stdout.splitlines())
-                   if len(parts) == 3 and parts[1] in "tTwW"}
+        known = Functions(binary)
         order: list[str] = []
         seen: set[str] = set()
         for profile in record(prefix, binary, work):
-            for name in functions(profile, defined):
+            for name in known.executed(profile, binary):
                 if name not in seen:
                     seen.add(name)
                     order.append(name)
