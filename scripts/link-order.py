@@ -79,6 +79,12 @@ class Functions:
         rows = [(int(row[0], 16), row[2]) for row in rows if len(row) == 3 and row[1] in "tTwW"]
         self.starts = [start for start, _ in rows]
         self.names = [name for _, name in rows]
+        # A name that several objects define locally (value witnesses like `$sSqwta`, `objectdestroy`,
+        # block helpers) would order every copy: lld would pull each copy's whole section forward,
+        # and in the prebuilt archives (no section per function) that is hundreds of KB of code
+        # that never runs, spread through the hot region. Such names are left out.
+        seen: set[str] = set()
+        self.ambiguous = {name for name in self.names if name in seen or seen.add(name)}
 
     def containing(self, address: int) -> str | None:
         index = bisect.bisect_right(self.starts, address) - 1
@@ -96,7 +102,7 @@ class Functions:
                 inside = line[3:].strip() == str(binary)
             elif inside and line.startswith("0x"):
                 name = self.containing(int(line.split(None, 1)[0], 16))
-                if name is not None:
+                if name is not None and name not in self.ambiguous:
                     names.append(name)
         return names
 
