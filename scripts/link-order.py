@@ -18,6 +18,7 @@ Needs valgrind (callgrind records every function that runs, which sampling would
 from __future__ import annotations
 
 import bisect
+from collections import Counter
 import subprocess
 import sys
 import tempfile
@@ -74,6 +75,7 @@ class Functions:
     """The binary's functions by address (nm), to name each instruction a profile saw run."""
 
     def __init__(self, binary: Path):
+        self.binary = binary
         listing = subprocess.run(["nm", "-n", "--defined-only", str(binary)], capture_output=True, text=True, check=True)
         rows = [line.split(None, 2) for line in listing.stdout.splitlines()]
         rows = [(int(row[0], 16), row[2]) for row in rows if len(row) == 3 and row[1] in "tTwW"]
@@ -83,28 +85,26 @@ class Functions:
         # block helpers) would order every copy: lld would pull each copy's whole section forward,
         # and in the prebuilt archives (no section per function) that is hundreds of KB of code
         # that never runs, spread through the hot region. Such names are left out.
-        seen: set[str] = set()
-        self.ambiguous = {name for name in self.names if name in seen or seen.add(name)}
+        self.ambiguous = {name for name, count in Counter(self.names).items() if count > 1}
 
     def containing(self, address: int) -> str | None:
         index = bisect.bisect_right(self.starts, address) - 1
         return self.names[index] if index >= 0 else None
 
-    def executed(self, profile: Path, binary: Path) -> list[str]:
-        """The functions of `binary` that ran, in the order the profile lists them. Read from the
-        instruction addresses rather than callgrind's function names: callgrind names a function
-        that is entered by a jump (metadata accessors, witness thunks, tail calls) after its caller,
-        and those were missing from the list."""
-        names: list[str] = []
+    def executed(self, profile: Path) -> list[str]:
+        """The binary's functions that ran, each once, in the order the profile first lists them.
+        Read from the instruction addresses rather than callgrind's function names: the names
+        missed functions entered by a jump (metadata accessors, witness thunks), 80 of a cold start."""
+        names: dict[str, None] = {}
         inside = False
         for line in profile.read_text(errors="replace").splitlines():
             if line.startswith("ob="):
-                inside = line[3:].strip() == str(binary)
+                inside = line[3:].strip() == str(self.binary)
             elif inside and line.startswith("0x"):
                 name = self.containing(int(line.split(None, 1)[0], 16))
                 if name is not None and name not in self.ambiguous:
-                    names.append(name)
-        return names
+                    names.setdefault(name)
+        return list(names)
 
 
 def main() -> None:
@@ -118,7 +118,7 @@ def main() -> None:
         order: list[str] = []
         seen: set[str] = set()
         for profile in record(prefix, binary, work):
-            for name in known.executed(profile, binary):
+            for name in known.executed(profile):
                 if name not in seen:
                     seen.add(name)
                     order.append(name)

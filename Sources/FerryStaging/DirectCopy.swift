@@ -11,7 +11,7 @@ import Glibc
 /// the upload slower: memory newly taken for the page cache is the expensive kind (on this VM each
 /// fresh page is a fault in the host too), and the homeserver needs plenty of it for the same upload.
 enum DirectCopy {
-    static let chunk = 1 << 20
+    static let chunk = FileCopy.chunk
     static let alignment = DirectIO.alignment
 
     /// Copies everything from `source` to the empty `target`; nil, with nothing written, when the

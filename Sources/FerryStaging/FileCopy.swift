@@ -17,6 +17,8 @@ enum FileCopy {
     /// `FICLONE` from linux/fs.h, `_IOW(0x94, 9, int)`; C macros are not importable.
     static let ficlone: UInt = 0x4004_9409
     static let sniffLength = 4096
+    /// How much one read or write moves (also DirectCopy's, a whole number of blocks).
+    static let chunk = 1 << 20
 
     /// Copies everything from `source` and returns the number of bytes copied; `copied` hears the
     /// running total after each chunk (someone may be reading the target as it grows).
@@ -34,7 +36,6 @@ enum FileCopy {
         }
         var total: UInt64 = 0
         var useCopyRange = true
-        let chunk = 1 << 20
         var buffer: UnsafeMutableRawPointer?
         defer { buffer?.deallocate() }
         while true {
