@@ -88,7 +88,7 @@ let package = Package(
         .testTarget(name: "FerryOutboxTests", dependencies: ["FerryOutbox", "FerryCore"]),
         .testTarget(name: "FerryStagingTests", dependencies: ["FerryStaging", "FerryCore"]),
         .testTarget(name: "FerryMatrixTests", dependencies: [
-            "FerryMatrix", .product(name: "NIOHTTP1", package: "swift-nio"),
+            "FerryMatrix", .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
         ]),
         .testTarget(name: "FerrySenderTests", dependencies: ["FerrySender", "FerryMatrix", "FerryCore", "FerryStaging"]),
         .testTarget(name: "FerryUITests", dependencies: ["FerryUI"]),

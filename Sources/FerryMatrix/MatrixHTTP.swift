@@ -94,12 +94,12 @@ public struct MatrixHTTP: Sendable {
             promise.completeWithTask {
                 let iterator = chunks.makeAsyncIterator()
                 // A chunk on its way while the next is read: the disk and the socket both stay busy.
-                var inFlight: [EventLoopFuture<Void>] = []
+                let inFlight = WritesInFlight(limit: Self.chunksInFlight)
                 while let chunk = try await iterator.next() {
-                    inFlight.append(writer.write(.byteBuffer(chunk)))
-                    if inFlight.count >= Self.chunksInFlight { try await inFlight.removeFirst().get() }
+                    try await inFlight.reserve()
+                    inFlight.track(writer.write(.byteBuffer(chunk)))
                 }
-                for written in inFlight { try await written.get() }
+                try await inFlight.drain()
             }
             return promise.futureResult
         }
