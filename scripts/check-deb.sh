@@ -191,6 +191,17 @@ missing=$(in_chroot sh -c 'for f in $(dpkg -L ferry); do [ -f "$f" ] && [ -x "$f
     grep 'not found' || true)
 [[ -z "$missing" ]] || fail "missing libraries: $missing"
 
+# The release link's choices (Makefile, RELEASE_LINK_FLAGS) are what keep the idle service small: the
+# Swift runtime's libstdc++ linked in (the shared one was 1.4 MB of resident tables) and no exported
+# symbol table (2 MB read at every start). A toolchain or flag change that loses them fails here.
+say "the packaged executables link libstdc++ statically and export no symbols"
+for exe in usr/bin/ferry usr/libexec/ferry/ferry-ui; do
+    [[ -f "$root/$exe" ]] || fail "/$exe is not in the package"
+    if readelf -d "$root/$exe" | grep -q 'NEEDED.*libstdc++'; then fail "/$exe needs the shared libstdc++"; fi
+    exported=$(readelf --dyn-syms -W "$root/$exe" | awk 'NR > 3 && $7 != "UND"' | wc -l)
+    ((exported <= 16)) || fail "/$exe exports $exported dynamic symbols (the release link exports none of its own)"
+done
+
 # A desktop with a systemd user session starts Ferry as the unit the D-Bus service file names.
 say "the systemd user unit named by the D-Bus service file is installed and valid"
 unit=$(sed -n 's/^SystemdService=//p' "$root/usr/share/dbus-1/services/io.github.ferryshare.Ferry.service")
