@@ -16,10 +16,8 @@ final class WritesInFlightTests: XCTestCase {
 
     func testBelowTheLimitReserveReturnsWhileTheEventLoopIsBusy() async throws {
         let inFlight = WritesInFlight(limit: 2)
-        let first = loop.makePromise(of: Void.self)
+        let first = try await write(into: inFlight)
         let second = loop.makePromise(of: Void.self)
-        try await inFlight.reserve()
-        inFlight.track(first.futureResult)
         // The loop is busy (as it is while it writes a chunk to the socket) until released, or
         // for two seconds should reserve wait for it after all.
         let release = DispatchSemaphore(value: 0)
@@ -41,12 +39,7 @@ final class WritesInFlightTests: XCTestCase {
 
     func testAtTheLimitReserveWaitsForTheOldestWriteToFinish() async throws {
         let inFlight = WritesInFlight(limit: 2)
-        let first = loop.makePromise(of: Void.self)
-        let second = loop.makePromise(of: Void.self)
-        try await inFlight.reserve()
-        inFlight.track(first.futureResult)
-        try await inFlight.reserve()
-        inFlight.track(second.futureResult)
+        let (first, second) = try await (write(into: inFlight), write(into: inFlight))
 
         let reserved = Flag()
         let third = Task {
@@ -64,12 +57,7 @@ final class WritesInFlightTests: XCTestCase {
 
     func testDrainWaitsForEveryWrite() async throws {
         let inFlight = WritesInFlight(limit: 2)
-        let first = loop.makePromise(of: Void.self)
-        let second = loop.makePromise(of: Void.self)
-        for promise in [first, second] {
-            try await inFlight.reserve()
-            inFlight.track(promise.futureResult)
-        }
+        let (first, second) = try await (write(into: inFlight), write(into: inFlight))
 
         let drained = Flag()
         let drain = Task {
@@ -88,11 +76,9 @@ final class WritesInFlightTests: XCTestCase {
     func testAFailedWriteIsThrownByTheNextReserveAndByDrain() async throws {
         struct Broken: Error {}
         let inFlight = WritesInFlight(limit: 2)
-        let write = loop.makePromise(of: Void.self)
-        try await inFlight.reserve()
-        inFlight.track(write.futureResult)
+        let written = try await write(into: inFlight)
 
-        write.fail(Broken())
+        written.fail(Broken())
         try await Task.sleep(nanoseconds: 20_000_000)
 
         do {
@@ -108,18 +94,27 @@ final class WritesInFlightTests: XCTestCase {
     func testAFailureWakesAReaderWaitingAtTheLimit() async throws {
         struct Broken: Error {}
         let inFlight = WritesInFlight(limit: 1)
-        let write = loop.makePromise(of: Void.self)
-        try await inFlight.reserve()
-        inFlight.track(write.futureResult)
+        let written = try await write(into: inFlight)
         let waiting = Task { try await inFlight.reserve() }
         try await Task.sleep(nanoseconds: 20_000_000)
 
-        write.fail(Broken())
+        written.fail(Broken())
 
         do {
             try await waiting.value
             XCTFail("the waiting reserve should throw the write's failure")
         } catch is Broken {}
+    }
+}
+
+extension WritesInFlightTests {
+    /// A write as sendFile issues one: a place reserved, then the write handed over to be counted.
+    /// The returned promise finishes it.
+    fileprivate func write(into inFlight: WritesInFlight) async throws -> EventLoopPromise<Void> {
+        try await inFlight.reserve()
+        let promise = loop.makePromise(of: Void.self)
+        inFlight.track(promise.futureResult)
+        return promise
     }
 }
 
