@@ -59,9 +59,9 @@ public final class Outbox: @unchecked Sendable {
             do {
                 try db.inTransaction {
                     for queued in batch {
-                        try ShareRow(queued.share).insert(db)
+                        try ShareRow(queued.share).insert(into: db)
                         for (position, item) in queued.share.intent.items.enumerated() {
-                            try ItemRow(shareID: queued.share.id, position: position, item: item).insert(db)
+                            try ItemRow(shareID: queued.share.id, position: position, item: item).insert(into: db)
                         }
                     }
                     return .commit
