@@ -191,12 +191,14 @@ def test_shares_queued_while_the_homeserver_is_away_are_delivered_after_it_retur
         assert done.returncode == EX_OK, done.stderr
         share_ids.append(new_share_id(done))
 
-    # Then each stays "sending", its delivery "retrying" with a time for the next try, and Ferry is offline
+    # Then each stays "sending", its delivery "retrying" with a time for the next try, and Ferry is offline.
+    # The first attempt only fails at its request's 30 s deadline (AsyncHTTPClient keeps retrying a refused
+    # connection until then), so waiting exactly 30 s raced it and lost when the machine was busy.
     for share_id in share_ids:
         share = wait_for_share(
             session, share_id,
             lambda s: s["state"] == "sending" and [d["state"] for d in deliveries(s)] == ["retrying"],
-            timeout=30, what="sending, with a retrying delivery")
+            timeout=75, what="sending, with a retrying delivery")
         assert deliveries(share)[0]["retry-at"] > 0
     assert get_property(session, "Online") is False
     assert get_status(session)["online"] is False
