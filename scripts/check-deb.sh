@@ -65,6 +65,7 @@ fi
 need=()
 command -v debootstrap >/dev/null || need+=(debootstrap)
 [[ -e /usr/share/keyrings/debian-archive-keyring.gpg ]] || need+=(debian-archive-keyring)
+command -v readelf >/dev/null || need+=(binutils)
 if ((${#need[@]})); then
     say "installing ${need[*]}"
     apt-get update -q

@@ -1,6 +1,6 @@
+import Dispatch
 @testable import FerryMatrix
 import NIOCore
-import Dispatch
 import NIOPosix
 import Synchronization
 import XCTest
