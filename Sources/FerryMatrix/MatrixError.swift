@@ -15,10 +15,10 @@ public struct MatrixError: Error, Sendable, CustomStringConvertible {
     public let kind: Kind
     public let errcode: String?
     public let message: String
-    public let retryAfterMilliseconds: Int?
+    public let retryAfterMilliseconds: Int64?
     public let softLogout: Bool
 
-    public init(kind: Kind, errcode: String? = nil, message: String, retryAfterMilliseconds: Int? = nil,
+    public init(kind: Kind, errcode: String? = nil, message: String, retryAfterMilliseconds: Int64? = nil,
                 softLogout: Bool = false) {
         self.kind = kind
         self.errcode = errcode

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import FerryCore
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -116,19 +117,32 @@ public struct MatrixHTTP: Sendable {
         return try Self.success(response.status, data, response.headers)
     }
 
-    static func decodeError(status: Int, body: Data, headers: HTTPHeaders) -> MatrixError {
+    static func decodeError(status: Int, body: Data, headers: HTTPHeaders, now: Date = Date()) -> MatrixError {
         struct Shape: Decodable {
             var errcode: String?
             var error: String?
-            var retry_after_ms: Int?
+            var retry_after_ms: LenientNumber?
             var soft_logout: Bool?
         }
         let shape = try? JSONDecoder().decode(Shape.self, from: body)
-        // Retry-After (seconds) is what newer servers send alongside, or instead of, retry_after_ms.
-        let retryAfter = shape?.retry_after_ms ?? headers.first(name: "Retry-After").flatMap(Int.init).map { $0 * 1000 }
+        // Retry-After is what newer servers send alongside, or instead of, retry_after_ms.
+        let retryAfter = shape?.retry_after_ms?.value.flatMap(ServerNumbers.retryDelay(milliseconds:))
+            ?? headers.first(name: "Retry-After").flatMap { retryDelay(header: $0, now: now) }
         return MatrixError(kind: .http(status: status), errcode: shape?.errcode,
                            message: shape?.error ?? "HTTP \(status)", retryAfterMilliseconds: retryAfter,
                            softLogout: shape?.soft_logout ?? false)
+    }
+
+    /// A `Retry-After` header in milliseconds, clamped (ServerNumbers): delay-seconds or an
+    /// HTTP-date (RFC 9110's IMF-fixdate; the obsolete forms only mean Ferry's own backoff).
+    static func retryDelay(header: String, now: Date) -> Int64? {
+        if let delay = ServerNumbers.retryDelay(seconds: header) { return delay }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        guard let date = formatter.date(from: header.trimmingCharacters(in: .whitespaces)) else { return nil }
+        return ServerNumbers.retryDelay(milliseconds: max(0, date.timeIntervalSince(now) * 1000))
     }
 
     static func describe(_ error: Error) -> String {

@@ -12,15 +12,18 @@ public struct Media: Sendable {
 
     /// The largest upload the server takes (`m.upload.size`), or nil when it sets none.
     public func uploadLimit() async throws(MatrixError) -> UInt64? {
+        // Read leniently: a negative, fractional or non-numeric size means no known limit
+        // (the server still refuses what it will not take), not a failed share.
         struct Answer: Decodable {
-            var size: UInt64?
+            var size: LenientNumber?
             enum CodingKeys: String, CodingKey { case size = "m.upload.size" }
+            var bytes: UInt64? { size?.value.flatMap(ServerNumbers.byteCount) }
         }
         do {
-            return try await http.call(.GET, "/_matrix/client/v1/media/config", as: Answer.self).size
+            return try await http.call(.GET, "/_matrix/client/v1/media/config", as: Answer.self).bytes
         } catch where error.status == 404 || error.status == 400 {
             // Servers older than Matrix 1.11 have only the unauthenticated media config.
-            return try await http.call(.GET, "/_matrix/media/v3/config", as: Answer.self).size
+            return try await http.call(.GET, "/_matrix/media/v3/config", as: Answer.self).bytes
         }
     }
 

@@ -55,9 +55,10 @@ public struct Rooms: Sendable {
             }
         }
         struct Page: Decodable { var chunk: [TimedEvent] }
-        struct TimedEvent: Decodable { var origin_server_ts: Int64? }
+        struct TimedEvent: Decodable { var origin_server_ts: LenientNumber? }
         if let page = try? await http.call(.GET, path + "/messages", query: [("dir", "b"), ("limit", "1")], as: Page.self) {
-            summary.lastActivity = page.chunk.first?.origin_server_ts.map { $0 * 1000 }
+            // Only a plausible time orders the list: negative, fractional or far-future stamps are dropped.
+            summary.lastActivity = page.chunk.first?.origin_server_ts?.value.flatMap(Self.microseconds(timestamp:))
         }
         return summary
     }
@@ -132,5 +133,13 @@ public struct Rooms: Sendable {
         var alias: String?
         var membership: String?
         var displayname: String?
+    }
+
+    /// A server's `origin_server_ts` (milliseconds since 1970) in microseconds, when it is a whole
+    /// number within the years 1970 to 9999; anything else is no time at all.
+    static func microseconds(timestamp milliseconds: Double) -> Int64? {
+        guard milliseconds.isFinite, milliseconds >= 0, milliseconds < 253_402_300_800_000,
+              milliseconds.rounded(.towardZero) == milliseconds else { return nil }
+        return Int64(milliseconds) * 1000
     }
 }

@@ -80,7 +80,8 @@ public actor Sender {
         }
         var timer: Task<Void, Never>?
         if let time {
-            let delay = UInt64(max(0, time - clock())) * 1000
+            // Never more than an hour, never negative, whatever time the outbox holds.
+            let delay = UInt64(min(max(0, ServerNumbers.difference(time, clock())), Backoff.longest)) * 1000
             timer = Task { [weak self] in
                 try? await Task.sleep(nanoseconds: delay)
                 await self?.signal(retryNow: false)
@@ -135,6 +136,8 @@ public actor Sender {
     }
 
     private func send(_ original: Share, session: Session, retryNow: Bool) async -> Outcome {
+        events.working(original.id)
+        defer { events.working(nil) }
         var share = original
         if share.state == .queued || share.deliveries.isEmpty {
             let steps = Composition.steps(for: share.intent)
@@ -147,7 +150,13 @@ public actor Sender {
         }
         var nextRetry: Int64?
         for (position, delivery) in share.deliveries.enumerated() where !delivery.state.isFinal {
-            if let retryAt = delivery.retryAt, retryAt > clock(), !retryNow {
+            if var retryAt = delivery.retryAt, retryAt > clock(), !retryNow {
+                // A retry time beyond an hour (written by an older Ferry, or a changed clock) is
+                // brought back to an hour, or the share would wait for it forever.
+                if ServerNumbers.difference(retryAt, clock()) > Backoff.longest {
+                    retryAt = clock() + Backoff.longest
+                    change(share.id, position) { $0.retryAt = retryAt }
+                }
                 nextRetry = min(nextRetry ?? retryAt, retryAt)
                 continue
             }
@@ -181,7 +190,7 @@ public actor Sender {
                 case .transient(let error):
                     let attempts = delivery.attempts + 1
                     let retryAt = clock() + backoff.delay(attempt: attempts,
-                                                          retryAfter: error.retryAfterMilliseconds.map { Int64($0) * 1000 },
+                                                          retryAfterMilliseconds: error.retryAfterMilliseconds,
                                                           jitter: Double.random(in: 0..<1))
                     logger.notice("will retry", metadata: ["share": "\(share.id)", "destination": "\(delivery.destination)",
                                                            "error": "\(error)", "attempt": "\(attempts)"])

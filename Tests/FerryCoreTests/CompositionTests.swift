@@ -81,7 +81,7 @@ final class BackoffTests: XCTestCase {
     }
 
     func testTheServersRetryAfterWinsWhenItIsLonger() {
-        XCTAssertEqual(backoff.delay(attempt: 1, retryAfter: 7_000_000, jitter: 0.5), 7_000_000)
-        XCTAssertEqual(backoff.delay(attempt: 3, retryAfter: 10, jitter: 0.5), 4_000_000)
+        XCTAssertEqual(backoff.delay(attempt: 1, retryAfterMilliseconds: 7_000, jitter: 0.5), 7_000_000)
+        XCTAssertEqual(backoff.delay(attempt: 3, retryAfterMilliseconds: 0, jitter: 0.5), 4_000_000)
     }
 }
