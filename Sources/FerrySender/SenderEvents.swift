@@ -10,6 +10,8 @@ public struct SenderEvents: Sendable {
     public var signedOut: @Sendable () -> Void = {}
     /// Whether the homeserver answered the last request.
     public var onlineChanged: @Sendable (Bool) -> Void = { _ in }
+    /// The share now being sent (nil: none), for the crash witness.
+    public var working: @Sendable (_ shareID: String?) -> Void = { _ in }
 
     public init() {}
 }

@@ -28,6 +28,7 @@ public enum ServiceApplication {
 
         let service: ShareService
         let share1: Share1Object
+        var crashed: [Share] = []
         do {
             try PrivateDirectory.create(settings.paths.stateDirectory)
             let spool = try Spool(root: settings.paths.spool)
@@ -44,6 +45,12 @@ public enum ServiceApplication {
                 service.online = online
                 service.events.accountChanged()
             }
+            // A share the service crashed on three times is set aside before the sender sees it;
+            // from here on, a crash leaves a note naming the share being sent.
+            let crashNotes = settings.paths.stateDirectory + "/crashes"
+            crashed = CrashedShares.setAside(notesAt: crashNotes, outbox: outbox, at: Clock.microseconds())
+            CrashWitness.install(path: crashNotes)
+            senderEvents.working = { CrashWitness.working(on: $0) }
             service.sender = Sender(outbox: outbox, spool: spool, account: account, backoff: settings.backoff,
                                     events: senderEvents, logger: logger, clock: Clock.microseconds)
             account.whenSignInLost { [unowned service] in service.signInLost() }
@@ -81,6 +88,7 @@ public enum ServiceApplication {
             MainContext.invoke { notifier.finished(share, destinationNames: names) }
         }
         service.announcePendingWork()
+        crashed.forEach(service.senderFinished)
         service.sender.start()
         service.sender.wake()
         // Deliveries waiting for their backoff go at once when the network comes back. Only a

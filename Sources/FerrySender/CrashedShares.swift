@@ -1,0 +1,36 @@
+import FerryCore
+import FerryOutbox
+import Foundation
+
+/// The shares the service crashed on too often, set aside at start (CrashTally, CrashWitness).
+public enum CrashedShares {
+    /// Reads the witness's notes at `path`, fails every share that crashed the service
+    /// `CrashTally.limit` times (each unfinished delivery with `DeliveryFailed` and the reason),
+    /// and leaves in the file only the notes still worth counting. Returns the shares failed.
+    /// Runs before the witness is installed and before the sender starts, on the starting thread.
+    public static func setAside(notesAt path: String, outbox: Outbox, at time: Int64) -> [Share] {
+        guard let notes = try? String(contentsOfFile: path, encoding: .utf8), !notes.isEmpty else { return [] }
+        let unfinished = Set(((try? outbox.shares(in: [.queued, .sending])) ?? []).map(\.id))
+        let tally = CrashTally(notes: notes, unfinished: unfinished)
+        var failed: [Share] = []
+        for id in tally.givenUp {
+            guard let share = try? outbox.share(id: id) else { continue }
+            for (position, delivery) in share.deliveries.enumerated() where !delivery.state.isFinal {
+                let error = ShareError.deliveryFailed(delivery.destination, reason: CrashTally.reason)
+                _ = try? outbox.updateDelivery(shareID: id, position: position) {
+                    $0.state = .failed
+                    $0.failure = Share.Failure(name: error.name, message: error.message)
+                    $0.retryAt = nil
+                }
+            }
+            let error = ShareError.deliveryFailed(share.intent.destinations.first ?? "its destinations", reason: CrashTally.reason)
+            if let settled = try? outbox.update(id: id, state: .failed, failure: Share.Failure(name: error.name, message: error.message),
+                                                at: time) {
+                failed.append(settled)
+            }
+        }
+        // Written whole and renamed over: a crash now never leaves half a file of notes.
+        try? Data(tally.remainingNotes.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+        return failed
+    }
+}
