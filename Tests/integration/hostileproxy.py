@@ -1,0 +1,119 @@
+"""A homeserver that misbehaves on purpose: a small HTTP proxy in front of a real Synapse that
+answers chosen requests itself (any status, body and headers, or a stall) and passes everything
+else through untouched. Ferry signs in through the proxy's URL, so every request it makes meets it.
+
+    proxy = HostileProxy(server).start()
+    proxy.answer("PUT", r"/send/m\\.room\\.message/", status=429,
+                 body={"errcode": "M_LIMIT_EXCEEDED", "retry_after_ms": 2**63 - 1}, times=1)
+    ... sign in with proxy.base_url ...
+    proxy.stop()
+
+Only the standard library: what checks Ferry never shares Ferry's code."""
+
+from __future__ import annotations
+
+import http.client
+import http.server
+import json
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class Rule:
+    method: str
+    path: re.Pattern
+    status: int = 200
+    body: Any = None
+    headers: dict[str, str] = field(default_factory=dict)
+    stall: float = 0.0
+    times: int = 1
+    hits: int = 0
+
+
+class HostileProxy:
+    def __init__(self, upstream) -> None:
+        self.upstream = upstream
+        self.rules: list[Rule] = []
+        self.lock = threading.Lock()
+        self.log: list[tuple[str, str, int]] = []
+        self._server: http.server.ThreadingHTTPServer | None = None
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    def answer(self, method: str, path: str, status: int = 200, body: Any = None, headers: dict[str, str] | None = None,
+               stall: float = 0.0, times: int = 1) -> Rule:
+        """Answers the next `times` requests matching `method` and the `path` regex itself."""
+        rule = Rule(method, re.compile(path), status, body, headers or {}, stall, times)
+        with self.lock:
+            self.rules.append(rule)
+        return rule
+
+    def _take(self, method: str, path: str) -> Rule | None:
+        with self.lock:
+            for rule in self.rules:
+                if rule.method == method and rule.path.search(path) and rule.hits < rule.times:
+                    rule.hits += 1
+                    return rule
+        return None
+
+    def start(self) -> "HostileProxy":
+        proxy = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args) -> None:
+                pass
+
+            def _handle(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length) if length else b""
+                rule = proxy._take(self.command, self.path)
+                if rule is not None:
+                    if rule.stall:
+                        time.sleep(rule.stall)
+                    data = rule.body if isinstance(rule.body, bytes) else json.dumps(rule.body).encode() \
+                        if rule.body is not None else b"{}"
+                    self.send_response(rule.status)
+                    for name, value in {"Content-Type": "application/json", **rule.headers}.items():
+                        self.send_header(name, value)
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                    proxy.log.append((self.command, self.path, rule.status))
+                    return
+                connection = http.client.HTTPConnection("127.0.0.1", proxy.upstream.port, timeout=120)
+                try:
+                    headers = {k: v for k, v in self.headers.items() if k.lower() not in ("host", "connection")}
+                    connection.request(self.command, self.path, body=body, headers=headers)
+                    answer = connection.getresponse()
+                    data = answer.read()
+                finally:
+                    connection.close()
+                self.send_response(answer.status)
+                for name, value in answer.getheaders():
+                    if name.lower() not in ("transfer-encoding", "connection", "content-length"):
+                        self.send_header(name, value)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+                proxy.log.append((self.command, self.path, answer.status))
+
+            do_GET = do_POST = do_PUT = do_DELETE = _handle
+
+        self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self._server:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None

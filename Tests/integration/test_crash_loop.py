@@ -1,0 +1,75 @@
+"""A share the service crashes on is given up after three crashes, instead of crashing the service at
+every start; a share merely killed under it (SIGKILL, a power cut) is resumed however often it happens.
+
+The crash is a real crash signal (SIGSEGV) delivered while the share's event request is in flight
+(held by a proxy in front of a real Synapse), so the crash witness names that share."""
+
+from __future__ import annotations
+
+import signal
+
+import pytest
+
+from ferryenv import EX_OK, wait_for
+from hostileproxy import HostileProxy
+from matrixflow import deliveries, new_share_id, sign_in_call, wait_for_state
+
+SEND = r"/send/m\.room\.message/"
+
+
+@pytest.fixture()
+def held(new_session, homeserver):
+    """(session, user, room, proxy): Ferry signed in through a proxy that can hold requests."""
+    proxy = HostileProxy(homeserver).start()
+    user = homeserver.new_user("crashy")
+    session = new_session()
+    sign_in_call(session, homeserver=proxy.base_url, user=user.user_id, password=user.password).expect_ok()
+    room = homeserver.create_room(user.token, name="Crash loop")
+    yield session, user, room, proxy
+    session.stop()
+    proxy.stop()
+
+
+def interrupt_three_times(session, proxy, text: str, room: str, sig: int) -> str:
+    """Shares `text`; three times, waits for its event request to be held, then sends `sig` to the service."""
+    rule = proxy.answer("PUT", SEND, stall=60, status=500, body={"errcode": "M_UNKNOWN"}, times=3)
+    done = session.ferry("text", text, "--to", room, "--no-wait")
+    assert done.returncode == EX_OK, done.stderr
+    share_id = new_share_id(done)
+    for round in range(1, 4):
+        wait_for(lambda: rule.hits == round, timeout=60, what=f"event request {round} held by the proxy")
+        pid = session.name_owner_pid()
+        assert pid, "the service is not running"
+        session.kill_service(sig)
+        # Anything that asks the service starts it again (D-Bus activation), as a person's next click would.
+        session.get_share(share_id)
+    return share_id
+
+
+def test_a_share_the_service_crashed_on_three_times_is_failed_with_a_reason(held, homeserver):
+    session, user, room, proxy = held
+    # When the service crashes three times while sending the same share
+    share_id = interrupt_three_times(session, proxy, "the poisonous share", room, signal.SIGSEGV)
+
+    # Then at its next start that share is failed, saying why, and nothing reached the room
+    share = wait_for_state(session, share_id, "failed", timeout=30)
+    [delivery] = deliveries(share)
+    assert delivery["error-name"] == "io.github.ferryshare.Ferry.Error.DeliveryFailed", delivery
+    assert "stopped unexpectedly 3 times" in delivery["error-message"], delivery
+    assert "the poisonous share" not in [e["content"].get("body") for e in homeserver.messages(user.token, room)]
+
+    # And the service stays up and sends the next share
+    done = session.ferry("text", "after the crashes", "--to", room)
+    assert done.returncode == EX_OK, done.stderr
+    assert "after the crashes" in [e["content"].get("body") for e in homeserver.messages(user.token, room)]
+
+
+def test_a_share_killed_under_the_service_three_times_is_still_delivered_once(held, homeserver):
+    session, user, room, proxy = held
+    # When the service is killed (SIGKILL: no crash) three times while sending the same share
+    share_id = interrupt_three_times(session, proxy, "killed but not guilty", room, signal.SIGKILL)
+
+    # Then the share is resumed and delivered exactly once
+    wait_for_state(session, share_id, "sent", timeout=60)
+    bodies = [e["content"].get("body") for e in homeserver.messages(user.token, room)]
+    assert bodies.count("killed but not guilty") == 1
