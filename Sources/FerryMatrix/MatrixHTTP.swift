@@ -11,7 +11,7 @@ public struct MatrixHTTP: Sendable {
     let accessToken: String?
     let client: HTTPClient
 
-    public init(baseURL: String, accessToken: String? = nil, client: HTTPClient = .shared) {
+    public init(baseURL: String, accessToken: String? = nil, client: HTTPClient = .ferry) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.accessToken = accessToken
         self.client = client

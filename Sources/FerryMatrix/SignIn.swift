@@ -31,7 +31,7 @@ public struct LoginFlows: Sendable, Equatable {
 public enum SignIn {
     /// The client URL for what a person typed: a URL is taken as it is; a server name is looked up
     /// through `/.well-known/matrix/client` (spec: server discovery), falling back to https://NAME.
-    public static func discover(_ text: String, client: HTTPClient = .shared) async throws(MatrixError) -> String {
+    public static func discover(_ text: String, client: HTTPClient = .ferry) async throws(MatrixError) -> String {
         let trimmed = text.trimmingWhitespace()
         guard !trimmed.isEmpty else { throw MatrixError(kind: .malformed, message: "no homeserver given") }
         if trimmed.contains("://") { return trimmed.hasSuffix("/") ? String(trimmed.dropLast()) : trimmed }

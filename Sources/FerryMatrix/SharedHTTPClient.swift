@@ -1,0 +1,18 @@
+import AsyncHTTPClient
+import NIOCore
+
+extension HTTPClient {
+    /// The one HTTP client every Matrix request goes through (one connection pool, kept alive).
+    ///
+    /// AsyncHTTPClient's own singleton retries a refused connection with its own backoff until the
+    /// request's deadline: with the homeserver down, a share sat in "sending" and `Online` stayed
+    /// true for the whole 30 s. Here a refused or unreachable connection fails the request at once
+    /// (or after a 10 s connect timeout), and Ferry's own backoff, woken by the network monitor,
+    /// decides when to try again. Otherwise the singleton's browser-like settings are kept.
+    public static let ferry: HTTPClient = {
+        var configuration = HTTPClient.Configuration.singletonConfiguration
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout.connect = .seconds(10)
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
+}
