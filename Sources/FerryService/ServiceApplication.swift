@@ -29,8 +29,17 @@ public enum ServiceApplication {
         let service: ShareService
         let share1: Share1Object
         var crashed: [Share] = []
+        let stateLock: StateLock
         do {
             try PrivateDirectory.create(settings.paths.stateDirectory)
+            // Before the spool or the outbox is touched: a second service changes nothing.
+            do {
+                stateLock = try StateLock(path: settings.paths.stateDirectory + "/lock")
+            } catch {
+                let owner = error.ownerPID > 0 ? " (process \(error.ownerPID))" : ""
+                logger.error("another Ferry service\(owner) already owns \(settings.paths.stateDirectory); this one stops without touching it")
+                return 75
+            }
             let spool = try Spool(root: settings.paths.spool)
             let outbox = try Outbox(path: settings.paths.database)
             let account = Account(outbox: outbox, vault: TokenVault(stateDirectory: settings.paths.stateDirectory,
@@ -138,7 +147,7 @@ public enum ServiceApplication {
                                                     "idle-timeout": "\(settings.idleTimeout)s"])
         let status = application.run()
         logger.info("service stopped")
-        _ = lifetime
+        _ = (lifetime, stateLock)
         return status
     }
 }
