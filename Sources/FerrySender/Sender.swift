@@ -281,9 +281,22 @@ public actor Sender {
                     } else {
                         // The share may have been cancelled while its early upload was awaited.
                         guard (try? outbox.state(of: share.id)) == .sending else { throw .cancelled }
-                        uri = try await attempt { () async throws(MatrixError) in
-                            try await Media(http: http).upload(path: path, size: item.size, contentType: item.contentType,
-                                                               filename: item.name, progress: { throttle.update($0) })
+                        // A copy that is gone or shorter fails this delivery, naming the file: not a
+                        // network error retried forever (nor a reason to say Ferry is offline).
+                        if let problem = StagedCopy.problem(path: path, size: item.size) {
+                            throw .permanent(.stagedCopyLost(item.name, reason: problem))
+                        }
+                        do {
+                            uri = try await attempt { () async throws(MatrixError) in
+                                try await Media(http: http).upload(path: path, size: item.size, contentType: item.contentType,
+                                                                   filename: item.name, progress: { throttle.update($0) })
+                            }
+                        } catch {
+                            // The copy may have gone while it was read.
+                            if case .transient = error, let problem = StagedCopy.problem(path: path, size: item.size) {
+                                throw .permanent(.stagedCopyLost(item.name, reason: problem))
+                            }
+                            throw error
                         }
                     }
                     try? outbox.recordUpload(step, contentURI: uri)

@@ -39,6 +39,7 @@ final class ShareErrorTests: XCTestCase {
         .forbidden("!room", reason: "You are not in this room"),
         .roomNotFound("#gone:example.org"),
         .fileTooLargeForServer("movie.mkv", size: 200_000_000, limit: 100_000_000),
+        .stagedCopyLost("photo.png", reason: "it was removed from Ferry's spool"),
         .deliveryFailed("!room", reason: "M_UNKNOWN"),
     ]
 
@@ -76,10 +77,11 @@ final class ShareErrorTests: XCTestCase {
         case .forbidden: return "forbidden"
         case .roomNotFound: return "roomNotFound"
         case .fileTooLargeForServer: return "fileTooLargeForServer"
+        case .stagedCopyLost: return "stagedCopyLost"
         case .deliveryFailed: return "deliveryFailed"
         }
     }
-    private static let caseCount = 33
+    private static let caseCount = 34
 
     func testTheExamplesCoverEveryCase() {
         XCTAssertEqual(Set(Self.everyError.map(Self.caseName)).count, Self.caseCount)

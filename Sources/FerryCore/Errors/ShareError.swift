@@ -38,6 +38,7 @@ public enum ShareError: Error, Equatable, Sendable {
     case forbidden(String, reason: String)
     case roomNotFound(String)
     case fileTooLargeForServer(String, size: UInt64, limit: UInt64)
+    case stagedCopyLost(String, reason: String)
     case deliveryFailed(String, reason: String)
 
     /// The prefix of every Ferry D-Bus error name.
@@ -78,6 +79,7 @@ public enum ShareError: Error, Equatable, Sendable {
         case .forbidden: return "Forbidden"
         case .roomNotFound: return "RoomNotFound"
         case .fileTooLargeForServer: return "FileTooLargeForServer"
+        case .stagedCopyLost: return "StagedCopyLost"
         case .deliveryFailed: return "DeliveryFailed"
         }
     }
@@ -134,6 +136,8 @@ public enum ShareError: Error, Equatable, Sendable {
         case .roomNotFound(let room): return "\(q(room)) does not exist, or you are not in it."
         case .fileTooLargeForServer(let name, let size, let limit):
             return "\(q(name)) is \(ByteCount.format(size)), over the homeserver's upload limit of \(ByteCount.format(limit))."
+        case .stagedCopyLost(let name, let reason):
+            return "Ferry's copy of \(q(name)) cannot be sent: \(reason); share the file again."
         case .deliveryFailed(let room, let reason): return "Sending to \(q(room)) failed: \(reason)."
         }
     }
@@ -165,7 +169,7 @@ public enum ExitStatus {
         }
         switch name.dropFirst(ShareError.namePrefix.count) {
         case "FileNotFound", "DanglingSymlink", "PermissionDenied", "RemoteReadFailed": return noInput
-        case "StagingFailed": return ioError
+        case "StagingFailed", "StagedCopyLost": return ioError
         case "InvalidArgument", "EmptyShare", "TooManyItems", "IsDirectory", "NotRegularFile", "SymlinkLoop",
              "EmptyFile", "FileTooLarge", "EmptyText", "TextTooLong", "InvalidURI", "UnsupportedScheme",
              "RemoteHost", "InvalidDestination", "NoSuchShare", "NotCancellable", "NotRetryable", "NotCompletable",
