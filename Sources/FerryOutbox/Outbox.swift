@@ -115,9 +115,14 @@ public final class Outbox: @unchecked Sendable {
 
     /// Commits a new state (and failure, if any) for a share; returns the updated share.
     @discardableResult
-    public func update(id: String, state: ShareState, failure: Share.Failure? = nil, at time: Int64) throws -> Share? {
+    /// Sets a share's state, compare-and-set: only when its state is one of `from` (nil: any), so
+    /// that two actors (the sender settling a share, a person cancelling it) can never both win.
+    /// Returns the share as committed, or nil when there is no such share or its state did not match.
+    public func update(id: String, state: ShareState, failure: Share.Failure? = nil, at time: Int64,
+                       from expected: Set<ShareState>? = nil) throws -> Share? {
         try database.write { db in
             guard var row = try ShareRow.fetch(id: id, in: db) else { return nil }
+            if let expected, !expected.contains(where: { $0.rawValue == row.state }) { return nil }
             row.state = state.rawValue
             row.updatedAt = time
             row.errorName = failure?.name

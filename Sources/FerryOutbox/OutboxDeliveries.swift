@@ -33,7 +33,9 @@ extension Outbox {
     public func beginSending(_ shares: [Takeover], at time: Int64) throws -> [Share] {
         try database.write { db in
             try shares.compactMap { takeover in
-                guard var row = try ShareRow.fetch(id: takeover.id, in: db) else { return nil }
+                // Compare-and-set: a share cancelled (or settled) since the sender read it stays so.
+                guard var row = try ShareRow.fetch(id: takeover.id, in: db),
+                      row.state == ShareState.queued.rawValue || row.state == ShareState.sending.rawValue else { return nil }
                 let existing = try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM delivery WHERE share_id = ?"),
                                                 arguments: [takeover.id]) ?? 0
                 if existing == 0 {

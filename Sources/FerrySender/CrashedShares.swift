@@ -25,7 +25,7 @@ public enum CrashedShares {
             }
             let error = ShareError.deliveryFailed(share.intent.destinations.first ?? "its destinations", reason: CrashTally.reason)
             if let settled = try? outbox.update(id: id, state: .failed, failure: Share.Failure(name: error.name, message: error.message),
-                                                at: time) {
+                                                at: time, from: [.queued, .sending]) {
                 failed.append(settled)
             }
         }

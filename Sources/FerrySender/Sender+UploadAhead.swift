@@ -31,6 +31,15 @@ extension Sender: UploadAhead {
         earlyUploads.abandon(shareID: shareID)
     }
 
+    /// Cancels a share for a person: compare-and-set in the outbox, at a moment when no event
+    /// request of the share can slip through (SendGate). Returns the cancelled share and the
+    /// destinations whose event was already on its way, or nil when its state no longer allows it.
+    public nonisolated func cancel(shareID: String, at time: Int64) throws -> (share: Share, tooLateFor: [String])? {
+        let outcome = try gate.cancel(shareID: shareID, outbox: outbox, at: time)
+        if outcome != nil { earlyUploads.abandon(shareID: shareID) }
+        return outcome
+    }
+
     /// The upload itself; nil when it did not happen or failed.
     private func uploadAhead(_ item: ShareItem, from path: String, file: GrowingFile, to destinations: [String],
                              session: Session, progress: ProgressRelay) async -> String? {

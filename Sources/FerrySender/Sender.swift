@@ -33,6 +33,8 @@ public actor Sender {
     private var uploadLimit: (bytes: UInt64?, until: Int64)?
     /// Uploads begun while their files were being staged (Sender+UploadAhead).
     let earlyUploads = EarlyUploads()
+    /// Makes Cancel and the last check before an event request one step each (SendGate).
+    let gate = SendGate()
 
     public init(outbox: Outbox, spool: Spool, account: Account, backoff: Backoff, events: SenderEvents, logger: Logger,
                 clock: @escaping @Sendable () -> Int64) {
@@ -292,6 +294,8 @@ public actor Sender {
                                                                    filename: item.name, progress: { throttle.update($0) })
                             }
                         } catch {
+                            // Cancel removes the copy while it is read: that is a cancel, not a lost file.
+                            guard (try? outbox.state(of: share.id)) == .sending else { throw .cancelled }
                             // The copy may have gone while it was read.
                             if case .transient = error, let problem = StagedCopy.problem(path: path, size: item.size) {
                                 throw .permanent(.stagedCopyLost(item.name, reason: problem))
@@ -307,12 +311,23 @@ public actor Sender {
             } else {
                 content = MessageContent(msgtype: "m.text", body: step.text ?? "")
             }
-            let eventID = try await attempt { () async throws(MatrixError) in
-                try await Events(http: http).send(content, to: roomID, transactionID: step.transactionID)
+            // The last moment a Cancel stops this event; from here until it is recorded, a Cancel
+            // hears that it came too late for this destination (SendGate).
+            guard gate.enter(shareID: share.id, destination: destination, outbox: outbox) else { throw .cancelled }
+            let eventID: String
+            do {
+                eventID = try await attempt { () async throws(MatrixError) in
+                    try await Events(http: http).send(content, to: roomID, transactionID: step.transactionID)
+                }
+            } catch {
+                gate.leave(shareID: share.id, destination: destination)
+                throw error
             }
             let last = index == pending.count - 1
-            if let updated = try? outbox.recordEvent(step, eventID: eventID, roomID: roomToRecord, completesDelivery: last,
-                                                     at: clock()) {
+            let recorded = try? outbox.recordEvent(step, eventID: eventID, roomID: roomToRecord, completesDelivery: last,
+                                                   at: clock())
+            gate.leave(shareID: share.id, destination: destination)
+            if let updated = recorded {
                 roomToRecord = nil
                 events.shareChanged(updated)
                 if last { return updated }
@@ -371,7 +386,7 @@ public actor Sender {
         let state = DeliveryOutcome.shareState(of: share.deliveries)
         guard state != .sending else { return }
         let failure = share.deliveries.first { $0.state == .failed }?.failure
-        guard let settled = try? outbox.update(id: shareID, state: state, failure: failure, at: clock()) else { return }
+        guard let settled = try? outbox.update(id: shareID, state: state, failure: failure, at: clock(), from: [.sending]) else { return }
         events.shareChanged(settled)
         settle(settled)
     }

@@ -50,9 +50,14 @@ extension ShareService {
             }
         }
         let state = Routing.route(destinations: current.intent.destinations, signedIn: account.isSignedIn)
-        guard let retried = try? outbox.update(id: id, state: state == .queued ? .sending : state, at: clock()) else {
+        let changed: Share?
+        do {
+            // Compare-and-set: a share cancelled meanwhile stays cancelled.
+            changed = try outbox.update(id: id, state: state == .queued ? .sending : state, at: clock(), from: [current.state])
+        } catch {
             throw .stagingFailed("the outbox", reason: "the change could not be saved")
         }
+        guard let retried = changed else { throw .notRetryable(id, state: (try? outbox.state(of: id)) ?? current.state) }
         logger.info("share retried", metadata: ["id": "\(id)"])
         events.shareChanged(retried)
         announcePendingWork()

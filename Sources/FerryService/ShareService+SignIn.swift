@@ -69,7 +69,7 @@ extension ShareService {
             let state = Routing.route(destinations: share.intent.destinations, signedIn: true)
             // A share the sender had begun keeps its deliveries: back to sending, not queued.
             let next = state == .queued && !share.deliveries.isEmpty ? .sending : state
-            if let moved = try? outbox.update(id: share.id, state: next, at: clock()) { events.shareChanged(moved) }
+            if let moved = try? outbox.update(id: share.id, state: next, at: clock(), from: [.awaitingSignIn]) { events.shareChanged(moved) }
         }
         announcePendingWork()
         sender.wake(now: true)

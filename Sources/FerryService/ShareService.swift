@@ -85,16 +85,21 @@ public final class ShareService: @unchecked Sendable {
     public func cancel(id: String) throws(ShareError) -> Share {
         let current = try share(id: id)
         guard current.state.isCancellable else { throw .notCancellable(id, state: current.state) }
-        guard let cancelled = try? outbox.update(id: id, state: .cancelled, at: clock()) else {
+        let outcome: (share: Share, tooLateFor: [String])?
+        do {
+            outcome = try sender.cancel(shareID: id, at: clock())
+        } catch {
             throw .stagingFailed("the outbox", reason: "the change could not be saved")
         }
+        // Compare-and-set: the sender settled it (or another Cancel won) since it was read.
+        guard let outcome else { throw .notCancellable(id, state: (try? outbox.state(of: id)) ?? current.state) }
         // Committed first: a crash now leaves a cancelled share with files the next start sweeps.
-        sender?.abandon(shareID: id)
         spool.remove(shareID: id)
-        logger.info("share cancelled", metadata: ["id": "\(id)"])
-        events.shareChanged(cancelled)
+        logger.info("share cancelled", metadata: ["id": "\(id)", "too-late-for": "\(outcome.tooLateFor.count)"])
+        events.shareChanged(outcome.share)
         announcePendingWork()
-        return cancelled
+        if !outcome.tooLateFor.isEmpty { throw .tooLateToCancel(id, destinations: outcome.tooLateFor) }
+        return outcome.share
     }
 
     /// Removes spool directories that no live share needs: left by a crash between staging and

@@ -28,6 +28,7 @@ final class ShareErrorTests: XCTestCase {
         .stagingFailed("/home/me/a.png", reason: "No space left on device"),
         .noSuchShare("01jabcdefghjkmnpqrstvwxyz0"),
         .notCancellable("01jabcdefghjkmnpqrstvwxyz0", state: .sent),
+        .tooLateToCancel("01jabcdefghjkmnpqrstvwxyz0", destinations: ["!room:example.org"]),
         .notRetryable("01jabcdefghjkmnpqrstvwxyz0", state: .sent),
         .notCompletable("01jabcdefghjkmnpqrstvwxyz0", state: .queued),
         .notSignedIn,
@@ -66,6 +67,7 @@ final class ShareErrorTests: XCTestCase {
         case .stagingFailed: return "stagingFailed"
         case .noSuchShare: return "noSuchShare"
         case .notCancellable: return "notCancellable"
+        case .tooLateToCancel: return "tooLateToCancel"
         case .notRetryable: return "notRetryable"
         case .notCompletable: return "notCompletable"
         case .notSignedIn: return "notSignedIn"
@@ -81,7 +83,7 @@ final class ShareErrorTests: XCTestCase {
         case .deliveryFailed: return "deliveryFailed"
         }
     }
-    private static let caseCount = 34
+    private static let caseCount = 35
 
     func testTheExamplesCoverEveryCase() {
         XCTAssertEqual(Set(Self.everyError.map(Self.caseName)).count, Self.caseCount)

@@ -31,7 +31,10 @@ class Rule:
     headers: dict[str, str] = field(default_factory=dict)
     stall: float = 0.0
     times: int = 1
+    passthrough: bool = False
+    hold: threading.Event | None = None
     hits: int = 0
+    done: int = 0
 
 
 class HostileProxy:
@@ -47,9 +50,11 @@ class HostileProxy:
         return f"http://127.0.0.1:{self._server.server_address[1]}"
 
     def answer(self, method: str, path: str, status: int = 200, body: Any = None, headers: dict[str, str] | None = None,
-               stall: float = 0.0, times: int = 1) -> Rule:
-        """Answers the next `times` requests matching `method` and the `path` regex itself."""
-        rule = Rule(method, re.compile(path), status, body, headers or {}, stall, times)
+               stall: float = 0.0, times: int = 1, passthrough: bool = False, hold: threading.Event | None = None) -> Rule:
+        """Answers the next `times` requests matching `method` and the `path` regex itself; or, with
+        `passthrough`, holds each (until `hold` is set) and then passes it on to the server.
+        `hits` counts the requests met, `done` those answered."""
+        rule = Rule(method, re.compile(path), status, body, headers or {}, stall, times, passthrough, hold)
         with self.lock:
             self.rules.append(rule)
         return rule
@@ -75,7 +80,10 @@ class HostileProxy:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length) if length else b""
                 rule = proxy._take(self.command, self.path)
-                if rule is not None:
+                if rule is not None and rule.passthrough:
+                    if rule.hold is not None:
+                        rule.hold.wait(120)
+                elif rule is not None:
                     if rule.stall:
                         time.sleep(rule.stall)
                     data = rule.body if isinstance(rule.body, bytes) else json.dumps(rule.body).encode() \
@@ -87,6 +95,7 @@ class HostileProxy:
                     self.end_headers()
                     self.wfile.write(data)
                     proxy.log.append((self.command, self.path, rule.status))
+                    rule.done += 1
                     return
                 connection = http.client.HTTPConnection("127.0.0.1", proxy.upstream.port, timeout=120)
                 try:
@@ -104,6 +113,8 @@ class HostileProxy:
                 self.end_headers()
                 self.wfile.write(data)
                 proxy.log.append((self.command, self.path, answer.status))
+                if rule is not None:
+                    rule.done += 1
 
             do_GET = do_POST = do_PUT = do_DELETE = _handle
 

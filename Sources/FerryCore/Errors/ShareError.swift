@@ -25,6 +25,7 @@ public enum ShareError: Error, Equatable, Sendable {
     case stagingFailed(String, reason: String)
     case noSuchShare(String)
     case notCancellable(String, state: ShareState)
+    case tooLateToCancel(String, destinations: [String])
     case notRetryable(String, state: ShareState)
     case notCompletable(String, state: ShareState)
     // Signing in.
@@ -68,6 +69,7 @@ public enum ShareError: Error, Equatable, Sendable {
         case .stagingFailed: return "StagingFailed"
         case .noSuchShare: return "NoSuchShare"
         case .notCancellable: return "NotCancellable"
+        case .tooLateToCancel: return "TooLateToCancel"
         case .notRetryable: return "NotRetryable"
         case .notCompletable: return "NotCompletable"
         case .notSignedIn: return "NotSignedIn"
@@ -119,6 +121,9 @@ public enum ShareError: Error, Equatable, Sendable {
         case .stagingFailed(let path, let reason): return "\(q(path)) could not be copied for sending: \(reason)."
         case .noSuchShare(let id): return "There is no share \(q(id))."
         case .notCancellable(let id, let state): return "Share \(q(id)) is already \(state.rawValue) and cannot be cancelled."
+        case .tooLateToCancel(let id, let destinations):
+            return "Share \(q(id)) is cancelled, but too late for \(destinations.map(q).joined(separator: ", ")): "
+                + "part of it was already on its way there. Nothing more of it will be sent."
         case .notRetryable(let id, let state):
             return "Share \(q(id)) is \(state.rawValue); only a share that failed or is still on its way can be retried."
         case .notCompletable(let id, let state):
@@ -172,7 +177,7 @@ public enum ExitStatus {
         case "StagingFailed", "StagedCopyLost": return ioError
         case "InvalidArgument", "EmptyShare", "TooManyItems", "IsDirectory", "NotRegularFile", "SymlinkLoop",
              "EmptyFile", "FileTooLarge", "EmptyText", "TextTooLong", "InvalidURI", "UnsupportedScheme",
-             "RemoteHost", "InvalidDestination", "NoSuchShare", "NotCancellable", "NotRetryable", "NotCompletable",
+             "RemoteHost", "InvalidDestination", "NoSuchShare", "NotCancellable", "TooLateToCancel", "NotRetryable", "NotCompletable",
              "EncryptedRoom", "FileTooLargeForServer":
             return dataError
         case "RoomNotFound": return noUser

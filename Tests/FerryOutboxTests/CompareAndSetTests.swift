@@ -1,0 +1,47 @@
+import FerryCore
+import FerryOutbox
+import XCTest
+
+/// State changes are compare-and-set: of two actors changing one share, only one wins.
+final class CompareAndSetTests: XCTestCase {
+    private var directory: TemporaryDirectory!
+    private var outbox: Outbox!
+
+    override func setUpWithError() throws {
+        directory = try TemporaryDirectory()
+        outbox = try Outbox(path: directory.file("ferry.sqlite3"))
+    }
+
+    override func tearDown() {
+        outbox = nil
+        directory = nil
+    }
+
+    func testAChangeFromAStateTheShareIsNoLongerInDoesNothing() throws {
+        let share = SampleShares.text(id: "01kaaaaaaaaaaaaaaaaaaaaac1", created: 5, state: .sending)
+        try outbox.insert(share)
+        // A person cancels…
+        XCTAssertEqual(try outbox.update(id: share.id, state: .cancelled, at: 6, from: [.queued, .sending, .failed])?.state, .cancelled)
+
+        // …and the sender, which read "sending" before, settles it: it does not win.
+        XCTAssertNil(try outbox.update(id: share.id, state: .sent, at: 7, from: [.sending]))
+        XCTAssertEqual(try outbox.state(of: share.id), .cancelled)
+    }
+
+    func testACancelledShareIsNotTakenUpForSendingAgain() throws {
+        let share = SampleShares.text(id: "01kaaaaaaaaaaaaaaaaaaaaac2", created: 5, state: .queued)
+        try outbox.insert(share)
+        _ = try outbox.update(id: share.id, state: .cancelled, at: 6)
+
+        let begun = try outbox.beginSending([.init(id: share.id, steps: Composition.steps(for: share.intent), bytesTotal: 0)], at: 7)
+
+        XCTAssertEqual(begun, [])
+        XCTAssertEqual(try outbox.state(of: share.id), .cancelled)
+    }
+
+    func testWithoutAnExpectedStateTheChangeIsUnconditional() throws {
+        let share = SampleShares.text(id: "01kaaaaaaaaaaaaaaaaaaaaac3", created: 5, state: .failed)
+        try outbox.insert(share)
+        XCTAssertEqual(try outbox.update(id: share.id, state: .sending, at: 6)?.state, .sending)
+    }
+}
