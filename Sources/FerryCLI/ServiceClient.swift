@@ -126,7 +126,9 @@ struct CommandFailure: Error {
 
     init(busError error: BusError) {
         let status = ExitStatus.forErrorName(error.name)
-        if status == ExitStatus.unavailable {
+        // Only the bus's own errors mean the service itself is away: Ferry's errors name their
+        // culprit (an unreachable homeserver is not an unavailable service).
+        if status == ExitStatus.unavailable, !error.name.hasPrefix(ShareError.namePrefix) {
             self.init(status: status, message: "the Ferry service is not available: \(error.message)")
         } else {
             self.init(status: status, message: error.message)

@@ -199,3 +199,4 @@ def test_no_session_bus_exits_69(bus):
     done = bus.ferry("shares", env={"DBUS_SESSION_BUS_ADDRESS": f"unix:path={bus.root}/no-such-bus"})
     assert done.returncode == EX_UNAVAILABLE, (done.returncode, done.stderr)
     assert done.stderr.startswith("ferry: "), done.stderr
+    assert "session bus" in done.stderr, done.stderr

@@ -91,6 +91,9 @@ def test_login_flows_of_a_server_that_is_not_there_is_homeserver_unreachable(fre
                            input="pw\n")
     assert done.returncode == EX_UNAVAILABLE, (done.returncode, done.stderr)
     error_sentence(done)
+    # naming the homeserver as the culprit, not the Ferry service
+    assert "cannot be reached" in done.stderr and "service is not available" not in done.stderr, done.stderr
+    assert nowhere in done.stderr, done.stderr
 
 
 def test_a_wrong_password_is_sign_in_failed_with_a_sentence_and_cli_exit_77(fresh_bus, homeserver, matrix_user):
