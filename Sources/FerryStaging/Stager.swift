@@ -22,6 +22,7 @@ public struct Stager: Sendable {
     public func stage(_ plan: SharePlan, shareID: String, ahead: (any UploadAhead)? = nil) throws(ShareError) -> [ShareItem] {
         let sources = try plan.items.map { item throws(ShareError) in try FileSource.resolve(item, limits: limits) }
         guard sources.contains(where: \.isFile) else { return sources.map { $0.textItem! } }
+        try DiskSpace.check(needed: sources.reduce(UInt64(0)) { $0 &+ $1.knownSize }, in: spool.root, reserve: limits.diskReserve)
 
         let directory = spool.directory(for: shareID)
         guard mkdir(directory, 0o700) == 0 else {
@@ -65,6 +66,8 @@ enum FileSource {
     case inline(ShareItem)
 
     var isFile: Bool { if case .inline = self { return false }; return true }
+    /// The bytes its copy will take, where known before copying (a non-local file's size is not).
+    var knownSize: UInt64 { if case .local(let file, _) = self { return file.size }; return 0 }
     var textItem: ShareItem? { if case .inline(let item) = self { return item }; return nil }
 
     static func resolve(_ item: SharePlan.Item, limits: Limits) throws(ShareError) -> FileSource {

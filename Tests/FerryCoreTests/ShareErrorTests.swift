@@ -26,6 +26,7 @@ final class ShareErrorTests: XCTestCase {
         .remoteReadFailed("sftp://host/x", reason: "Connection refused"),
         .invalidDestination("#alias"),
         .stagingFailed("/home/me/a.png", reason: "No space left on device"),
+        .notEnoughSpace(needed: 3_000_000_000, reserve: 64 << 20, available: 1_000_000_000),
         .noSuchShare("01jabcdefghjkmnpqrstvwxyz0"),
         .notCancellable("01jabcdefghjkmnpqrstvwxyz0", state: .sent),
         .tooLateToCancel("01jabcdefghjkmnpqrstvwxyz0", destinations: ["!room:example.org"]),
@@ -65,6 +66,7 @@ final class ShareErrorTests: XCTestCase {
         case .remoteReadFailed: return "remoteReadFailed"
         case .invalidDestination: return "invalidDestination"
         case .stagingFailed: return "stagingFailed"
+        case .notEnoughSpace: return "notEnoughSpace"
         case .noSuchShare: return "noSuchShare"
         case .notCancellable: return "notCancellable"
         case .tooLateToCancel: return "tooLateToCancel"
@@ -83,7 +85,7 @@ final class ShareErrorTests: XCTestCase {
         case .deliveryFailed: return "deliveryFailed"
         }
     }
-    private static let caseCount = 35
+    private static let caseCount = 36
 
     func testTheExamplesCoverEveryCase() {
         XCTAssertEqual(Set(Self.everyError.map(Self.caseName)).count, Self.caseCount)

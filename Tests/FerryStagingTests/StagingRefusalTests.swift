@@ -13,6 +13,21 @@ final class StagingRefusalTests: XCTestCase {
     override func setUpWithError() throws { workspace = try StagingWorkspace() }
     override func tearDown() { workspace = nil }
 
+    func testAShareThatWouldEatIntoTheDiskReserveIsRefusedBeforeAnyCopy() throws {
+        let file = try workspace.write("big.txt", text: String(repeating: "x", count: 4096))
+        var limits = Limits()
+        limits.diskReserve = .max - 100  // more than any disk has free
+
+        guard case .notEnoughSpace(let needed, _, let available)? = workspace.stagingError([fileURI(file)], limits: limits) else {
+            return XCTFail("expected NotEnoughSpace")
+        }
+        XCTAssertEqual(needed, 4096)
+        XCTAssertGreaterThan(available, 0)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: workspace.spool.directory(for: "01kstagingerrorxxxxxxxxxxx")))
+        // With the reserve the disk can give, the same file is staged.
+        XCTAssertNil(workspace.stagingError([fileURI(file)], shareID: "01kstagingerrorxxxxxxxxxx2"))
+    }
+
     func testAMissingFileIsFileNotFound() {
         let missing = workspace.path + "/missing.png"
 

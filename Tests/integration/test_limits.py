@@ -129,3 +129,24 @@ def test_file_this_user_cannot_read_is_permission_denied(no_override, tmp_path, 
         for p in (tmp_path / "closed-folder", path):
             if p.exists() or p.is_symlink():
                 p.chmod(0o700)
+
+
+def test_a_share_that_would_fill_the_disk_is_refused_before_any_copy_and_texts_still_go(new_session, tmp_path):
+    # Given a service whose disk reserve is more than this disk has free
+    session = new_session(FERRY_DISK_RESERVE=str(2**62))
+    photo = write_png(tmp_path / "no-room.png")
+
+    # When a file is shared through D-Bus and through the command line
+    reply = session.share(uris=[file_uri(photo)])
+    done = session.ferry("send", photo)
+
+    # Then both are refused with NotEnoughSpace, a sentence about free space, and exit 74;
+    # nothing was staged and the service is still up
+    assert "free disk space" in reply.expect_error("NotEnoughSpace")
+    assert done.returncode == 74, (done.returncode, done.stderr)
+    assert "free disk space" in done.stderr
+    assert session.share_ids() == []
+    assert session.spool_entries() == set()
+    # And a text, which needs no copy, is still accepted
+    session.share_ok(text="words take no disk space worth counting")
+    session.stop()

@@ -23,6 +23,7 @@ public enum ShareError: Error, Equatable, Sendable {
     case remoteReadFailed(String, reason: String)
     case invalidDestination(String)
     case stagingFailed(String, reason: String)
+    case notEnoughSpace(needed: UInt64, reserve: UInt64, available: UInt64)
     case noSuchShare(String)
     case notCancellable(String, state: ShareState)
     case tooLateToCancel(String, destinations: [String])
@@ -67,6 +68,7 @@ public enum ShareError: Error, Equatable, Sendable {
         case .remoteReadFailed: return "RemoteReadFailed"
         case .invalidDestination: return "InvalidDestination"
         case .stagingFailed: return "StagingFailed"
+        case .notEnoughSpace: return "NotEnoughSpace"
         case .noSuchShare: return "NoSuchShare"
         case .notCancellable: return "NotCancellable"
         case .tooLateToCancel: return "TooLateToCancel"
@@ -119,6 +121,9 @@ public enum ShareError: Error, Equatable, Sendable {
         case .invalidDestination(let destination):
             return "\(q(destination)) is not a room id (!…), a room alias (#room:server) or a user id (@user:server)."
         case .stagingFailed(let path, let reason): return "\(q(path)) could not be copied for sending: \(reason)."
+        case .notEnoughSpace(let needed, let reserve, let available):
+            return "There is not enough free disk space to keep a copy of this share: it needs \(ByteCount.format(needed)) "
+                + "and \(ByteCount.format(reserve)) stay free for the system, but only \(ByteCount.format(available)) are free."
         case .noSuchShare(let id): return "There is no share \(q(id))."
         case .notCancellable(let id, let state): return "Share \(q(id)) is already \(state.rawValue) and cannot be cancelled."
         case .tooLateToCancel(let id, let destinations):
@@ -174,7 +179,7 @@ public enum ExitStatus {
         }
         switch name.dropFirst(ShareError.namePrefix.count) {
         case "FileNotFound", "DanglingSymlink", "PermissionDenied", "RemoteReadFailed": return noInput
-        case "StagingFailed", "StagedCopyLost": return ioError
+        case "StagingFailed", "StagedCopyLost", "NotEnoughSpace": return ioError
         case "InvalidArgument", "EmptyShare", "TooManyItems", "IsDirectory", "NotRegularFile", "SymlinkLoop",
              "EmptyFile", "FileTooLarge", "EmptyText", "TextTooLong", "InvalidURI", "UnsupportedScheme",
              "RemoteHost", "InvalidDestination", "NoSuchShare", "NotCancellable", "TooLateToCancel", "NotRetryable", "NotCompletable",

@@ -38,6 +38,9 @@ public struct Limits: Equatable, Sendable {
     public var maxTextBytes: Int
     public var maxSubjectBytes: Int
     public var maxDestinations: Int
+    /// Free space the spool's file system keeps after a share's copies: a share that would eat
+    /// into it is refused (NotEnoughSpace), so Ferry never fills the disk the desktop runs on.
+    public var diskReserve: UInt64 = 64 << 20
 
     public init(maxItems: Int = 1000, maxFileSize: UInt64 = 4 << 30, maxTextBytes: Int = 32768,
                 maxSubjectBytes: Int = 1024, maxDestinations: Int = 100) {
@@ -48,11 +51,13 @@ public struct Limits: Equatable, Sendable {
         self.maxDestinations = maxDestinations
     }
 
-    /// Limits with overrides from `FERRY_MAX_ITEMS` and `FERRY_MAX_FILE_SIZE`; malformed values are ignored.
+    /// Limits with overrides from `FERRY_MAX_ITEMS`, `FERRY_MAX_FILE_SIZE` and `FERRY_DISK_RESERVE`;
+    /// malformed values are ignored.
     public static func fromEnvironment(_ environment: [String: String]) -> Limits {
         var limits = Limits()
         if let value = environment["FERRY_MAX_ITEMS"].flatMap(Int.init), value > 0 { limits.maxItems = value }
         if let value = environment["FERRY_MAX_FILE_SIZE"].flatMap(UInt64.init), value > 0 { limits.maxFileSize = value }
+        if let value = environment["FERRY_DISK_RESERVE"].flatMap(UInt64.init) { limits.diskReserve = value }
         return limits
     }
 }
