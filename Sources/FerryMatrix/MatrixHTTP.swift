@@ -3,6 +3,7 @@ import FerryCore
 import Foundation
 import NIOCore
 import NIOHTTP1
+import Synchronization
 
 /// The client-server API's transport: JSON in and out, Matrix errors decoded, one shared
 /// connection pool (keep-alive), the access token in a header and never in a URL or log.
@@ -81,36 +82,77 @@ public struct MatrixHTTP: Sendable {
     /// How many file chunks may be handed to the connection before the oldest is waited for.
     static let chunksInFlight = 2
 
+    /// How long an upload may go without a single write finishing before it is given up and
+    /// retried (by the sender's backoff): a minute, or `FERRY_UPLOAD_STALL_SECONDS`. A slow upload
+    /// that moves is never cut off.
+    static let uploadStall: TimeAmount = {
+        let seconds = ProcessInfo.processInfo.environment["FERRY_UPLOAD_STALL_SECONDS"].flatMap(Int64.init) ?? 60
+        return .seconds(min(max(seconds, 1), 3600))
+    }()
+
     /// Sends a file as the request body, from `chunks`, and returns the body of a 2xx answer.
     ///
     /// Through AsyncHTTPClient's StreamWriter rather than an async-sequence body: a write's future
     /// is settled on the connection's event loop, after the writes before it, so waiting for it
     /// before reading further keeps memory at a few chunks. An async-sequence body is read
     /// from another thread ahead of the socket, and a 256 MiB upload held 10–20 MB of chunks.
+    ///
+    /// No deadline for the whole request: a 40 MiB file over 200 KB/s takes 3.5 minutes, and a
+    /// deadline that grows with the size still cut slow links off, again at every retry. Instead
+    /// a watchdog cancels the upload when no write has finished for `stall`; once the body is
+    /// sent, the answer has `answerTimeout`.
     func sendFile(_ method: HTTPMethod, _ path: String, query: [(String, String)] = [], chunks: FileChunks, size: UInt64,
-                  contentType: String, timeout: TimeAmount) async throws(MatrixError) -> Data {
+                  contentType: String, stall: TimeAmount = uploadStall,
+                  answerTimeout: TimeAmount = .seconds(120)) async throws(MatrixError) -> Data {
         let eventLoop = client.eventLoopGroup.any()
-        let body = HTTPClient.Body.stream(contentLength: Int64(size)) { writer in
+        let inFlight = WritesInFlight(limit: Self.chunksInFlight)
+        let bodySent = Mutex<NIODeadline?>(nil)
+        let body = HTTPClient.Body.stream(contentLength: Int64(clamping: size)) { writer in
             let promise = eventLoop.makePromise(of: Void.self)
             promise.completeWithTask {
                 let iterator = chunks.makeAsyncIterator()
                 // A chunk on its way while the next is read: the disk and the socket both stay busy.
-                let inFlight = WritesInFlight(limit: Self.chunksInFlight)
                 while let chunk = try await iterator.next() {
                     try await inFlight.reserve()
                     inFlight.track(writer.write(.byteBuffer(chunk)))
                 }
                 try await inFlight.drain()
+                bodySent.withLock { $0 = .now() }
             }
             return promise.futureResult
         }
-        let response: HTTPClient.Response
+        let task: HTTPClient.Task<HTTPClient.Response>
         do {
             let request = try HTTPClient.Request(url: baseURL + path + Self.queryString(query), method: method,
                                                  headers: headers(contentType: contentType), body: body)
-            response = try await client.execute(request: request, eventLoop: .delegate(on: eventLoop),
-                                                deadline: .now() + timeout).get()
+            task = client.execute(request: request, delegate: ResponseAccumulator(request: request, maxBodySize: 16 << 20),
+                                  eventLoop: .delegate(on: eventLoop), deadline: nil, logger: nil)
         } catch {
+            throw MatrixError(kind: .transport, message: Self.describe(error))
+        }
+        let stalled = Mutex(false)
+        let watchdog = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(nanoseconds: 1_000_000_000)
+                let sent = bodySent.withLock { $0 }
+                let late = sent.map { .now() - $0 > answerTimeout } ?? (inFlight.sinceProgress > stall)
+                if late {
+                    stalled.withLock { $0 = true }
+                    task.cancel()
+                    return
+                }
+            }
+        }
+        defer { watchdog.cancel() }
+        let response: HTTPClient.Response
+        do {
+            response = try await task.futureResult.get()
+        } catch {
+            if stalled.withLock({ $0 }) {
+                throw MatrixError(kind: .transport, message: bodySent.withLock({ $0 }) == nil
+                                  ? "the upload made no progress for \(stall.nanoseconds / 1_000_000_000) seconds"
+                                  : "the homeserver did not answer in time")
+            }
             throw MatrixError(kind: .transport, message: Self.describe(error))
         }
         let data = Data(response.body.map { $0.readableBytesView } ?? ByteBuffer().readableBytesView)

@@ -35,10 +35,10 @@ public struct Media: Sendable {
                        progress: @escaping @Sendable (UInt64) -> Void) async throws(MatrixError) -> String {
         struct Answer: Decodable { var content_uri: String }
         let chunks = FileChunks(path: path, size: size, available: available, progress: progress)
-        // The timeout grows with the file: at least 2 minutes, plus a minute per 100 MB.
-        let timeout = TimeAmount.seconds(120 + Int64(size / 100_000_000) * 60)
+        // No deadline for the whole upload: it may take as long as it keeps moving (sendFile).
         let data = try await http.sendFile(.POST, "/_matrix/media/v3/upload", query: [("filename", filename)],
-                                           chunks: chunks, size: size, contentType: contentType, timeout: timeout)
+                                           chunks: chunks, size: size, contentType: contentType,
+                                           stall: MatrixHTTP.uploadStall)
         do {
             return try JSONDecoder().decode(Answer.self, from: data).content_uri
         } catch {

@@ -13,6 +13,8 @@ import Synchronization
 final class WritesInFlight: Sendable {
     private struct State {
         var outstanding = 0
+        /// When the connection last finished a write: the upload's sign of life.
+        var lastProgress = NIODeadline.now()
         var failure: (any Error)?
         var waiter: CheckedContinuation<Void, any Error>?
     }
@@ -34,6 +36,7 @@ final class WritesInFlight: Sendable {
         write.whenComplete { result in
             let waiter = self.state.withLock { state -> CheckedContinuation<Void, any Error>? in
                 state.outstanding -= 1
+                state.lastProgress = .now()
                 if case .failure(let error) = result, state.failure == nil { state.failure = error }
                 defer { state.waiter = nil }
                 return state.waiter
@@ -41,6 +44,9 @@ final class WritesInFlight: Sendable {
             waiter?.resume()
         }
     }
+
+    /// How long since the connection last finished a write (or since the upload began).
+    var sinceProgress: TimeAmount { .now() - state.withLock { $0.lastProgress } }
 
     /// Waits until every write is finished; throws the first failure.
     func drain() async throws {

@@ -33,6 +33,9 @@ class Rule:
     times: int = 1
     passthrough: bool = False
     hold: threading.Event | None = None
+    throttle: int = 0
+    stop_reading_after: int = 0
+    hold_answer: threading.Event | None = None
     hits: int = 0
     done: int = 0
 
@@ -50,11 +53,16 @@ class HostileProxy:
         return f"http://127.0.0.1:{self._server.server_address[1]}"
 
     def answer(self, method: str, path: str, status: int = 200, body: Any = None, headers: dict[str, str] | None = None,
-               stall: float = 0.0, times: int = 1, passthrough: bool = False, hold: threading.Event | None = None) -> Rule:
+               stall: float = 0.0, times: int = 1, passthrough: bool = False, hold: threading.Event | None = None,
+               throttle: int = 0, stop_reading_after: int = 0, hold_answer: threading.Event | None = None) -> Rule:
         """Answers the next `times` requests matching `method` and the `path` regex itself; or, with
         `passthrough`, holds each (until `hold` is set) and then passes it on to the server.
+        `throttle` reads the request body at that many bytes a second; `stop_reading_after` stops
+        reading it after that many bytes and drops the connection after `stall` seconds;
+        `hold_answer` passes the request on at once and holds the server's answer until it is set.
         `hits` counts the requests met, `done` those answered."""
-        rule = Rule(method, re.compile(path), status, body, headers or {}, stall, times, passthrough, hold)
+        rule = Rule(method, re.compile(path), status, body, headers or {}, stall, times, passthrough, hold,
+                    throttle, stop_reading_after, hold_answer)
         with self.lock:
             self.rules.append(rule)
         return rule
@@ -78,8 +86,22 @@ class HostileProxy:
 
             def _handle(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
-                body = self.rfile.read(length) if length else b""
                 rule = proxy._take(self.command, self.path)
+                if rule is not None and rule.stop_reading_after:
+                    self.rfile.read(rule.stop_reading_after)
+                    time.sleep(rule.stall)
+                    rule.done += 1
+                    self.close_connection = True
+                    return
+                if rule is not None and rule.throttle:
+                    parts, left, step = [], length, max(1, rule.throttle // 10)
+                    while left:
+                        parts.append(self.rfile.read(min(step, left)))
+                        left -= len(parts[-1])
+                        time.sleep(0.1)
+                    body = b"".join(parts)
+                else:
+                    body = self.rfile.read(length) if length else b""
                 if rule is not None and rule.passthrough:
                     if rule.hold is not None:
                         rule.hold.wait(120)
@@ -105,6 +127,9 @@ class HostileProxy:
                     data = answer.read()
                 finally:
                     connection.close()
+                if rule is not None and rule.hold_answer is not None:
+                    rule.done += 1
+                    rule.hold_answer.wait(120)
                 self.send_response(answer.status)
                 for name, value in answer.getheaders():
                     if name.lower() not in ("transfer-encoding", "connection", "content-length"):
