@@ -91,19 +91,45 @@ public struct Rooms: Sendable {
     }
 
     /// A new direct chat with `person`, recorded in `m.direct` so every client shows it as one.
-    public func createDirectChat(with person: String) async throws(MatrixError) -> String {
+    /// `marker` goes into the room's creation content (`io.github.ferryshare.creation`), so that
+    /// the room can be found again should its id be lost (`directChat(createdWith:)`).
+    public func createDirectChat(with person: String, marker: String? = nil) async throws(MatrixError) -> String {
         struct Body: Encodable {
             var is_direct = true
             var invite: [String]
             var preset = "trusted_private_chat"
+            var creation_content: [String: String]?
         }
         struct Answer: Decodable { var room_id: String }
-        let roomID = try await http.call(.POST, "/_matrix/client/v3/createRoom", json: Body(invite: [person]),
-                                         as: Answer.self).room_id
+        let body = Body(invite: [person], creation_content: marker.map { [Self.creationMarkerKey: $0] })
+        let roomID = try await http.call(.POST, "/_matrix/client/v3/createRoom", json: body, as: Answer.self).room_id
+        try await recordDirectChat(roomID, with: person)
+        return roomID
+    }
+
+    /// Adds `roomID` to the person's direct chats in `m.direct`, unless it is there already.
+    public func recordDirectChat(_ roomID: String, with person: String) async throws(MatrixError) {
         var direct = try await directChats()
+        guard !(direct[person] ?? []).contains(roomID) else { return }
         direct[person, default: []].append(roomID)
         let _: Empty = try await http.call(.PUT, accountDataPath("m.direct"), json: direct)
-        return roomID
+    }
+
+    static let creationMarkerKey = "io.github.ferryshare.creation"
+
+    /// The joined room created with `marker` in its creation content, if any: after a crash
+    /// between createRoom and recording its answer. Reads every joined room's create event, so it
+    /// is only asked in that case.
+    public func directChat(createdWith marker: String) async throws(MatrixError) -> String? {
+        struct Create: Decodable {
+            var marker: String?
+            enum CodingKeys: String, CodingKey { case marker = "io.github.ferryshare.creation" }
+        }
+        for roomID in try await joined() {
+            let path = "/_matrix/client/v3/rooms/\(MatrixHTTP.percentEncoded(roomID))/state/m.room.create/"
+            if let create = try? await http.call(.GET, path, as: Create.self), create.marker == marker { return roomID }
+        }
+        return nil
     }
 
     /// People in the server's user directory matching `term`.

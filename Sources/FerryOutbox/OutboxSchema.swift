@@ -77,6 +77,16 @@ enum OutboxSchema {
                 t.column("secret_storage", .text)
             }
         }
+        // A direct chat about to be created for a delivery: written before createRoom, so that a
+        // restart after the server created the room (but before its id was recorded) looks for that
+        // room instead of creating and inviting a second time.
+        migrator.registerMigration("v3: room creations begun", foreignKeyChecks: .immediate) { db in
+            try db.create(table: "room_creation") { t in
+                t.column("share_id", .text).notNull().references("share", column: "id", onDelete: .cascade)
+                t.column("position", .integer).notNull()
+                t.primaryKey(["share_id", "position"])
+            }
+        }
         return migrator
     }
 }

@@ -237,8 +237,17 @@ public actor Sender {
         if let known = delivery.roomID {
             roomID = known
         } else {
+            let outbox = outbox
+            let creation = DestinationResolver.Creation(
+                marker: "\(share.id).\(position)",
+                begun: (try? outbox.roomCreationBegun(shareID: share.id, position: position)) ?? false,
+                beginning: { () throws(MatrixError) in
+                    do { try outbox.beginRoomCreation(shareID: share.id, position: position) } catch {
+                        throw MatrixError(kind: .malformed, message: "the outbox could not note the new chat: \(error)")
+                    }
+                })
             roomID = try await attempt { () async throws(MatrixError) in
-                try await DestinationResolver(rooms: rooms).roomID(for: destination)
+                try await DestinationResolver(rooms: rooms).roomID(for: destination, creation: creation)
             }
             if Destination.kind(of: destination) == .userID {
                 // The chat with a person may have just been created: it is committed before
