@@ -46,6 +46,10 @@ class HostileProxy:
         self.rules: list[Rule] = []
         self.lock = threading.Lock()
         self.log: list[tuple[str, str, int]] = []
+        # For a chaos run: given (method, path) of a request no rule took, returns a fault to apply
+        # ("429", "429-huge", "500", "drop-before", "drop-after", "stall") or None to pass it on.
+        self.chaos = None
+        self.faults: dict[str, int] = {}
         self._server: http.server.ThreadingHTTPServer | None = None
 
     @property
@@ -102,6 +106,20 @@ class HostileProxy:
                     body = b"".join(parts)
                 else:
                     body = self.rfile.read(length) if length else b""
+                fault = proxy.chaos(self.command, self.path) if rule is None and proxy.chaos else None
+                if fault:
+                    with proxy.lock:
+                        proxy.faults[fault] = proxy.faults.get(fault, 0) + 1
+                if fault in ("429", "429-huge", "500"):
+                    huge = fault == "429-huge"
+                    rule = Rule(self.command, re.compile(""), status=500 if fault == "500" else 429,
+                                body={"errcode": "M_UNKNOWN" if fault == "500" else "M_LIMIT_EXCEEDED",
+                                      "error": "chaos", "retry_after_ms": 2**63 - 1 if huge else 200})
+                elif fault == "drop-before":
+                    self.close_connection = True
+                    return
+                elif fault == "stall":
+                    time.sleep(3)
                 if rule is not None and rule.passthrough:
                     if rule.hold is not None:
                         rule.hold.wait(120)
@@ -127,6 +145,10 @@ class HostileProxy:
                     data = answer.read()
                 finally:
                     connection.close()
+                if fault == "drop-after":
+                    # The server did it; the client never hears: the case transaction ids exist for.
+                    self.close_connection = True
+                    return
                 if rule is not None and rule.hold_answer is not None:
                     rule.done += 1
                     rule.hold_answer.wait(120)
