@@ -90,7 +90,10 @@ let package = Package(
         .testTarget(name: "FerryMatrixTests", dependencies: [
             "FerryMatrix", .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
         ]),
-        .testTarget(name: "FerrySenderTests", dependencies: ["FerrySender", "FerryMatrix", "FerryCore", "FerryStaging"]),
+        .testTarget(name: "FerrySenderTests", dependencies: [
+            "FerrySender", "FerryMatrix", "FerryCore", "FerryStaging", "FerryOutbox",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "FerryUITests", dependencies: ["FerryUI"]),
     ],
     swiftLanguageModes: [.v5]

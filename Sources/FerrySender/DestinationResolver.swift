@@ -5,7 +5,7 @@ import FerryMatrix
 /// (room ids are opaque), an alias is looked up, a person means the direct chat with them — the
 /// one in `m.direct` that the account is still in, or a new one.
 struct DestinationResolver {
-    let rooms: Rooms
+    let rooms: any Homeserver
 
     /// A direct chat's creation, made idempotent: `marker` names the delivery, `begun` says whether
     /// an earlier attempt may have created the room already, and `beginning` is called (and must
@@ -25,11 +25,11 @@ struct DestinationResolver {
     }
 
     private func directChat(with person: String, creation: Creation?) async throws(MatrixError) -> String {
-        let joined = Set(try await rooms.joined())
+        let joined = Set(try await rooms.joinedRooms())
         if let existing = try await rooms.directChats()[person]?.last(where: joined.contains) {
             return existing
         }
-        guard let creation else { return try await rooms.createDirectChat(with: person) }
+        guard let creation else { return try await rooms.createDirectChat(with: person, marker: nil) }
         // The server may have created the room before an earlier attempt could record it.
         if creation.begun, let created = try await rooms.directChat(createdWith: creation.marker) {
             try await rooms.recordDirectChat(created, with: person)

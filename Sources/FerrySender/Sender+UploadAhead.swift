@@ -43,17 +43,16 @@ extension Sender: UploadAhead {
     /// The upload itself; nil when it did not happen or failed.
     private func uploadAhead(_ item: ShareItem, from path: String, file: GrowingFile, to destinations: [String],
                              session: Session, progress: ProgressRelay) async -> String? {
-        let http = MatrixHTTP(baseURL: session.homeserver, accessToken: session.accessToken)
-        let rooms = Rooms(http: http, userID: session.userID)
+        let homeserver = connect(session)
         do {
             for destination in destinations {
-                let roomID = try await DestinationResolver(rooms: rooms).roomID(for: destination)
-                if try await isEncrypted(roomID, rooms: rooms) { return nil }
+                let roomID = try await DestinationResolver(rooms: homeserver).roomID(for: destination)
+                if try await isEncrypted(roomID, on: homeserver) { return nil }
             }
-            if let limit = try await serverUploadLimit(http), item.size > limit { return nil }
-            return try await Media(http: http).upload(path: path, size: item.size, contentType: item.contentType,
-                                                      filename: item.name, available: { try await file.available(after: $0) },
-                                                      progress: { progress.update($0) })
+            if let limit = try await serverUploadLimit(homeserver), item.size > limit { return nil }
+            return try await homeserver.upload(path: path, size: item.size, contentType: item.contentType,
+                                               filename: item.name, available: { try await file.available(after: $0) },
+                                               progress: { progress.update($0) })
         } catch {
             logger.debug("early upload not used", metadata: ["error": "\(error)"])
             return nil

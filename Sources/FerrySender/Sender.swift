@@ -18,7 +18,9 @@ import Logging
 public actor Sender {
     let outbox: Outbox
     let spool: Spool
-    let account: Account
+    let account: any SessionSource
+    /// The homeserver as a session sees it: over HTTP in the service, in memory in unit tests.
+    let connect: @Sendable (Session) -> any Homeserver
     let backoff: Backoff
     let logger: Logger
     let clock: @Sendable () -> Int64
@@ -36,11 +38,13 @@ public actor Sender {
     /// Makes Cancel and the last check before an event request one step each (SendGate).
     let gate = SendGate()
 
-    public init(outbox: Outbox, spool: Spool, account: Account, backoff: Backoff, events: SenderEvents, logger: Logger,
-                clock: @escaping @Sendable () -> Int64) {
+    public init(outbox: Outbox, spool: Spool, account: any SessionSource, backoff: Backoff, events: SenderEvents,
+                logger: Logger, clock: @escaping @Sendable () -> Int64,
+                connect: @escaping @Sendable (Session) -> any Homeserver = { MatrixClient(session: $0) }) {
         self.outbox = outbox
         self.spool = spool
         self.account = account
+        self.connect = connect
         self.backoff = backoff
         self.events = events
         self.logger = logger
@@ -222,8 +226,7 @@ public actor Sender {
     /// record left it (that delivery sent, and the share too when it was the last), or nil when
     /// there was nothing left to send.
     private func deliver(_ share: Share, position: Int, session: Session) async throws(DeliveryFailure) -> Share? {
-        let http = MatrixHTTP(baseURL: session.homeserver, accessToken: session.accessToken)
-        let rooms = Rooms(http: http, userID: session.userID)
+        let homeserver = connect(session)
         var delivery = share.deliveries[position]
         let destination = delivery.destination
         func attempt<T>(_ body: () async throws(MatrixError) -> T) async throws(DeliveryFailure) -> T {
@@ -247,7 +250,7 @@ public actor Sender {
                     }
                 })
             roomID = try await attempt { () async throws(MatrixError) in
-                try await DestinationResolver(rooms: rooms).roomID(for: destination, creation: creation)
+                try await DestinationResolver(rooms: homeserver).roomID(for: destination, creation: creation)
             }
             if Destination.kind(of: destination) == .userID {
                 // The chat with a person may have just been created: it is committed before
@@ -259,7 +262,7 @@ public actor Sender {
             }
         }
         // Never plain text into an encrypted room (DESIGN.md): checked before anything is sent.
-        if try await attempt({ () async throws(MatrixError) in try await isEncrypted(roomID, rooms: rooms) }) {
+        if try await attempt({ () async throws(MatrixError) in try await isEncrypted(roomID, on: homeserver) }) {
             unencryptedUntil[roomID] = nil
             throw .permanent(.encryptedRoom(destination))
         }
@@ -267,7 +270,7 @@ public actor Sender {
         let items = share.intent.items
         let files = steps.compactMap(\.item).map { items[$0] }
         if !files.isEmpty, steps.contains(where: { $0.item != nil && $0.contentURI == nil }),
-           let limit = try await attempt({ () async throws(MatrixError) in try await serverUploadLimit(http) }),
+           let limit = try await attempt({ () async throws(MatrixError) in try await serverUploadLimit(homeserver) }),
            let tooLarge = files.first(where: { $0.size > limit }) {
             // Checked for every file before the first event, so the room gets all of the share or none.
             throw .permanent(.fileTooLargeForServer(tooLarge.name, size: tooLarge.size, limit: limit))
@@ -299,8 +302,8 @@ public actor Sender {
                         }
                         do {
                             uri = try await attempt { () async throws(MatrixError) in
-                                try await Media(http: http).upload(path: path, size: item.size, contentType: item.contentType,
-                                                                   filename: item.name, progress: { throttle.update($0) })
+                                try await homeserver.upload(path: path, size: item.size, contentType: item.contentType,
+                                                            filename: item.name, available: nil, progress: { throttle.update($0) })
                             }
                         } catch {
                             // Cancel removes the copy while it is read: that is a cancel, not a lost file.
@@ -326,7 +329,7 @@ public actor Sender {
             let eventID: String
             do {
                 eventID = try await attempt { () async throws(MatrixError) in
-                    try await Events(http: http).send(content, to: roomID, transactionID: step.transactionID)
+                    try await homeserver.send(content, to: roomID, transactionID: step.transactionID)
                 }
             } catch {
                 gate.leave(shareID: share.id, destination: destination)
@@ -363,16 +366,16 @@ public actor Sender {
         return [UInt8]((try? handle.read(upToCount: count)) ?? Data())
     }
 
-    func isEncrypted(_ roomID: String, rooms: Rooms) async throws(MatrixError) -> Bool {
+    func isEncrypted(_ roomID: String, on homeserver: any Homeserver) async throws(MatrixError) -> Bool {
         if let until = unencryptedUntil[roomID], until > clock() { return false }
-        let encrypted = try await rooms.isEncrypted(roomID)
+        let encrypted = try await homeserver.isEncrypted(roomID)
         if !encrypted { unencryptedUntil[roomID] = clock() + 60_000_000 }
         return encrypted
     }
 
-    func serverUploadLimit(_ http: MatrixHTTP) async throws(MatrixError) -> UInt64? {
+    func serverUploadLimit(_ homeserver: any Homeserver) async throws(MatrixError) -> UInt64? {
         if let uploadLimit, uploadLimit.until > clock() { return uploadLimit.bytes }
-        let bytes = try await Media(http: http).uploadLimit()
+        let bytes = try await homeserver.uploadLimit()
         uploadLimit = (bytes, clock() + 600_000_000)
         return bytes
     }

@@ -1,0 +1,65 @@
+/// What the sender asks of a homeserver, and nothing more: rooms, media and events.
+///
+/// The seam under the sender. `MatrixClient` speaks it over the client-server API (MatrixHTTP);
+/// the sender's unit tests speak it to an in-memory homeserver, so that the exactly-once logic
+/// (same transaction ids, resume at the first step without an event, order, per-destination
+/// failure) is tested in milliseconds next to the Synapse integration tests. Encryption adds its
+/// requests (to-device messages, device keys) here, and wraps `send` for encrypted rooms.
+public protocol Homeserver: Sendable {
+    /// The rooms the user has joined.
+    func joinedRooms() async throws(MatrixError) -> [String]
+    /// The user's direct chats (`m.direct`): person → room ids.
+    func directChats() async throws(MatrixError) -> [String: [String]]
+    /// Creates a direct chat with `person`, invites them and records it in `m.direct`; `marker`
+    /// goes into its creation content, to find it again (`directChat(createdWith:)`).
+    func createDirectChat(with person: String, marker: String?) async throws(MatrixError) -> String
+    /// Adds a room to the person's direct chats in `m.direct`, unless it is there.
+    func recordDirectChat(_ roomID: String, with person: String) async throws(MatrixError)
+    /// The joined room created with `marker` in its creation content, if any.
+    func directChat(createdWith marker: String) async throws(MatrixError) -> String?
+    /// The room an alias names.
+    func resolve(alias: String) async throws(MatrixError) -> String
+    /// Whether the room is end-to-end encrypted.
+    func isEncrypted(_ roomID: String) async throws(MatrixError) -> Bool
+    /// The largest upload the server takes, or nil when it sets none.
+    func uploadLimit() async throws(MatrixError) -> UInt64?
+    /// Uploads a file; returns its `mxc:` URI. See `Media.upload`.
+    func upload(path: String, size: UInt64, contentType: String, filename: String, available: FileChunks.Available?,
+                progress: @escaping @Sendable (UInt64) -> Void) async throws(MatrixError) -> String
+    /// Sends a room event under `transactionID`: the same id again returns the same event, never a second one.
+    func send(_ content: MessageContent, to roomID: String, transactionID: String) async throws(MatrixError) -> String
+}
+
+/// The homeserver over the client-server API, as one signed-in user.
+public struct MatrixClient: Homeserver {
+    let http: MatrixHTTP
+    let rooms: Rooms
+
+    public init(session: Session) {
+        http = MatrixHTTP(baseURL: session.homeserver, accessToken: session.accessToken)
+        rooms = Rooms(http: http, userID: session.userID)
+    }
+
+    public func joinedRooms() async throws(MatrixError) -> [String] { try await rooms.joined() }
+    public func directChats() async throws(MatrixError) -> [String: [String]] { try await rooms.directChats() }
+    public func createDirectChat(with person: String, marker: String?) async throws(MatrixError) -> String {
+        try await rooms.createDirectChat(with: person, marker: marker)
+    }
+    public func recordDirectChat(_ roomID: String, with person: String) async throws(MatrixError) {
+        try await rooms.recordDirectChat(roomID, with: person)
+    }
+    public func directChat(createdWith marker: String) async throws(MatrixError) -> String? {
+        try await rooms.directChat(createdWith: marker)
+    }
+    public func resolve(alias: String) async throws(MatrixError) -> String { try await rooms.resolve(alias: alias) }
+    public func isEncrypted(_ roomID: String) async throws(MatrixError) -> Bool { try await rooms.isEncrypted(roomID) }
+    public func uploadLimit() async throws(MatrixError) -> UInt64? { try await Media(http: http).uploadLimit() }
+    public func upload(path: String, size: UInt64, contentType: String, filename: String, available: FileChunks.Available?,
+                       progress: @escaping @Sendable (UInt64) -> Void) async throws(MatrixError) -> String {
+        try await Media(http: http).upload(path: path, size: size, contentType: contentType, filename: filename,
+                                           available: available, progress: progress)
+    }
+    public func send(_ content: MessageContent, to roomID: String, transactionID: String) async throws(MatrixError) -> String {
+        try await Events(http: http).send(content, to: roomID, transactionID: transactionID)
+    }
+}

@@ -1,0 +1,149 @@
+import FerryCore
+import FerryMatrix
+import FerryOutbox
+import FerryStaging
+import Foundation
+import Logging
+import XCTest
+@testable import FerrySender
+
+/// The sender's exactly-once logic against an in-memory homeserver: order inside a share, the
+/// same transaction id when an answer is lost, resuming at the first step without an event after
+/// a restart, and one destination's refusal leaving the others going.
+final class ExactlyOnceTests: XCTestCase {
+    private var root: URL!
+    private var outbox: Outbox!
+    private var spool: Spool!
+
+    override func setUpWithError() throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-sender-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        outbox = try Outbox(path: root.appendingPathComponent("ferry.sqlite3").path)
+        spool = try Spool(root: root.appendingPathComponent("spool").path)
+    }
+
+    override func tearDownWithError() throws {
+        outbox = nil
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    func testAMessageGoesFirstThenEachFileAsItsOwnEventEachOnce() async throws {
+        let server = InMemoryHomeserver(rooms: ["!a"])
+        let share = try queue(message: "look", files: ["a.png": 100, "b.txt": 5], to: ["!a"])
+
+        try await deliver(share, through: server)
+
+        XCTAssertEqual(server.events(in: "!a").map(\.body), ["look", "a.png", "b.txt"])
+        XCTAssertEqual(server.events(in: "!a").map(\.msgtype), ["m.text", "m.image", "m.file"])
+        XCTAssertEqual(server.uploads, 2)
+        XCTAssertEqual(try outbox.state(of: share.id), .sent)
+    }
+
+    func testAnAnswerLostAfterTheServerStoredTheEventIsAskedAgainWithTheSameTransactionID() async throws {
+        let server = InMemoryHomeserver(rooms: ["!a"])
+        server.failSends(.lostAnswer)
+        let share = try queue(message: "once", files: [:], to: ["!a"])
+
+        try await deliver(share, through: server)
+
+        XCTAssertEqual(server.events(in: "!a").map(\.body), ["once"])
+        XCTAssertEqual(server.sendRequests.count, 2)
+        XCTAssertEqual(Set(server.sendRequests).count, 1, "the repeat must carry the same transaction id")
+    }
+
+    func testServerErrorsAreRetriedUntilTheEventGoesOnce() async throws {
+        let server = InMemoryHomeserver(rooms: ["!a"])
+        server.failSends(.serverError, .serverError, .serverError)
+        let share = try queue(message: "patient", files: [:], to: ["!a"])
+
+        try await deliver(share, through: server)
+
+        XCTAssertEqual(server.events(in: "!a").map(\.body), ["patient"])
+        XCTAssertEqual(server.sendRequests.count, 4)
+    }
+
+    func testARestartResumesAtTheFirstStepWithoutAnEventWithItsTransactionID() async throws {
+        let server = InMemoryHomeserver(rooms: ["!a"])
+        let share = try queue(message: "first", files: ["second.txt": 10], to: ["!a"])
+        // The first run sends the message, then "dies" while the file's event request waits.
+        server.failSends(.serverError, .none, .hang)
+        let first = sender(server)
+        first.start()
+        first.wake()
+        try await waitUntil { server.sendRequests.count == 3 }  // message failed once, sent; the file's hangs
+        let hungTransaction = server.sendRequests.last!
+        XCTAssertEqual(server.events(in: "!a").map(\.body), ["first"])
+
+        // A new sender on the same outbox (the service started again) finishes the share.
+        try await deliver(share, through: server)
+
+        XCTAssertEqual(server.events(in: "!a").map(\.body), ["first", "second.txt"])
+        XCTAssertEqual(server.events(in: "!a").last?.transactionID, hungTransaction)
+        XCTAssertEqual(server.uploads, 1, "the file's upload was recorded and not repeated")
+    }
+
+    func testOneDestinationRefusingLeavesTheOthersGoing() async throws {
+        let server = InMemoryHomeserver(rooms: ["!ok", "!closed"], forbidden: ["!closed"])
+        let share = try queue(message: "to both", files: [:], to: ["!closed", "!ok"])
+
+        try await deliver(share, through: server, until: [.failed])
+
+        XCTAssertEqual(server.events(in: "!ok").map(\.body), ["to both"])
+        XCTAssertEqual(server.events(in: "!closed"), [])
+        let deliveries = try XCTUnwrap(try outbox.share(id: share.id)).deliveries
+        XCTAssertEqual(deliveries.map(\.state), [.failed, .sent])
+        XCTAssertEqual(deliveries.first?.failure?.name, ShareError.namePrefix + "Forbidden")
+    }
+
+    // MARK: - Helpers
+
+    private func queue(message: String?, files: KeyValuePairs<String, UInt64>, to destinations: [String]) throws -> Share {
+        let id = "01ksender" + String(UUID().uuidString.lowercased().filter(\.isLetter).prefix(17))
+        // A share without files carries its words as a text item (a share has at least one item).
+        var items: [ShareItem] = files.isEmpty ? [.text(message ?? "")] : []
+        try FileManager.default.createDirectory(atPath: spool.directory(for: id), withIntermediateDirectories: true)
+        for (position, (name, size)) in files.enumerated() {
+            let type = name.hasSuffix(".png") ? "image/png" : "text/plain"
+            items.append(ShareItem(kind: .file, name: name, contentType: type, size: size, uri: "file:///tmp/\(name)"))
+            FileManager.default.createFile(atPath: spool.path(for: id, position: position), contents: Data(count: Int(size)))
+        }
+        let intent = ShareIntent(items: items, subject: nil, message: files.isEmpty ? nil : message,
+                                 destinations: destinations, source: .cli)
+        let share = Share(id: id, intent: intent, state: .queued, created: 1, updated: 1)
+        try outbox.insert(share)
+        return share
+    }
+
+    private func sender(_ server: InMemoryHomeserver) -> Sender {
+        let session = Session(userID: "@me:memory.test", homeserver: "memory", deviceID: "D", accessToken: "t")
+        return Sender(outbox: outbox, spool: spool, account: FixedSession(session: session),
+                      backoff: Backoff(initial: 1_000, maximum: 5_000), events: SenderEvents(),
+                      logger: Logger(label: "test"), clock: { Int64(Date().timeIntervalSince1970 * 1_000_000) },
+                      connect: { _ in server })
+    }
+
+    private func deliver(_ share: Share, through server: InMemoryHomeserver, until states: Set<ShareState> = [.sent]) async throws {
+        let sender = sender(server)
+        sender.start()
+        sender.wake()
+        try await waitUntil { states.contains((try? self.outbox.state(of: share.id)) ?? .queued) }
+    }
+
+    private func waitUntil(_ condition: @escaping () -> Bool) async throws {
+        for _ in 0..<1000 {
+            if condition() { return }
+            try await Task.sleep(nanoseconds: 5_000_000)
+        }
+        XCTFail("timed out")
+        throw CancellationError()
+    }
+}
+
+/// One signed-in session, always there.
+struct FixedSession: SessionSource {
+    let session: Session
+    func tokenRead() async {}
+    var current: Session? { session }
+    var currentIfRead: Session? { session }
+    func invalidate(token: String) {}
+}

@@ -1,0 +1,110 @@
+import FerryMatrix
+import Foundation
+import Synchronization
+
+/// A homeserver in memory for the sender's unit tests: rooms with their events, transaction ids
+/// that return the event they already made (as the spec asks of a server), and faults on demand.
+/// Not a mock of the sender's expectations: it answers as a server would, and the tests read back
+/// what the rooms hold.
+final class InMemoryHomeserver: Homeserver {
+    struct Event: Equatable {
+        var eventID: String
+        var transactionID: String
+        var msgtype: String
+        var body: String
+    }
+
+    enum Fault {
+        /// Nothing goes wrong with this request.
+        case none
+        /// A 500 before the server did anything.
+        case serverError
+        /// The server stores the event, and the answer is lost on the way back.
+        case lostAnswer
+        /// The request never comes back (the process is "killed" while it waits).
+        case hang
+    }
+
+    private struct State {
+        var rooms: [String: [Event]] = [:]
+        var transactions: [String: String] = [:]
+        var forbidden: Set<String> = []
+        var sendFaults: [Fault] = []
+        var sendRequests: [String] = []
+        var uploads = 0
+        var nextID = 0
+    }
+
+    private let state = Mutex(State())
+
+    init(rooms: [String], forbidden: Set<String> = []) {
+        state.withLock { state in
+            for room in rooms { state.rooms[room] = [] }
+            state.forbidden = forbidden
+        }
+    }
+
+    /// Faults for the next `send` requests, in order.
+    func failSends(_ faults: Fault...) { state.withLock { $0.sendFaults += faults } }
+
+    func events(in room: String) -> [Event] { state.withLock { $0.rooms[room] ?? [] } }
+    /// The transaction id of every `send` request, in the order they came.
+    var sendRequests: [String] { state.withLock { $0.sendRequests } }
+    var uploads: Int { state.withLock { $0.uploads } }
+
+    func joinedRooms() async throws(MatrixError) -> [String] { state.withLock { Array($0.rooms.keys) } }
+    func directChats() async throws(MatrixError) -> [String: [String]] { [:] }
+    func createDirectChat(with person: String, marker: String?) async throws(MatrixError) -> String {
+        throw MatrixError(kind: .http(status: 403), errcode: "M_FORBIDDEN", message: "no new rooms here")
+    }
+    func recordDirectChat(_ roomID: String, with person: String) async throws(MatrixError) {}
+    func directChat(createdWith marker: String) async throws(MatrixError) -> String? { nil }
+    func resolve(alias: String) async throws(MatrixError) -> String {
+        throw MatrixError(kind: .http(status: 404), errcode: "M_NOT_FOUND", message: "no aliases here")
+    }
+    func isEncrypted(_ roomID: String) async throws(MatrixError) -> Bool { false }
+    func uploadLimit() async throws(MatrixError) -> UInt64? { nil }
+
+    func upload(path: String, size: UInt64, contentType: String, filename: String, available: FileChunks.Available?,
+                progress: @escaping @Sendable (UInt64) -> Void) async throws(MatrixError) -> String {
+        guard let data = FileManager.default.contents(atPath: path), data.count == size else {
+            throw MatrixError(kind: .transport, message: "could not read \(path)")
+        }
+        progress(size)
+        return state.withLock { state in
+            state.uploads += 1
+            state.nextID += 1
+            return "mxc://memory.test/\(state.nextID)"
+        }
+    }
+
+    func send(_ content: MessageContent, to roomID: String, transactionID: String) async throws(MatrixError) -> String {
+        let (outcome, fault): (Result<String, MatrixError>, Fault?) = state.withLock { state in
+            state.sendRequests.append(transactionID)
+            guard state.rooms[roomID] != nil else {
+                return (.failure(MatrixError(kind: .http(status: 404), errcode: "M_NOT_FOUND", message: "no room")), nil)
+            }
+            if state.forbidden.contains(roomID) {
+                return (.failure(MatrixError(kind: .http(status: 403), errcode: "M_FORBIDDEN", message: "not allowed")), nil)
+            }
+            let fault = state.sendFaults.isEmpty ? nil : state.sendFaults.removeFirst()
+            if fault == .serverError {
+                return (.failure(MatrixError(kind: .http(status: 500), errcode: "M_UNKNOWN", message: "oops")), fault)
+            }
+            if fault == .hang { return (.failure(MatrixError(kind: .transport, message: "hung")), fault) }
+            if let existing = state.transactions[transactionID] { return (.success(existing), fault) }
+            state.nextID += 1
+            let eventID = "$\(state.nextID)"
+            state.transactions[transactionID] = eventID
+            state.rooms[roomID, default: []].append(Event(eventID: eventID, transactionID: transactionID,
+                                                          msgtype: content.msgtype, body: content.body))
+            if fault == .lostAnswer { return (.failure(MatrixError(kind: .transport, message: "connection reset")), fault) }
+            return (.success(eventID), fault)
+        }
+        if fault == .hang {
+            // Never answers: the sender waiting here is as good as a killed process.
+            await withCheckedContinuation { (_: CheckedContinuation<Void, Never>) in }
+        }
+        return try outcome.get()
+    }
+}
