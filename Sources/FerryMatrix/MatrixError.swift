@@ -10,6 +10,9 @@ public struct MatrixError: Error, Sendable, CustomStringConvertible {
         case http(status: Int)
         /// The server answered 2xx with a body that is not what the spec promises.
         case malformed
+        /// Ferry refused to talk to that address at all (plain http:// to another computer, a bad
+        /// `.well-known`): nothing was sent.
+        case refused
     }
 
     public let kind: Kind
@@ -36,14 +39,14 @@ public struct MatrixError: Error, Sendable, CustomStringConvertible {
     public var isTransient: Bool {
         switch kind {
         case .transport: return true
-        case .malformed: return false
+        case .malformed, .refused: return false
         case .http(let status): return status == 429 || status == 408 || status >= 500
         }
     }
 
     public var description: String {
         switch kind {
-        case .transport: return message
+        case .transport, .refused: return message
         case .malformed: return "unexpected answer: \(message)"
         case .http(let status): return "\(status) \(errcode ?? "")\(errcode == nil ? "" : ": ")\(message)"
         }

@@ -34,7 +34,7 @@ public enum SignIn {
     public static func discover(_ text: String, client: HTTPClient = .ferry) async throws(MatrixError) -> String {
         let trimmed = text.trimmingWhitespace()
         guard !trimmed.isEmpty else { throw MatrixError(kind: .malformed, message: "no homeserver given") }
-        if trimmed.contains("://") { return trimmed.hasSuffix("/") ? String(trimmed.dropLast()) : trimmed }
+        if trimmed.contains("://") { return try HomeserverAddress.checked(trimmed) }
         struct WellKnown: Decodable {
             struct Homeserver: Decodable { var base_url: String }
             var homeserver: Homeserver
@@ -43,8 +43,11 @@ public enum SignIn {
         let origin = "https://" + trimmed
         if let found = try? await MatrixHTTP(baseURL: origin, client: client)
             .call(.GET, "/.well-known/matrix/client", timeout: .seconds(10), as: WellKnown.self) {
-            return found.homeserver.base_url.hasSuffix("/") ? String(found.homeserver.base_url.dropLast())
-                : found.homeserver.base_url
+            // What the server names must pass the same check: https, or loopback (spec: FAIL_ERROR).
+            do { return try HomeserverAddress.checked(found.homeserver.base_url) } catch {
+                throw MatrixError(kind: .refused, message: "\(trimmed)'s .well-known points to an address Ferry does not "
+                                  + "use: \(error.message)")
+            }
         }
         return origin
     }

@@ -43,8 +43,8 @@ extension ShareService {
             let url = try await FerryMatrix.SignIn.discover(homeserver)
             return try await FerryMatrix.SignIn.flows(MatrixHTTP(baseURL: url))
         } catch {
-            throw .homeserverUnreachable(homeserver, reason: error.kind == .transport ? error.message
-                                             : "it does not answer as a Matrix homeserver")
+            throw .homeserverUnreachable(homeserver, reason: error.kind == .transport || error.kind == .refused
+                                             ? error.message : "it does not answer as a Matrix homeserver")
         }
     }
 

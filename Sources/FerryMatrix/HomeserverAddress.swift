@@ -1,0 +1,34 @@
+import Foundation
+
+/// Which homeserver addresses Ferry talks to: https:// anywhere, plain http:// only on this
+/// computer (loopback), where nothing crosses a network. Checked before any request is sent,
+/// for what a person typed and for what a server's `.well-known` points to.
+public enum HomeserverAddress {
+    /// The address without a trailing slash, or a `.refused` error saying why not.
+    public static func checked(_ text: String) throws(MatrixError) -> String {
+        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
+              let host = components.host, !host.isEmpty,
+              components.query == nil, components.fragment == nil, components.user == nil, components.password == nil
+        else {
+            throw MatrixError(kind: .refused, message: "\(text) is not a homeserver address (such as https://matrix.example.org)")
+        }
+        switch scheme {
+        case "https": break
+        case "http" where isLoopback(host): break
+        case "http":
+            throw MatrixError(kind: .refused, message: "\(text) uses plain http://, which anyone on the network can read "
+                              + "and change; Ferry talks to a homeserver on another computer only over https://")
+        default:
+            throw MatrixError(kind: .refused, message: "\(text) is not an http(s) address")
+        }
+        return text.hasSuffix("/") ? String(text.dropLast()) : text
+    }
+
+    /// localhost, 127.0.0.0/8 and ::1: this computer.
+    static func isLoopback(_ host: String) -> Bool {
+        let host = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        if host == "localhost" || host == "::1" { return true }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
+    }
+}
