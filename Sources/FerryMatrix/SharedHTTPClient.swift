@@ -8,9 +8,14 @@ extension HTTPClient {
     /// request's deadline: with the homeserver down, a share sat in "sending" and `Online` stayed
     /// true for the whole 30 s. Here a refused or unreachable connection fails the request at once
     /// (or after a 10 s connect timeout), and Ferry's own backoff, woken by the network monitor,
-    /// decides when to try again. Otherwise the singleton's browser-like settings are kept.
+    /// decides when to try again.
+    ///
+    /// No redirect is followed: the client-server API has none, and following one (as a browser
+    /// would) could carry a request body to another origin, or go from https:// to http://. A 3xx
+    /// answer is a refusal like any other. Otherwise the singleton's browser-like settings are kept.
     public static let ferry: HTTPClient = {
         var configuration = HTTPClient.Configuration.singletonConfiguration
+        configuration.redirectConfiguration = .disallow
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.timeout.connect = .seconds(10)
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)

@@ -90,3 +90,31 @@ def test_a_hostile_upload_limit_means_no_known_limit_rather_than_a_failed_share(
         done = session.ferry("send", path, "--to", room)
         # Then it is delivered (the server itself would still refuse what it will not take)
         assert done.returncode == EX_OK, (size, done.stderr, session.log_tail())
+
+
+def test_a_redirect_to_another_origin_is_not_followed_and_nothing_is_resent_there(through_proxy, homeserver):
+    import socket
+    session, user, _, proxy = through_proxy
+    room = homeserver.create_room(user.token, name="Redirected")
+    # Given a server that answers the message with a 307 to another origin, where something listens
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(4)
+    listener.settimeout(0.5)
+    elsewhere = f"http://127.0.0.1:{listener.getsockname()[1]}/steal"
+    proxy.answer("PUT", SEND, status=307, headers={"Location": elsewhere}, body={})
+
+    # When a text is shared
+    done = session.ferry("text", "not for strangers", "--to", room)
+
+    # Then the share fails with the server's refusal, and nothing reached the other origin
+    assert done.returncode != EX_OK
+    try:
+        connection, _ = listener.accept()
+        connection.settimeout(2)
+        leaked = connection.recv(65536)
+    except OSError:
+        leaked = b""
+    listener.close()
+    assert leaked == b"", f"Ferry followed the redirect: {leaked[:200]!r}"
+    assert "not for strangers" not in [e["content"].get("body") for e in homeserver.messages(user.token, room)]
