@@ -16,6 +16,9 @@ public enum ShareCodec {
             "created": .int64(share.created),
             "updated": .int64(share.updated),
         ]
+        if !share.intent.suggestedDestinations.isEmpty {
+            dict["suggested-destinations"] = .strings(share.intent.suggestedDestinations)
+        }
         if let subject = share.intent.subject { dict["subject"] = .string(subject) }
         if let message = share.intent.message { dict["message"] = .string(message) }
         if let failure = share.failure {

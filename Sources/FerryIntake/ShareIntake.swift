@@ -34,7 +34,8 @@ public final class ShareIntake: @unchecked Sendable {
         let ahead = state == .queued ? uploadAhead : nil
         let items = try stager.stage(plan, shareID: id, ahead: ahead)
         let intent = ShareIntent(items: items, subject: plan.subject, message: plan.message,
-                                 destinations: plan.destinations, source: plan.source)
+                                 destinations: plan.destinations, source: plan.source,
+                                 suggestedDestinations: plan.suggestedDestinations)
         let share = Share(id: id, intent: intent, state: state, created: now, updated: now)
         do {
             try outbox.insert(share)

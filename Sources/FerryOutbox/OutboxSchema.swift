@@ -87,6 +87,12 @@ enum OutboxSchema {
                 t.primaryKey(["share_id", "position"])
             }
         }
+        // What a ferry: link named as destinations: suggestions for the dialog, never sent to as such.
+        migrator.registerMigration("v4: suggested destinations") { db in
+            try db.alter(table: "share") { t in
+                t.add(column: "suggested_destinations", .text).notNull().defaults(to: "")
+            }
+        }
         return migrator
     }
 }

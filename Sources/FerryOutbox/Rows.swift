@@ -6,6 +6,7 @@ struct ShareRow: Codable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "share"
     enum CodingKeys: String, CodingKey {
         case id, state, action, subject, message, destinations, source
+        case suggestedDestinations = "suggested_destinations"
         case contentType = "content_type", createdAt = "created_at", updatedAt = "updated_at"
         case errorName = "error_name", errorMessage = "error_message"
     }
@@ -18,6 +19,7 @@ struct ShareRow: Codable, FetchableRecord, PersistableRecord {
     var message: String?
     var destinations: String
     var source: String
+    var suggestedDestinations: String
     var createdAt: Int64
     var updatedAt: Int64
     var errorName: String?
@@ -32,6 +34,7 @@ struct ShareRow: Codable, FetchableRecord, PersistableRecord {
         message = share.intent.message
         destinations = share.intent.destinations.joined(separator: "\n")
         source = share.intent.source.rawValue
+        suggestedDestinations = share.intent.suggestedDestinations.joined(separator: "\n")
         createdAt = share.created
         updatedAt = share.updated
         errorName = share.failure?.name
@@ -46,10 +49,10 @@ struct ShareRow: Codable, FetchableRecord, PersistableRecord {
     func insert(into db: Database) throws {
         try db.cachedStatement(sql: """
             INSERT INTO share (id, state, action, content_type, subject, message, destinations, source,
-                               created_at, updated_at, error_name, error_message)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                               created_at, updated_at, error_name, error_message, suggested_destinations)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [id, state, action, contentType, subject, message, destinations, source,
-                                     createdAt, updatedAt, errorName, errorMessage])
+                                     createdAt, updatedAt, errorName, errorMessage, suggestedDestinations])
     }
 
     /// The row of one share (a cached statement: the sender reads shares often).
@@ -60,7 +63,8 @@ struct ShareRow: Codable, FetchableRecord, PersistableRecord {
     func share(items: [ShareItem], deliveries: [Delivery] = []) -> Share {
         let intent = ShareIntent(items: items, subject: subject, message: message,
                                  destinations: destinations.split(separator: "\n").map(String.init),
-                                 source: IntakeSource(rawValue: source) ?? .share)
+                                 source: IntakeSource(rawValue: source) ?? .share,
+                                 suggestedDestinations: suggestedDestinations.split(separator: "\n").map(String.init))
         let failure = errorName.map { Share.Failure(name: $0, message: errorMessage ?? "") }
         // An unknown state can only come from a newer Ferry; showing it as failed keeps it visible.
         return Share(id: id, intent: intent, state: ShareState(rawValue: state) ?? .failed,

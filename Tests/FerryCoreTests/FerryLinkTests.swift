@@ -47,10 +47,19 @@ final class FerryLinkTests: XCTestCase {
         XCTAssertEqual(try plan("ferry:share?text=https%3A%2F%2Fexample.org%2F").items, [.link("https://example.org/")])
     }
 
-    func testRepeatedToNamesDestinationsAfterTheRequestsOwn() throws {
-        let plan = try plan("ferry:share?text=hi&to=%21room%3Aexample.org&to=%23a%3Ab", destinations: ["@u:s"])
+    func testALinksToIsOnlyASuggestionTheCallsOwnDestinationsStay() throws {
+        let plan = try plan("ferry:share?text=hi&to=%21room%3Aexample.org&to=%23a%3Ab&to=%23a%3Ab", destinations: ["@u:s"])
 
-        XCTAssertEqual(plan.destinations, ["@u:s", "!room:example.org", "#a:b"])
+        // Any web page can open a link: what it names is never a destination by itself.
+        XCTAssertEqual(plan.destinations, ["@u:s"])
+        XCTAssertEqual(plan.suggestedDestinations, ["!room:example.org", "#a:b"])
+    }
+
+    func testALinkWithOnlyItsOwnToHasNoDestinationSoItWaitsForAPerson() throws {
+        let plan = try plan("ferry:share?text=hi&to=%21room%3Aexample.org")
+
+        XCTAssertEqual(plan.destinations, [])
+        XCTAssertEqual(Routing.route(destinations: plan.destinations, signedIn: true), .awaitingDestination)
     }
 
     func testAnInvalidToIsRefusedAsInvalidDestination() {

@@ -14,7 +14,7 @@ import uuid
 import pytest
 
 from ferryenv import EX_OK, file_uri, pdf_bytes, wait_for
-from matrixflow import (binary_bytes, bodies, deliveries, member_event, mp4_bytes, msgtypes, new_share_id,
+from matrixflow import (binary_bytes, bodies, complete_share, deliveries, member_event, mp4_bytes, msgtypes, new_share_id,
                         png_of_size, sign_in, wait_for_state, wav_bytes)
 
 
@@ -78,15 +78,26 @@ def test_a_link_with_a_message_is_one_m_text_holding_both(sender, homeserver):
     assert message in body and link in body, body
 
 
-def test_a_ferry_uri_opened_with_gio_open_delivers_its_link_and_text_to_its_room(sender, homeserver):
+def test_a_ferry_uri_naming_a_room_only_suggests_it_and_is_sent_once_a_person_chooses(sender, homeserver):
     session, user = sender
     room = room_of(homeserver, user, "Web share target")
     query = urllib.parse.urlencode({"text": "Worth reading", "url": "https://example.org/post?id=7", "to": room},
                                    quote_via=urllib.parse.quote)
 
-    # When a browser hands Ferry a ferry: URI naming the room (through gio open, D-Bus activated)
+    # When a web page hands Ferry a ferry: URI naming the room (through gio open, D-Bus activated)
+    before = set(session.share_ids())
     done = session.run("gio", "open", f"ferry:share?{query}")
     assert done.returncode == 0, done.stderr
+
+    # Then nothing is sent: the share waits for a person, with the room only suggested
+    [share_id] = wait_for(lambda: list(set(session.share_ids()) - before), timeout=10, what="the link's share")
+    share = session.get_share(share_id)
+    assert share["state"] == "awaiting-destination", share
+    assert share["suggested-destinations"] == [room] and share.get("destinations", []) == [], share
+    assert homeserver.messages(user.token, room) == []
+
+    # When the person chooses that room (the dialog's Send, here through CompleteShare)
+    complete_share(session, share_id, [room]).expect_ok()
 
     # Then the room gets one m.text with the text and the link
     events = homeserver.wait_for_messages(user.token, room, count=1)

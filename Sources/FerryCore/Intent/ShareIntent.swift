@@ -9,8 +9,12 @@ public struct ShareIntent: Equatable, Sendable {
     public let message: String?
     public let destinations: [String]
     public let source: IntakeSource
+    /// Destinations a `ferry:` link named: only preselected in the dialog, never sent to without a
+    /// person choosing them (a web page can open a link; docs/CONTRACT.md).
+    public let suggestedDestinations: [String]
 
-    public init(items: [ShareItem], subject: String?, message: String?, destinations: [String], source: IntakeSource) {
+    public init(items: [ShareItem], subject: String?, message: String?, destinations: [String], source: IntakeSource,
+                suggestedDestinations: [String] = []) {
         precondition(!items.isEmpty, "a share has at least one item")
         self.action = items.count == 1 ? .send : .sendMultiple
         self.items = items
@@ -19,11 +23,13 @@ public struct ShareIntent: Equatable, Sendable {
         self.message = message
         self.destinations = destinations
         self.source = source
+        self.suggestedDestinations = suggestedDestinations
     }
 
     /// The same intent with destinations chosen later (the dialog, or `CompleteShare`).
     public func with(destinations: [String], message: String?) -> ShareIntent {
-        ShareIntent(items: items, subject: subject, message: message, destinations: destinations, source: source)
+        ShareIntent(items: items, subject: subject, message: message, destinations: destinations, source: source,
+                    suggestedDestinations: suggestedDestinations)
     }
 }
 

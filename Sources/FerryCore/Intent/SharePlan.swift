@@ -15,6 +15,8 @@ public struct SharePlan: Equatable, Sendable {
     public var message: String?
     public var destinations: [String]
     public var source: IntakeSource
+    /// A `ferry:` link's `to=`: preselected in the dialog, never sent to without a person.
+    public var suggestedDestinations: [String] = []
 
     public init(request: ShareRequest, limits: Limits) throws(ShareError) {
         self = try Self.make(request: request, limits: limits)
@@ -34,10 +36,20 @@ public struct SharePlan: Equatable, Sendable {
             throw .tooManyItems(count: request.uris.count, limit: limits.maxItems)
         }
         if let link = try Self.singleFerryLink(in: request) {
+            // Any web page or document can open a link: what it names is only a suggestion. The
+            // destinations of the call itself (a program of the person's own) still count.
             var expanded = link.request(source: .uri)
-            expanded.destinations = request.destinations + expanded.destinations
+            expanded.destinations = request.destinations
             if expanded.subject == nil { expanded.subject = request.subject }
-            return try make(request: expanded, limits: limits)
+            guard link.destinations.count <= limits.maxDestinations else {
+                throw .invalidArgument("\(link.destinations.count) destinations are too many; the limit is \(limits.maxDestinations).")
+            }
+            for destination in link.destinations where Destination.kind(of: destination) == nil {
+                throw .invalidDestination(destination)
+            }
+            var plan = try make(request: expanded, limits: limits)
+            plan.suggestedDestinations = unique(link.destinations)
+            return plan
         }
         try Self.checkLength(request.subject, field: "subject", limit: limits.maxSubjectBytes)
         try Self.checkLength(request.message, field: "message", limit: limits.maxTextBytes)
