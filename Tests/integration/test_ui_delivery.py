@@ -289,6 +289,30 @@ def test_a_shared_text_fills_the_message_and_the_edited_text_is_what_is_sent(ui,
     assert [(e["content"]["msgtype"], e["content"]["body"]) for e in events] == [("m.text", text + ", room 4")]
 
 
+def test_a_link_naming_a_room_only_preselects_it_and_nothing_goes_until_share(ui, homeserver, person):
+    # Given two rooms, and a ferry: link (as any web page may open) naming one of them
+    room = homeserver.create_room(person.token, name="Harbour News")
+    other = homeserver.create_room(person.token, name="Quiet Room")
+    text = "Ferries run late today"
+    done = ui.session.run("gio", "open", "ferry:share?text=" + text.replace(" ", "%20") + "&to=" + room.replace("!", "%21"))
+    assert done.returncode == 0, done.stderr
+
+    # Then the dialog opens with that room ticked, the other not, and nothing has been sent
+    window = open_dialog(ui, text)
+    wait_for(lambda: has_state(find(window, "Choose Harbour News", "check box", timeout=15), "checked"), timeout=10,
+             what="the suggested room ticked")
+    assert not has_state(find(window, "Choose Quiet Room", "check box"), "checked")
+    assert room_messages(homeserver, person, room) == []
+
+    # When the person goes on and shares, the text arrives there once
+    next_page(window)
+    share(window)
+    wait_for(no_windows, timeout=60, what="the dialog to close once sent")
+    homeserver.wait_for_messages(person.token, room, count=1)
+    assert [e["content"]["body"] for e in room_messages(homeserver, person, room)] == [text]
+    assert room_messages(homeserver, person, other) == []
+
+
 def test_a_shared_text_left_as_it_is_is_sent_as_it_is(ui, homeserver, person):
     # Given a room, and a text shared with no room
     room = homeserver.create_room(person.token, name="Book Club")

@@ -10,6 +10,8 @@ public struct ShareSnapshot: Equatable {
     public var subject: String?
     public var message: String?
     public var destinations: [String]
+    /// What a ferry: link named: preselected on the first page, never sent to without the person.
+    public var suggestedDestinations: [String] = []
     public var errorName: String?
     public var errorMessage: String?
     public var deliveries: [Delivery]
@@ -41,6 +43,7 @@ public struct ShareSnapshot: Equatable {
         subject = dict["subject"]?.stringValue
         message = dict["message"]?.stringValue
         destinations = dict["destinations"]?.stringsValue ?? []
+        suggestedDestinations = dict["suggested-destinations"]?.stringsValue ?? []
         errorName = dict["error-name"]?.stringValue
         errorMessage = dict["error-message"]?.stringValue
         updated = dict["updated"]?.int64Value ?? 0

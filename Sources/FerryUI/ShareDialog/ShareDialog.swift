@@ -124,6 +124,7 @@ final class ShareDialog {
             page.onChoiceChanged = { [weak self] in self?.choiceChanged() }
             page.onNeedsSignIn = { [weak self] in self?.showSignInPage() }
             page.search.captureKeys(from: window)
+            page.suggested = share?.suggestedDestinations ?? []
             stack.add(page.root, name: "destinations")
             sharePage = page
             page.reload()

@@ -19,6 +19,9 @@ final class SharePage {
 
     /// The ticked destinations, in the order they were ticked; kept while the search changes.
     private(set) var chosen: [DestinationOption] = []
+    /// Destinations a link suggested (room ids, aliases, user ids), ticked when the list first shows
+    /// them: a preselection the person sees and confirms with Send, never a send by itself.
+    var suggested: [String] = []
     /// Called when the choice changes (to enable "Next").
     var onChoiceChanged: () -> Void = {}
     /// Called when listing needs a sign-in first (NotSignedIn).
@@ -72,6 +75,14 @@ final class SharePage {
 
     private func show(_ options: [DestinationOption], query: String) {
         shown = options
+        if !suggested.isEmpty, query.isEmpty {
+            for option in options where !option.isEncrypted && !chosen.contains(where: { $0.id == option.id })
+                && suggested.contains(where: { [option.id, option.alias, option.userID].contains($0) }) {
+                chosen.append(option)
+            }
+            suggested = []
+            onChoiceChanged()
+        }
         recentList.removeAll()
         allList.removeAll()
         let recent = options.filter(\.isRecent)
