@@ -20,6 +20,10 @@ extension ShareService {
         // A text share's words are its text: an edited message replaces them rather than adding to them.
         let isText = current.intent.items.count == 1 && current.intent.items[0].kind == .text
         let words = isText ? current.intent.message : given ?? current.intent.message
+        // The event that will go out, as the server counts it (EventSize), for every destination.
+        try EventSize.check(words: [words].compactMap { $0 } + current.intent.items.compactMap { item in
+            item.kind == .file ? nil : (isText ? given ?? item.text : item.text)
+        })
         var seen: Set<String> = []
         let unique = destinations.filter { seen.insert($0).inserted }
         let state = Routing.route(destinations: unique, signedIn: account.isSignedIn)

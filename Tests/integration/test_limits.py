@@ -150,3 +150,22 @@ def test_a_share_that_would_fill_the_disk_is_refused_before_any_copy_and_texts_s
     # And a text, which needs no copy, is still accepted
     session.share_ok(text="words take no disk space worth counting")
     session.stop()
+
+
+def test_a_text_too_large_as_the_server_counts_it_is_refused_at_intake(bus):
+    # Given words under each field's own limit that make an event over the server's 65,536 bytes:
+    # control characters are six bytes each in the event's JSON, and a message goes out with its link
+    escaped = "\u0001" * 12_000
+    link, message = "https://example.org/" + "a" * 32_000, "m" * 32_000
+    before = bus.share_ids()
+
+    # When they are shared, through D-Bus and the command line
+    first = bus.share(text=escaped, destinations=["!room:example.org"])
+    second = bus.share(text=link, message=message, destinations=["!room:example.org"])
+    done = bus.ferry("text", "-", "--to", "!room:example.org", input=escaped)
+
+    # Then each is refused with TextTooLong and a sentence saying "as sent", exit 65; nothing was accepted
+    assert "as sent" in first.expect_error("TextTooLong")
+    assert "as sent" in second.expect_error("TextTooLong")
+    assert done.returncode == EX_DATAERR, (done.returncode, done.stderr)
+    assert bus.share_ids() == before

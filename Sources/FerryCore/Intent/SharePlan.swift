@@ -86,6 +86,14 @@ public struct SharePlan: Equatable, Sendable {
         } else {
             throw .emptyShare
         }
+        // The words go out as one event (Composition): counted as the server will count them.
+        let words = [message].compactMap { $0 } + items.compactMap { item -> String? in
+            switch item {
+            case .text(let text), .link(let text): return text
+            case .file: return nil
+            }
+        }
+        try EventSize.check(words: words)
         return SharePlan(items: items, subject: subject, message: message, destinations: destinations,
                          source: request.source)
     }
