@@ -1,34 +1,87 @@
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import Synchronization
 
 /// The one-time loopback address a homeserver's SSO page sends the browser back to, carrying the
 /// `loginToken` (spec: client-server API, "SSO client login"). Listens on 127.0.0.1 on a port the
 /// kernel picks, answers exactly one redirect with a page saying the person may close the tab, and
-/// is gone afterwards; any other request is refused.
+/// is gone afterwards (after success, failure or a timeout).
+///
+/// Any program on this computer can connect to a loopback port, and one that slipped in its own
+/// `loginToken` would sign Ferry in to an account of its choosing. So the redirect URL carries a
+/// random path and a random single-use `state` that only the homeserver's page (and so the
+/// browser) learns; a request without both, or with a `Host` other than this listener, is refused
+/// and its token never used.
 public final class SSORedirect: @unchecked Sendable {
+    // @unchecked: every stored property is a constant; the promise is completed on its event loop.
     private let channel: Channel
     private let token: EventLoopPromise<String>
     public let url: String
 
-    private init(channel: Channel, token: EventLoopPromise<String>) {
+    private init(channel: Channel, token: EventLoopPromise<String>, expected: Expected) {
         self.channel = channel
         self.token = token
-        url = "http://127.0.0.1:\(channel.localAddress?.port ?? 0)/ferry-sso"
+        url = "http://\(expected.host)\(expected.path)?state=\(expected.state)"
+    }
+
+    /// What the one redirect must look like.
+    struct Expected: Sendable {
+        var host: String
+        var path: String
+        var state: String
+
+        /// The `loginToken` of a request for exactly this redirect; nil for anything else.
+        func loginToken(uri: String, host requestHost: String?) -> String? {
+            guard requestHost == host, let question = uri.firstIndex(of: "?"), uri[..<question] == path else { return nil }
+            var state: String?, token: String?
+            for pair in uri[uri.index(after: question)...].split(separator: "&") {
+                let parts = pair.split(separator: "=", maxSplits: 1)
+                guard parts.count == 2 else { continue }
+                switch parts[0] {
+                case "state": if state == nil { state = String(parts[1]) } else { return nil }
+                case "loginToken": if token == nil { token = String(parts[1]).removingPercentEncoding } else { return nil }
+                default: continue
+                }
+            }
+            guard state == self.state, let token, !token.isEmpty else { return nil }
+            return token
+        }
     }
 
     public static func listen() async throws -> SSORedirect {
         let group = MultiThreadedEventLoopGroup.singleton
         let token = group.next().makePromise(of: String.self)
+        let expected = ExpectedBox()
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { child in
                 child.pipeline.configureHTTPServerPipeline().flatMap {
-                    child.pipeline.addHandler(CallbackHandler(token: token))
+                    child.pipeline.addHandler(CallbackHandler(token: token, expected: expected))
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()
-        return SSORedirect(channel: channel, token: token)
+        let made = Expected(host: "127.0.0.1:\(channel.localAddress?.port ?? 0)", path: "/ferry-sso/" + randomHex(),
+                            state: randomHex())
+        expected.set(made)
+        return SSORedirect(channel: channel, token: token, expected: made)
+    }
+
+    /// 128 random bits as hex, from the system's generator.
+    static func randomHex() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<2).map { _ in
+            let value = generator.next() as UInt64
+            let digits = String(value, radix: 16)
+            return String(repeating: "0", count: 16 - digits.count) + digits
+        }.joined()
+    }
+
+    /// The expectation, set once the port is known (before the URL is handed to anyone).
+    final class ExpectedBox: Sendable {
+        private let value = Mutex<Expected?>(nil)
+        func set(_ expected: Expected) { value.withLock { $0 = expected } }
+        var current: Expected? { value.withLock { $0 } }
     }
 
     /// Waits for the browser to come back, at most `seconds`; nil when it did not.
@@ -49,15 +102,20 @@ public final class SSORedirect: @unchecked Sendable {
     }
 
     private final class CallbackHandler: ChannelInboundHandler, @unchecked Sendable {
+        // @unchecked: NIO calls a handler on its channel's event loop only; its lets are constants.
         typealias InboundIn = HTTPServerRequestPart
         typealias OutboundOut = HTTPServerResponsePart
         let token: EventLoopPromise<String>
+        let expected: ExpectedBox
 
-        init(token: EventLoopPromise<String>) { self.token = token }
+        init(token: EventLoopPromise<String>, expected: ExpectedBox) {
+            self.token = token
+            self.expected = expected
+        }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             guard case .head(let head) = unwrapInboundIn(data) else { return }
-            let found = Self.loginToken(in: head.uri)
+            let found = expected.current?.loginToken(uri: head.uri, host: head.headers.first(name: "Host"))
             let page = found == nil
                 ? "<!doctype html><title>Ferry</title><p>This address only takes a sign-in from the homeserver."
                 : "<!doctype html><title>Ferry</title><h1>Signed in to Ferry</h1><p>You can close this tab now."
@@ -72,15 +130,6 @@ public final class SSORedirect: @unchecked Sendable {
             if let found { token.succeed(found) }
         }
 
-        /// `loginToken` from `/ferry-sso?loginToken=…`, percent-decoded.
-        static func loginToken(in uri: String) -> String? {
-            guard uri.hasPrefix("/ferry-sso?"), let query = uri.split(separator: "?", maxSplits: 1).last else { return nil }
-            for pair in query.split(separator: "&") {
-                let parts = pair.split(separator: "=", maxSplits: 1)
-                if parts.count == 2, parts[0] == "loginToken" { return String(parts[1]).removingPercentEncoding }
-            }
-            return nil
-        }
     }
 }
 

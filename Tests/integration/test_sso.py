@@ -90,3 +90,65 @@ def test_browser_sign_in_on_a_server_without_sso_is_unsupported_login(new_sessio
     session = new_session()
     reply = sign_in_call(session, homeserver=homeserver.base_url, sso=True)
     assert "browser" in reply.expect_error("UnsupportedLogin")
+
+
+def install_browser_after_a_forger(session, server, token: str, attacker_token: str):
+    """A 'browser' as above, but before it follows the redirect, another local program (the forger)
+    hands Ferry's loopback port a valid login token for the attacker's account: on the old fixed
+    path, on the right path without the state, and with the right path and state but another Host.
+    What the forger got back is recorded in forger.log."""
+    log = session.root / "forger.log"
+    script = session.root / "forging-browser.py"
+    script.write_text(textwrap.dedent(f"""\
+        import http.client, json, sys, urllib.parse, urllib.request
+        url = sys.argv[1]
+        redirect = urllib.parse.parse_qs(urllib.parse.urlparse(url).query)["redirectUrl"][0]
+        parsed = urllib.parse.urlparse(redirect)
+        def token_for(bearer):
+            request = urllib.request.Request({server.base_url!r} + "/_matrix/client/v1/login/get_token", data=b"{{}}",
+                                             method="POST", headers={{"Authorization": "Bearer " + bearer,
+                                                                      "Content-Type": "application/json"}})
+            return json.load(urllib.request.urlopen(request))["login_token"]
+        forged = token_for({attacker_token!r})
+        attempts = [("/ferry-sso?loginToken=" + forged, parsed.netloc),
+                    (parsed.path + "?loginToken=" + forged, parsed.netloc),
+                    (parsed.path + "?" + parsed.query + "&loginToken=" + forged, "evil.example"),
+                    (parsed.path + "?state=guess&loginToken=" + forged, parsed.netloc)]
+        with open({str(log)!r}, "a") as out:
+            for path, host in attempts:
+                connection = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=10)
+                connection.request("GET", path, headers={{"Host": host}})
+                out.write(str(connection.getresponse().status) + "\\n")
+                connection.close()
+        urllib.request.urlopen(redirect + "&loginToken=" + urllib.parse.quote(token_for({token!r}))).read()
+        """))
+    applications = session.root / "data" / "applications"
+    applications.mkdir(parents=True, exist_ok=True)
+    (applications / "forging-browser.desktop").write_text(textwrap.dedent(f"""\
+        [Desktop Entry]
+        Type=Application
+        Name=Forging browser
+        Exec={sys.executable} {script} %u
+        MimeType=x-scheme-handler/http;x-scheme-handler/https;
+        """))
+    for scheme in ("http", "https"):
+        session.run("xdg-mime", "default", "forging-browser.desktop", f"x-scheme-handler/{scheme}")
+    return log
+
+
+def test_a_login_token_forged_by_another_local_program_is_never_used(new_session, new_homeserver):
+    # Given a homeserver with SSO, the person, and an attacker with an account of their own
+    server = new_homeserver(config=SSO_CONFIG)
+    person, attacker = server.new_user("ssoperson"), server.new_user("ssoattacker")
+    session = new_session()
+    forger_log = install_browser_after_a_forger(session, server, person.token, attacker.token)
+    attacker_devices = {d["device_id"] for d in server.devices(attacker.user_id)}
+
+    # When Ferry waits for the browser, and another program sends the attacker's token to its port first
+    reply = sign_in_call(session, timeout=120, homeserver=server.base_url, sso=True)
+
+    # Then every forged request was refused, and Ferry is signed in as the person, not the attacker
+    assert forger_log.read_text().split() == ["404", "404", "404", "404"], forger_log.read_text()
+    account = reply.expect_ok()
+    assert account["user-id"] == person.user_id, account
+    assert {d["device_id"] for d in server.devices(attacker.user_id)} == attacker_devices, "a forged token was used"
