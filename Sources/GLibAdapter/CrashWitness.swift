@@ -8,7 +8,8 @@ import Glibc
 /// tells a crash (a trap, a bad access, an abort) from a kill or a power cut: only a crash signal
 /// runs its handler, which appends the current subject (a share id) and a newline to a file the
 /// next start reads (`CrashTally`). Everything the handler touches is prepared beforehand, and it
-/// only calls write(2), sigaction(2) and raise(3), which are async-signal-safe.
+/// only calls write(2), sigaction(2), raise(3) and the handler it displaced, which are async-signal-safe
+/// (or, for the Swift runtime's backtracer, meant to run in a crash).
 public enum CrashWitness {
     /// The signals a crash arrives as: Swift's traps are SIGILL (x86-64) or SIGTRAP (arm64).
     static let signals: [Int32] = [SIGILL, SIGTRAP, SIGSEGV, SIGBUS, SIGFPE, SIGABRT]
@@ -34,17 +35,36 @@ public enum CrashWitness {
         _ = (note, previous)
         for signal in signals {
             var action = sigaction()
-            action.__sigaction_handler.sa_handler = { signal in
+            action.__sigaction_handler.sa_sigaction = { signal, info, context in
                 if CrashWitness.length > 0 { _ = write(CrashWitness.fd, CrashWitness.note, CrashWitness.length) }
-                // Back to the handler before ours, then the same signal again: it is blocked until
-                // this handler returns, and then ends the process the way it would have without us.
-                sigaction(signal, CrashWitness.previous + Int(signal), nil)
+                CrashWitness.runPrevious(signal, info, context)
+                // The handler before ours may return (the Swift runtime's backtracer does, expecting
+                // a fault to fault again, which a signal sent by kill(2) never does): the process
+                // must end all the same. The signal is blocked until this handler returns, and is
+                // then delivered to the default action, as it would have been without us.
+                var fallback = sigaction()
+                fallback.__sigaction_handler.sa_handler = SIG_DFL
+                sigaction(signal, &fallback, nil)
                 raise(signal)
             }
             sigemptyset(&action.sa_mask)
-            action.sa_flags = 0
+            action.sa_flags = SA_SIGINFO
             sigaction(signal, &action, previous + Int(signal))
         }
+    }
+
+    /// Calls the handler that was installed before ours, if it was a function (not the default
+    /// action, nor ignore).
+    private static func runPrevious(_ signal: Int32, _ info: UnsafeMutablePointer<siginfo_t>?,
+                                    _ context: UnsafeMutableRawPointer?) {
+        let before = previous[Int(signal)]
+        if before.sa_flags & SA_SIGINFO != 0 {
+            before.__sigaction_handler.sa_sigaction?(signal, info, context)
+            return
+        }
+        guard let handler = before.__sigaction_handler.sa_handler else { return }  // SIG_DFL is nil
+        if unsafeBitCast(handler, to: Int.self) == 1 { return }  // SIG_IGN
+        handler(signal)
     }
 
     /// What the process is working on now (nil: nothing worth blaming). A subject longer than

@@ -4,8 +4,15 @@ import CGLib
 public enum MainContext {
     /// Runs `work` on the main (default) context's thread, soon; callable from any thread.
     public static func invoke(_ work: @escaping () -> Void) {
+        if g_main_context_is_owner(nil) != 0 {
+            work()
+            return
+        }
+        // Queued, never run here: g_main_context_invoke would acquire a context nobody owns yet and
+        // run `work` on this thread, and g_application_run, starting at that moment, then finds the
+        // context taken and exits (seen when the sender finished a share during start-up).
         let box = Unmanaged.passRetained(Box(work)).toOpaque()
-        g_main_context_invoke_full(nil, G_PRIORITY_DEFAULT, { userData in
+        g_idle_add_full(G_PRIORITY_DEFAULT, { userData in
             Unmanaged<Box<() -> Void>>.fromOpaque(userData!).takeUnretainedValue().value()
             return 0 // G_SOURCE_REMOVE
         }, box, { userData in

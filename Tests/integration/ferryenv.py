@@ -513,7 +513,11 @@ class FerrySession:
         if pid is None:
             return
         os.kill(pid, sig)
-        wait_for(lambda: not self.service_running(), timeout=10, what="the service's name to leave the bus")
+        # A crash signal runs the Swift runtime's backtracer in a debug build (the packaged, static
+        # build has none and dies at once): it symbolicates every thread first, seven seconds on an
+        # idle machine, more on a busy one.
+        timeout = 10 if sig in (signal.SIGKILL, signal.SIGTERM) else 90
+        wait_for(lambda: not self.service_running(), timeout=timeout, what="the service's name to leave the bus")
         wait_for(lambda: not Path(f"/proc/{pid}").exists() or _is_zombie(pid), timeout=10,
                  what=f"service process {pid} to exit")
 
