@@ -29,15 +29,16 @@ let package = Package(
         // Pure Swift: share intents, validation, routing, errors. No GLib, no I/O.
         .target(name: "FerryCore"),
         // Copies accepted files into Ferry's private spool before a share is acknowledged.
-        .target(name: "FerryStaging", dependencies: ["FerryCore", "GLibAdapter"]),
+        .target(name: "FerryStaging", dependencies: ["FerryCore", "GLibAdapter", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
         // The durable outbox: SQLite through GRDB.
         .target(name: "FerryOutbox", dependencies: [
-            "FerryCore", .product(name: "GRDB", package: "GRDB.swift"),
+            "FerryCore", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
         // The Matrix client-server API over HTTP: sign-in, rooms, media, events. No D-Bus, no SQLite.
         .target(name: "FerryMatrix", dependencies: [
             "FerryCore",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         // The sign-in step: the account, its token in the Secret Service (or a private file).
@@ -45,12 +46,12 @@ let package = Package(
             "FerryCore", "FerryMatrix", "FerryOutbox", "GLibAdapter",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
         // The in-process sender: queued shares become Matrix events, exactly once.
         .target(name: "FerrySender", dependencies: [
             "FerryCore", "FerryMatrix", "FerryOutbox", "FerryStaging", "FerryAccount",
-            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Logging", package: "swift-log"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
         // Turns D-Bus calls (Share1, org.freedesktop.Application.Open) into share requests.
         .target(name: "FerryIntake", dependencies: [
@@ -86,13 +87,13 @@ let package = Package(
         .executableTarget(name: "bare-gapplication", dependencies: ["CGLib"], path: "Tests/bench/BareGApplication"),
         .testTarget(name: "FerryCoreTests", dependencies: ["FerryCore"]),
         .testTarget(name: "FerryOutboxTests", dependencies: ["FerryOutbox", "FerryCore"]),
-        .testTarget(name: "FerryStagingTests", dependencies: ["FerryStaging", "FerryCore"]),
+        .testTarget(name: "FerryStagingTests", dependencies: ["FerryStaging", "FerryCore", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
         .testTarget(name: "FerryMatrixTests", dependencies: [
             "FerryMatrix", .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
         ]),
         .testTarget(name: "FerrySenderTests", dependencies: [
             "FerrySender", "FerryMatrix", "FerryCore", "FerryStaging", "FerryOutbox",
-            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Logging", package: "swift-log"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
         .testTarget(name: "FerryUITests", dependencies: ["FerryUI"]),
     ],

@@ -1,7 +1,7 @@
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// The one-time loopback address a homeserver's SSO page sends the browser back to, carrying the
 /// `loginToken` (spec: client-server API, "SSO client login"). Listens on 127.0.0.1 on a port the
@@ -79,9 +79,9 @@ public final class SSORedirect: @unchecked Sendable {
 
     /// The expectation, set once the port is known (before the URL is handed to anyone).
     final class ExpectedBox: Sendable {
-        private let value = Mutex<Expected?>(nil)
-        func set(_ expected: Expected) { value.withLock { $0 = expected } }
-        var current: Expected? { value.withLock { $0 } }
+        private let value = NIOLockedValueBox<Expected?>(nil)
+        func set(_ expected: Expected) { value.withLockedValue { $0 = expected } }
+        var current: Expected? { value.withLockedValue { $0 } }
     }
 
     /// Waits for the browser to come back, at most `seconds`; nil when it did not.

@@ -3,7 +3,7 @@ import FerryCore
 import Foundation
 import NIOCore
 import NIOHTTP1
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// The client-server API's transport: JSON in and out, Matrix errors decoded, one shared
 /// connection pool (keep-alive), the access token in a header and never in a URL or log.
@@ -106,7 +106,7 @@ public struct MatrixHTTP: Sendable {
                   answerTimeout: TimeAmount = .seconds(120)) async throws(MatrixError) -> Data {
         let eventLoop = client.eventLoopGroup.any()
         let inFlight = WritesInFlight(limit: Self.chunksInFlight)
-        let bodySent = Mutex<NIODeadline?>(nil)
+        let bodySent = NIOLockedValueBox<NIODeadline?>(nil)
         let body = HTTPClient.Body.stream(contentLength: Int64(clamping: size)) { writer in
             let promise = eventLoop.makePromise(of: Void.self)
             promise.completeWithTask {
@@ -117,7 +117,7 @@ public struct MatrixHTTP: Sendable {
                     inFlight.track(writer.write(.byteBuffer(chunk)))
                 }
                 try await inFlight.drain()
-                bodySent.withLock { $0 = .now() }
+                bodySent.withLockedValue { $0 = .now() }
             }
             return promise.futureResult
         }
@@ -130,14 +130,14 @@ public struct MatrixHTTP: Sendable {
         } catch {
             throw MatrixError(kind: .transport, message: Self.describe(error))
         }
-        let stalled = Mutex(false)
+        let stalled = NIOLockedValueBox(false)
         let watchdog = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(nanoseconds: 1_000_000_000)
-                let sent = bodySent.withLock { $0 }
+                let sent = bodySent.withLockedValue { $0 }
                 let late = sent.map { .now() - $0 > answerTimeout } ?? (inFlight.sinceProgress > stall)
                 if late {
-                    stalled.withLock { $0 = true }
+                    stalled.withLockedValue { $0 = true }
                     task.cancel()
                     return
                 }
@@ -148,8 +148,8 @@ public struct MatrixHTTP: Sendable {
         do {
             response = try await task.futureResult.get()
         } catch {
-            if stalled.withLock({ $0 }) {
-                throw MatrixError(kind: .transport, message: bodySent.withLock({ $0 }) == nil
+            if stalled.withLockedValue({ $0 }) {
+                throw MatrixError(kind: .transport, message: bodySent.withLockedValue({ $0 }) == nil
                                   ? "the upload made no progress for \(stall.nanoseconds / 1_000_000_000) seconds"
                                   : "the homeserver did not answer in time")
             }

@@ -1,5 +1,5 @@
 import NIOCore
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Counts a request body's writes that the connection has not finished yet, so the reader of the
 /// next chunk waits only when too many are outstanding — and never for the event loop otherwise.
@@ -20,7 +20,7 @@ final class WritesInFlight: Sendable {
     }
 
     private let limit: Int
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     init(limit: Int) { self.limit = limit }
 
@@ -28,13 +28,13 @@ final class WritesInFlight: Sendable {
     /// calls this, so nothing can take the place in between). Throws the first write's failure.
     func reserve() async throws {
         try await wait { $0.outstanding < limit }
-        state.withLock { $0.outstanding += 1 }
+        state.withLockedValue { $0.outstanding += 1 }
     }
 
     /// Hands `write` (a write just issued) to be counted until the connection finishes it.
     func track(_ write: EventLoopFuture<Void>) {
         write.whenComplete { result in
-            let waiter = self.state.withLock { state -> CheckedContinuation<Void, any Error>? in
+            let waiter = self.state.withLockedValue { state -> CheckedContinuation<Void, any Error>? in
                 state.outstanding -= 1
                 state.lastProgress = .now()
                 if case .failure(let error) = result, state.failure == nil { state.failure = error }
@@ -46,7 +46,7 @@ final class WritesInFlight: Sendable {
     }
 
     /// How long since the connection last finished a write (or since the upload began).
-    var sinceProgress: TimeAmount { .now() - state.withLock { $0.lastProgress } }
+    var sinceProgress: TimeAmount { .now() - state.withLockedValue { $0.lastProgress } }
 
     /// Waits until every write is finished; throws the first failure.
     func drain() async throws {
@@ -57,13 +57,13 @@ final class WritesInFlight: Sendable {
     /// completion and looks again.
     private func wait(until ready: (State) -> Bool) async throws {
         while true {
-            let now: Result<Bool, any Error> = state.withLock { state in
+            let now: Result<Bool, any Error> = state.withLockedValue { state in
                 if let failure = state.failure { return .failure(failure) }
                 return .success(ready(state))
             }
             if try now.get() { return }
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let parked = state.withLock { state in
+                let parked = state.withLockedValue { state in
                     guard state.failure == nil, !ready(state) else { return false }
                     state.waiter = continuation
                     return true

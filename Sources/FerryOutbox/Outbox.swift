@@ -1,6 +1,6 @@
 import FerryCore
 import GRDB
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// The durable list of shares: SQLite in WAL mode, synchronous=FULL, so a share that was
 /// acknowledged survives a crash of the service and of the machine.
@@ -8,7 +8,7 @@ import Synchronization
 /// Every state change is committed here before the side effect it allows.
 public final class Outbox: @unchecked Sendable {
     let database: DatabaseQueue
-    private let waiting = Mutex<[QueuedInsert]>([])
+    private let waiting = NIOLockedValueBox<[QueuedInsert]>([])
 
     /// Opens (or creates, 0600) the outbox at `path`; its directory must exist.
     public init(path: String) throws {
@@ -49,10 +49,10 @@ public final class Outbox: @unchecked Sendable {
     /// clients sharing at once wait for one sync each rather than queueing behind each other's.
     public func insert(_ share: Share) throws {
         let entry = QueuedInsert(share)
-        waiting.withLock { $0.append(entry) }
+        waiting.withLockedValue { $0.append(entry) }
         try database.writeWithoutTransaction { db in
             guard entry.result == nil else { return } // committed by the caller before
-            let batch = waiting.withLock { queue in
+            let batch = waiting.withLockedValue { queue in
                 defer { queue.removeAll() }
                 return queue
             }

@@ -1,6 +1,6 @@
 import FerryCore
 import FerryStaging
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Uploads started while their files were still being copied into the spool, until the sender
 /// reaches their step and takes the content URI (or uploads again, when one failed).
@@ -20,21 +20,21 @@ final class EarlyUploads: Sendable {
         let progress: ProgressRelay
     }
 
-    private let uploads = Mutex<[Key: Upload]>([:])
+    private let uploads = NIOLockedValueBox<[Key: Upload]>([:])
 
     func add(_ upload: Upload, for key: Key) {
-        uploads.withLock { $0[key] = upload }
+        uploads.withLockedValue { $0[key] = upload }
     }
 
     /// The upload of a share's file, handed over once.
     func take(shareID: String, position: Int) -> Upload? {
-        uploads.withLock { $0.removeValue(forKey: Key(shareID: shareID, position: position)) }
+        uploads.withLockedValue { $0.removeValue(forKey: Key(shareID: shareID, position: position)) }
     }
 
     /// Stops and forgets a share's uploads (all of them with nil): the copy each reads is given up,
     /// which ends its request within a chunk.
     func abandon(shareID: String?) {
-        let gone = uploads.withLock { uploads in
+        let gone = uploads.withLockedValue { uploads in
             let keys = uploads.keys.filter { shareID == nil || $0.shareID == shareID }
             return keys.compactMap { uploads.removeValue(forKey: $0) }
         }
@@ -48,10 +48,10 @@ final class EarlyUploads: Sendable {
 /// Passes an upload's progress on to whoever listens, once someone does: an early upload starts
 /// before its share is in the outbox, where progress is recorded.
 final class ProgressRelay: Sendable {
-    private let state = Mutex<(sent: UInt64, listener: (@Sendable (UInt64) -> Void)?)>((0, nil))
+    private let state = NIOLockedValueBox<(sent: UInt64, listener: (@Sendable (UInt64) -> Void)?)>((0, nil))
 
     func update(_ sent: UInt64) {
-        let listener = state.withLock { state in
+        let listener = state.withLockedValue { state in
             state.sent = sent
             return state.listener
         }
@@ -59,7 +59,7 @@ final class ProgressRelay: Sendable {
     }
 
     func listen(_ listener: @escaping @Sendable (UInt64) -> Void) {
-        let sent = state.withLock { state in
+        let sent = state.withLockedValue { state in
             state.listener = listener
             return state.sent
         }

@@ -1,4 +1,4 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// A staged copy that is still being written, as seen by someone reading it at the same time:
 /// how many of its bytes are there, and whether the copy ended and at what size.
@@ -20,14 +20,14 @@ public final class GrowingFile: Sendable {
         var waiter: (offset: UInt64, continuation: CheckedContinuation<UInt64, any Error>)?
     }
 
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
     public let expectedSize: UInt64
 
     public init(expectedSize: UInt64) { self.expectedSize = expectedSize }
 
     /// The writer: `written` bytes from the start are in the file now.
     public func advance(to written: UInt64) {
-        let ready = state.withLock { state -> (CheckedContinuation<UInt64, any Error>, UInt64)? in
+        let ready = state.withLockedValue { state -> (CheckedContinuation<UInt64, any Error>, UInt64)? in
             state.written = max(state.written, written)
             guard let waiter = state.waiter, waiter.offset < expectedSize, state.written > waiter.offset else { return nil }
             state.waiter = nil
@@ -39,7 +39,7 @@ public final class GrowingFile: Sendable {
     /// The writer: the copy is complete at `size` bytes (and flushed to disk or not — readers only
     /// need the bytes to be in the file).
     public func finish(size: UInt64) {
-        let waiter = state.withLock { state in
+        let waiter = state.withLockedValue { state in
             state.written = size
             state.end = size
             defer { state.waiter = nil }
@@ -53,7 +53,7 @@ public final class GrowingFile: Sendable {
 
     /// The writer gave up (the copy failed, the share was refused or cancelled).
     public func fail() {
-        let waiter = state.withLock { state in
+        let waiter = state.withLockedValue { state in
             state.failed = true
             defer { state.waiter = nil }
             return state.waiter?.continuation
@@ -66,7 +66,7 @@ public final class GrowingFile: Sendable {
     /// Throws when the copy failed, or ended at another size than expected.
     public func available(after offset: UInt64) async throws -> UInt64 {
         try await withCheckedThrowingContinuation { continuation in
-            let answer: Result<UInt64, any Error>? = state.withLock { state in
+            let answer: Result<UInt64, any Error>? = state.withLockedValue { state in
                 if state.failed { return .failure(Failure.abandoned) }
                 if let end = state.end {
                     return end == expectedSize ? .success(end) : .failure(Failure.sizeChanged(expected: expectedSize, actual: end))

@@ -1,5 +1,5 @@
 import FerryStaging
-import Synchronization
+import NIOConcurrencyHelpers
 @testable import FerrySender
 import XCTest
 
@@ -47,13 +47,13 @@ final class EarlyUploadsTests: XCTestCase {
 
     func testProgressReachesAListenerThatCameLateStartingWithWhatWasAlreadySent() {
         let relay = ProgressRelay()
-        let heard = Mutex<[UInt64]>([])
+        let heard = NIOLockedValueBox<[UInt64]>([])
         relay.update(100)
 
-        relay.listen { bytes in heard.withLock { $0.append(bytes) } }
+        relay.listen { bytes in heard.withLockedValue { $0.append(bytes) } }
         relay.update(250)
 
-        XCTAssertEqual(heard.withLock { $0 }, [100, 250])
+        XCTAssertEqual(heard.withLockedValue { $0 }, [100, 250])
     }
 
     private func upload(returning outcome: String?) -> EarlyUploads.Upload {

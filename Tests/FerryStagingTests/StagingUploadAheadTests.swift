@@ -1,7 +1,7 @@
 import FerryCore
 import FerryStaging
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 import XCTest
 
 /// The stager tells whoever uploads ahead about each local file before copying it, keeps it
@@ -81,20 +81,20 @@ final class RecordingUploadAhead: UploadAhead {
         let file: GrowingFile
     }
 
-    private let state = Mutex<(begun: [Begun], abandoned: [String])>(([], []))
+    private let state = NIOLockedValueBox<(begun: [Begun], abandoned: [String])>(([], []))
     private let onBegin: @Sendable () -> Void
 
     init(onBegin: @escaping @Sendable () -> Void = {}) { self.onBegin = onBegin }
 
-    var begun: [Begun] { state.withLock { $0.begun } }
-    var abandoned: [String] { state.withLock { $0.abandoned } }
+    var begun: [Begun] { state.withLockedValue { $0.begun } }
+    var abandoned: [String] { state.withLockedValue { $0.abandoned } }
 
     func begin(shareID: String, position: Int, path: String, item: ShareItem, destinations: [String]) -> GrowingFile? {
         let file = GrowingFile(expectedSize: item.size)
-        state.withLock { $0.begun.append(Begun(shareID: shareID, path: path, item: item, destinations: destinations, file: file)) }
+        state.withLockedValue { $0.begun.append(Begun(shareID: shareID, path: path, item: item, destinations: destinations, file: file)) }
         onBegin()
         return file
     }
 
-    func abandon(shareID: String) { state.withLock { $0.abandoned.append(shareID) } }
+    func abandon(shareID: String) { state.withLockedValue { $0.abandoned.append(shareID) } }
 }
