@@ -50,7 +50,9 @@ public struct TokenVault: Sendable {
 
     private func writeFile(_ token: String) -> Bool {
         let temporary = filePath + ".new"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        // A new file, never through a link left in its name (O_TRUNC would empty the link's target).
+        unlink(temporary)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return false }
         fchmod(fd, 0o600)
         let bytes = Array(token.utf8)
@@ -65,7 +67,7 @@ public struct TokenVault: Sendable {
     }
 
     private func readFile() -> String? {
-        let fd = open(filePath, O_RDONLY | O_CLOEXEC)
+        let fd = open(filePath, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var bytes = [UInt8](repeating: 0, count: 8192)

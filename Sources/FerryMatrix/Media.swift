@@ -131,12 +131,13 @@ public struct FileChunks: AsyncSequence, Sendable {
             if descriptor < 0 {
                 // A large file is read past the page cache, as it was staged (DirectCopy).
                 if chunks.size >= DirectIO.minimumSize, DirectIO.flag != 0 {
-                    descriptor = open(path, O_RDONLY | O_CLOEXEC | DirectIO.flag)
+                    descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | DirectIO.flag)
                     if descriptor >= 0 {
                         scratch = UnsafeMutableRawPointer.allocate(byteCount: FileChunks.chunkSize, alignment: DirectIO.alignment)
                     }
                 }
-                if descriptor < 0 { descriptor = open(path, O_RDONLY | O_CLOEXEC) }
+                // Never through a link: a file planted in the spool in place of a copy is not read.
+                if descriptor < 0 { descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
                 guard descriptor >= 0 else { throw MatrixError(kind: .malformed, message: "cannot read \(path)") }
             }
             if ring.count < Self.ringSize { ring.append(allocator.buffer(capacity: FileChunks.chunkSize)) }

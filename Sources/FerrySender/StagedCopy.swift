@@ -6,6 +6,11 @@ enum StagedCopy {
     /// when it can.
     static func problem(path: String, size: UInt64) -> String? {
         var info = stat()
+        // The share's folder in the spool too: a link in its place would lead the upload out of it.
+        let folder = String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
+        if !folder.isEmpty, lstat(folder, &info) == 0, info.st_mode & S_IFMT != S_IFDIR {
+            return "it is no longer in a folder of Ferry's spool"
+        }
         guard lstat(path, &info) == 0 else {
             return errno == ENOENT ? "it was removed from Ferry's spool" : "it cannot be read (\(String(cString: strerror(errno))))"
         }

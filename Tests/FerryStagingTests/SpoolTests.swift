@@ -49,6 +49,53 @@ final class SpoolTests: XCTestCase {
         XCTAssertEqual(contents(of: file), Array("a".utf8), "the original is untouched")
     }
 
+    func testRemovingAShareWhoseFolderIsALinkRemovesTheLinkAndKeepsWhatItPointsAt() throws {
+        let outside = workspace.path + "/precious"
+        try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
+        let kept = try workspace.write("precious/thesis.odt", text: "four years")
+        XCTAssertEqual(symlink(outside, workspace.spool.directory(for: "01klinked")), 0)
+
+        workspace.spool.remove(shareID: "01klinked")
+
+        XCTAssertFalse(exists(workspace.spool.directory(for: "01klinked")), "the link itself goes")
+        XCTAssertEqual(contents(of: kept), Array("four years".utf8))
+    }
+
+    func testRemovingAShareRemovesALinkInsideItAndKeepsItsTarget() throws {
+        let file = try workspace.write("a.txt", text: "a")
+        _ = try workspace.stage([fileURI(file)], shareID: "01kholdslink")
+        let target = try workspace.write("target.txt", text: "not Ferry's")
+        XCTAssertEqual(symlink(target, workspace.spool.directory(for: "01kholdslink") + "/1"), 0)
+
+        workspace.spool.remove(shareID: "01kholdslink")
+
+        XCTAssertFalse(exists(workspace.spool.directory(for: "01kholdslink")))
+        XCTAssertEqual(contents(of: target), Array("not Ferry's".utf8))
+    }
+
+    func testAShareIDThatIsNotOneNameRemovesNothing() throws {
+        let file = try workspace.write("a.txt", text: "a")
+        _ = try workspace.stage([fileURI(file)], shareID: "01kkept")
+
+        for id in ["..", ".", "", "01kkept/..", "../spool"] { workspace.spool.remove(shareID: id) }
+
+        XCTAssertEqual(workspace.spool.shareIDs(), ["01kkept"])
+        XCTAssertEqual(contents(of: file), Array("a".utf8))
+    }
+
+    func testASpoolThatIsALinkIsRefusedAndWhatItPointsAtKeepsItsMode() throws {
+        let outside = workspace.path + "/shared"
+        try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o755])
+        let root = workspace.path + "/linked-spool"
+        XCTAssertEqual(symlink(outside, root), 0)
+
+        XCTAssertThrowsError(try Spool(root: root)) { error in
+            XCTAssertTrue("\(error)".contains("symbolic link"), "\(error)")
+        }
+        XCTAssertEqual(permissions(of: outside), 0o755)
+    }
+
     func testRemovingAShareWithoutFilesIsHarmless() {
         workspace.spool.remove(shareID: "01knothing")
 
