@@ -17,6 +17,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // GIO headers, found through pkg-config; fenced behind GLibAdapter.
@@ -38,7 +39,7 @@ let package = Package(
         .target(name: "FerryMatrix", dependencies: [
             "FerryCore",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         // The sign-in step: the account, its token in the Secret Service (or a private file).

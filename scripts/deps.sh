@@ -19,7 +19,7 @@ packages=(
     libstdc++-12-dev  # linked statically into the release binaries (see the Makefile)
     # the desktop parts the tests drive for real
     dbus-daemon dbus-bin libglib2.0-bin desktop-file-utils shared-mime-info xdg-utils appstream
-    sqlite3 gnome-keyring xvfb at-spi2-core imagemagick curl
+    sqlite3 gnome-keyring xvfb at-spi2-core imagemagick curl openssl
     # the integration tests (pytest in a venv that sees Debian's pyatspi and gi)
     python3-venv python3-pyatspi python3-gi
 )

@@ -192,6 +192,9 @@ public struct MatrixHTTP: Sendable {
             return "the homeserver did not answer in time"
         }
         let text = String(describing: error)
+        if text.contains("CERTIFICATE_VERIFY_FAILED") || text.contains("failedToValidateHostname") {
+            return "the homeserver's certificate is not trusted by this computer (issued by an authority it does not know, expired, or made for another name)"
+        }
         if text.contains("connectTimeout") { return "the homeserver did not answer in time" }
         if text.contains("connection reset") || text.contains("Connection refused") || text.contains("connectionRefused")
             || text.contains("ECONNREFUSED") || text.contains("errno: 111") {

@@ -1,5 +1,9 @@
 import AsyncHTTPClient
 import NIOCore
+import NIOSSL
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension HTTPClient {
     /// The one HTTP client every Matrix request goes through (one connection pool, kept alive).
@@ -18,6 +22,18 @@ extension HTTPClient {
         configuration.redirectConfiguration = .disallow
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.timeout.connect = .seconds(10)
+        configuration.tlsConfiguration = trust(certificateFile: getenv("SSL_CERT_FILE").map { String(cString: $0) })
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
+
+    /// Certificates are always verified, against the system's store (Debian's
+    /// /etc/ssl/certs/ca-certificates.crt), or against the bundle `SSL_CERT_FILE` names, as OpenSSL
+    /// and curl read it: the standard way to trust an organisation's own authority. SwiftNIO's TLS
+    /// does not read that variable itself.
+    static func trust(certificateFile: String?) -> TLSConfiguration {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.certificateVerification = .fullVerification
+        if let certificateFile, !certificateFile.isEmpty { tls.trustRoots = .file(certificateFile) }
+        return tls
+    }
 }

@@ -16,6 +16,7 @@ import http.client
 import http.server
 import json
 import re
+import ssl
 import threading
 import time
 from dataclasses import dataclass, field
@@ -51,10 +52,11 @@ class HostileProxy:
         self.chaos = None
         self.faults: dict[str, int] = {}
         self._server: http.server.ThreadingHTTPServer | None = None
+        self._scheme = "http"
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        return f"{self._scheme}://127.0.0.1:{self._server.server_address[1]}"
 
     def answer(self, method: str, path: str, status: int = 200, body: Any = None, headers: dict[str, str] | None = None,
                stall: float = 0.0, times: int = 1, passthrough: bool = False, hold: threading.Event | None = None,
@@ -79,7 +81,9 @@ class HostileProxy:
                     return rule
         return None
 
-    def start(self) -> "HostileProxy":
+    def start(self, tls: "ssl.SSLContext | None" = None) -> "HostileProxy":
+        """Listens on loopback; with `tls`, speaks https with that server context (the handshake
+        happens in the connection's own thread, so a client refusing the certificate fails only it)."""
         proxy = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -166,6 +170,10 @@ class HostileProxy:
             do_GET = do_POST = do_PUT = do_DELETE = _handle
 
         self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        if tls is not None:
+            self._server.socket = tls.wrap_socket(self._server.socket, server_side=True,
+                                                  do_handshake_on_connect=False)
+            self._scheme = "https"
         self._server.daemon_threads = True
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
         return self
