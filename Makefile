@@ -32,7 +32,7 @@ SWIFT_BUILD_FLAGS := -c $(CONFIG) $(if $(filter release,$(CONFIG)),--static-swif
 VENV := .venv-test
 CHECK_PREFIX := $(CURDIR)/build/check-prefix
 
-.PHONY: tsan-tests all build install uninstall deps check unit-tests check-desktop integration-tests \
+.PHONY: fuzz tsan-tests all build install uninstall deps check unit-tests check-desktop integration-tests \
         demo bench mime-types deb check-deb clean distclean help
 
 all: build
@@ -44,6 +44,7 @@ help:
 	@echo "make demo         share a file, a text and a link through a private session bus"
 	@echo "make check        install what is missing, build, run every test"
 	@echo "make bench        print the performance figures"
+	@echo "make fuzz         fuzz every parser of outside input (FUZZ_SECONDS each, default 600)"
 	@echo "make deb          build the Debian package dist/ferry_VERSION_ARCH.deb and lint it"
 	@echo "make check-deb    build the package, install, use and purge it in a clean Debian 12 chroot"
 	@echo "make deps         install the Debian packages and the test virtualenv"
@@ -107,6 +108,15 @@ integration-tests:
 	    echo "No Tests/integration yet: no integration tests to run."; \
 	fi
 
+# Coverage-guided fuzzing of every parser of outside input (Tests/fuzz), FUZZ_SECONDS each.
+FUZZ_SECONDS ?= 600
+FUZZ_JOBS ?= 2
+FUZZ_TARGETS ?= ferry-uri share-dictionary sso-redirect image-size server-error well-known retry-after
+fuzz: deps
+	$(SWIFT) build --product ferry-fuzz --scratch-path .build-fuzz --sanitize=fuzzer --sanitize=address \
+	    -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFERRY_LIBFUZZER
+	scripts/fuzz.sh .build-fuzz/debug/ferry-fuzz $(FUZZ_SECONDS) $(FUZZ_JOBS) $(FUZZ_TARGETS)
+
 demo:
 	scripts/demo.sh
 
@@ -125,7 +135,7 @@ check-deb:
 
 clean:
 	$(SWIFT) package clean
-	rm -rf build dist .build-tsan
+	rm -rf build dist .build-tsan .build-fuzz
 
 distclean: clean
 	rm -rf .build $(VENV)

@@ -97,6 +97,14 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
         .testTarget(name: "FerryUITests", dependencies: ["FerryUI"]),
+        // Every parser of outside input as a function of bytes: libFuzzer drives it (`make fuzz`),
+        // the unit tests replay its committed corpus.
+        .target(name: "FerryFuzzTargets", dependencies: [
+            "FerryCore", "FerryIntake", "FerryMatrix", "FerryAccount", "GLibAdapter",
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+        ], path: "Tests/fuzz/Targets"),
+        .executableTarget(name: "ferry-fuzz", dependencies: ["FerryFuzzTargets"], path: "Tests/fuzz/Driver"),
+        .testTarget(name: "FerryFuzzTests", dependencies: ["FerryFuzzTargets"]),
     ],
     swiftLanguageModes: [.v5]
 )

@@ -26,13 +26,19 @@ public final class SSORedirect: @unchecked Sendable {
     }
 
     /// What the one redirect must look like.
-    struct Expected: Sendable {
+    package struct Expected: Sendable {
         var host: String
         var path: String
         var state: String
 
+        package init(host: String, path: String, state: String) {
+            self.host = host
+            self.path = path
+            self.state = state
+        }
+
         /// The `loginToken` of a request for exactly this redirect; nil for anything else.
-        func loginToken(uri: String, host requestHost: String?) -> String? {
+        package func loginToken(uri: String, host requestHost: String?) -> String? {
             guard requestHost == host, let question = uri.firstIndex(of: "?"), uri[..<question] == path else { return nil }
             var state: String?, token: String?
             for pair in uri[uri.index(after: question)...].split(separator: "&") {

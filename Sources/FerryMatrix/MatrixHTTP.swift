@@ -159,7 +159,7 @@ public struct MatrixHTTP: Sendable {
         return try Self.success(response.status, data, response.headers)
     }
 
-    static func decodeError(status: Int, body: Data, headers: HTTPHeaders, now: Date = Date()) -> MatrixError {
+    package static func decodeError(status: Int, body: Data, headers: HTTPHeaders, now: Date = Date()) -> MatrixError {
         struct Shape: Decodable {
             var errcode: String?
             var error: String?
@@ -177,13 +177,9 @@ public struct MatrixHTTP: Sendable {
 
     /// A `Retry-After` header in milliseconds, clamped (ServerNumbers): delay-seconds or an
     /// HTTP-date (RFC 9110's IMF-fixdate; the obsolete forms only mean Ferry's own backoff).
-    static func retryDelay(header: String, now: Date) -> Int64? {
+    package static func retryDelay(header: String, now: Date) -> Int64? {
         if let delay = ServerNumbers.retryDelay(seconds: header) { return delay }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        guard let date = formatter.date(from: header.trimmingCharacters(in: .whitespaces)) else { return nil }
+        guard let date = HTTPDate.parse(header.trimmingCharacters(in: .whitespaces)) else { return nil }
         return ServerNumbers.retryDelay(milliseconds: max(0, date.timeIntervalSince(now) * 1000))
     }
 

@@ -35,21 +35,28 @@ public enum SignIn {
         let trimmed = text.trimmingWhitespace()
         guard !trimmed.isEmpty else { throw MatrixError(kind: .malformed, message: "no homeserver given") }
         if trimmed.contains("://") { return try HomeserverAddress.checked(trimmed) }
-        struct WellKnown: Decodable {
-            struct Homeserver: Decodable { var base_url: String }
-            var homeserver: Homeserver
-            enum CodingKeys: String, CodingKey { case homeserver = "m.homeserver" }
-        }
         let origin = "https://" + trimmed
         if let found = try? await MatrixHTTP(baseURL: origin, client: client)
             .call(.GET, "/.well-known/matrix/client", timeout: .seconds(10), as: WellKnown.self) {
-            // What the server names must pass the same check: https, or loopback (spec: FAIL_ERROR).
-            do { return try HomeserverAddress.checked(found.homeserver.base_url) } catch {
-                throw MatrixError(kind: .refused, message: "\(trimmed)'s .well-known points to an address Ferry does not "
-                                  + "use: \(error.message)")
-            }
+            return try homeserver(named: found, by: trimmed)
         }
         return origin
+    }
+
+    /// `/.well-known/matrix/client`: only the homeserver's base URL is read.
+    package struct WellKnown: Decodable {
+        struct Homeserver: Decodable { var base_url: String }
+        var homeserver: Homeserver
+        enum CodingKeys: String, CodingKey { case homeserver = "m.homeserver" }
+    }
+
+    /// The address a `.well-known` names, which must pass the same check as a typed one: https, or
+    /// loopback (spec: FAIL_ERROR).
+    package static func homeserver(named found: WellKnown, by name: String) throws(MatrixError) -> String {
+        do { return try HomeserverAddress.checked(found.homeserver.base_url) } catch {
+            throw MatrixError(kind: .refused, message: "\(name)'s .well-known points to an address Ferry does not "
+                              + "use: \(error.message)")
+        }
     }
 
     public static func flows(_ http: MatrixHTTP) async throws(MatrixError) -> LoginFlows {

@@ -139,6 +139,19 @@ extension Variant {
         }
     }
 
+    /// An `a{sv}` from its GVariant serialization, as untrusted bytes: GLib checks them as it reads
+    /// (what does not fit the type reads as empty values), as GDBus does for a message's body.
+    public static func dictionary(serialized bytes: [UInt8]) -> [String: Variant] {
+        let type = g_variant_type_new("a{sv}")
+        defer { g_variant_type_free(type) }
+        let data = bytes.withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count)) }
+        defer { g_bytes_unref(data) }
+        guard let value = g_variant_new_from_bytes(type, data, 0) else { return [:] }
+        g_variant_ref_sink(value)
+        defer { g_variant_unref(value) }
+        return readDictionary(value)
+    }
+
     private static func readDictionary(_ value: OpaquePointer) -> [String: Variant] {
         var dict: [String: Variant] = [:]
         _ = mapChildren(of: value) { entry in
