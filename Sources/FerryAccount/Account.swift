@@ -166,7 +166,7 @@ public final class Account: @unchecked Sendable {
         do {
             try outbox.save(account: account)
         } catch {
-            throw .stagingFailed("the outbox", reason: "the account could not be saved")
+            throw .storageFailed("the sign-in", reason: Outbox.reason(for: error))
         }
         lock.withLock {
             stored = account

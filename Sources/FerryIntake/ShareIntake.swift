@@ -42,7 +42,7 @@ public final class ShareIntake: @unchecked Sendable {
         } catch {
             ahead?.abandon(shareID: id)
             stager.spool.remove(shareID: id)
-            throw .stagingFailed("the outbox", reason: "\(error)")
+            throw .storageFailed("the new share", reason: Outbox.reason(for: error))
         }
         return share
     }

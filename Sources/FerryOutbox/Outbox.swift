@@ -50,7 +50,7 @@ public final class Outbox: @unchecked Sendable {
     public func insert(_ share: Share) throws {
         let entry = QueuedInsert(share)
         waiting.withLockedValue { $0.append(entry) }
-        try database.writeWithoutTransaction { db in
+        database.writeWithoutTransaction { db in
             guard entry.result == nil else { return } // committed by the caller before
             let batch = waiting.withLockedValue { queue in
                 defer { queue.removeAll() }
@@ -87,6 +87,13 @@ public final class Outbox: @unchecked Sendable {
             guard let row = try ShareRow.fetch(id: id, in: db) else { return nil }
             return try row.share(items: ItemRow.items(of: id, in: db), deliveries: DeliveryRow.deliveries(of: id, in: db))
         }
+    }
+
+    /// Why a change could not be saved, in the database's own words and without the statement
+    /// (which may carry a share's text).
+    public static func reason(for error: Error) -> String {
+        if let error = error as? DatabaseError { return error.message ?? "SQLite error \(error.resultCode.rawValue)" }
+        return "\(error)"
     }
 
     /// A share's state alone (the sender asks before every event whether the share was cancelled).

@@ -160,11 +160,15 @@ extension Outbox {
     }
 
     /// Replaces a share's destinations and message (the dialog's choice) and queues it. `text`
-    /// replaces the words of a text share (the dialog shows them in its message field).
+    /// replaces the words of a text share (the dialog shows them in its message field). Only from
+    /// awaiting-destination: nil when the share is gone or no longer waits (cancelled meanwhile).
     public func complete(id: String, destinations: [String], message: String?, text: String? = nil, state: ShareState,
                          at time: Int64) throws -> Share? {
         try database.write { db in
-            guard var row = try ShareRow.fetchOne(db, key: id) else { return nil }
+            // Compare-and-set: a share cancelled (or completed by another client) meanwhile is not revived.
+            guard var row = try ShareRow.fetchOne(db, key: id), row.state == ShareState.awaitingDestination.rawValue else {
+                return nil
+            }
             if let text {
                 try db.execute(sql: "UPDATE share_item SET text = ?, name = ?, size = ? WHERE share_id = ? AND position = 0 AND kind = 'text'",
                                arguments: [text, text, text.utf8.count, id])

@@ -27,9 +27,18 @@ extension ShareService {
         var seen: Set<String> = []
         let unique = destinations.filter { seen.insert($0).inserted }
         let state = Routing.route(destinations: unique, signedIn: account.isSignedIn)
-        guard let completed = try? outbox.complete(id: id, destinations: unique, message: words, text: isText ? given : nil,
-                                                   state: state, at: clock()) else {
-            throw .stagingFailed("the outbox", reason: "the change could not be saved")
+        let completed: Share?
+        do {
+            completed = try outbox.complete(id: id, destinations: unique, message: words, text: isText ? given : nil,
+                                            state: state, at: clock())
+        } catch {
+            throw .storageFailed("the share's destinations", reason: Outbox.reason(for: error))
+        }
+        guard let completed else {
+            // Changed since it was read: cancelled, or completed from another window.
+            let now = (try? outbox.state(of: id)) ?? nil
+            guard let now else { throw .noSuchShare(id) }
+            throw .notCompletable(id, state: now)
         }
         logger.info("share completed", metadata: ["id": "\(id)", "destinations": "\(unique.count)"])
         events.shareChanged(completed)
@@ -59,7 +68,7 @@ extension ShareService {
             // Compare-and-set: a share cancelled meanwhile stays cancelled.
             changed = try outbox.update(id: id, state: state == .queued ? .sending : state, at: clock(), from: [current.state])
         } catch {
-            throw .stagingFailed("the outbox", reason: "the change could not be saved")
+            throw .storageFailed("the retry", reason: Outbox.reason(for: error))
         }
         guard let retried = changed else { throw .notRetryable(id, state: (try? outbox.state(of: id)) ?? current.state) }
         logger.info("share retried", metadata: ["id": "\(id)"])

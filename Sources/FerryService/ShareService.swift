@@ -89,7 +89,7 @@ public final class ShareService: @unchecked Sendable {
         do {
             outcome = try sender.cancel(shareID: id, at: clock())
         } catch {
-            throw .stagingFailed("the outbox", reason: "the change could not be saved")
+            throw .storageFailed("the cancellation", reason: Outbox.reason(for: error))
         }
         // Compare-and-set: the sender settled it (or another Cancel won) since it was read.
         guard let outcome else { throw .notCancellable(id, state: (try? outbox.state(of: id)) ?? current.state) }

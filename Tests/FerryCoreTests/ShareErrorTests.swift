@@ -26,6 +26,7 @@ final class ShareErrorTests: XCTestCase {
         .remoteReadFailed("sftp://host/x", reason: "Connection refused"),
         .invalidDestination("#alias"),
         .stagingFailed("/home/me/a.png", reason: "No space left on device"),
+        .storageFailed("the new share", reason: "database or disk is full"),
         .notEnoughSpace(needed: 3_000_000_000, reserve: 64 << 20, available: 1_000_000_000),
         .noSuchShare("01jabcdefghjkmnpqrstvwxyz0"),
         .notCancellable("01jabcdefghjkmnpqrstvwxyz0", state: .sent),
@@ -66,6 +67,7 @@ final class ShareErrorTests: XCTestCase {
         case .remoteReadFailed: return "remoteReadFailed"
         case .invalidDestination: return "invalidDestination"
         case .stagingFailed: return "stagingFailed"
+        case .storageFailed: return "storageFailed"
         case .notEnoughSpace: return "notEnoughSpace"
         case .noSuchShare: return "noSuchShare"
         case .notCancellable: return "notCancellable"
@@ -85,7 +87,7 @@ final class ShareErrorTests: XCTestCase {
         case .deliveryFailed: return "deliveryFailed"
         }
     }
-    private static let caseCount = 36
+    private static let caseCount = 37
 
     func testTheExamplesCoverEveryCase() {
         XCTAssertEqual(Set(Self.everyError.map(Self.caseName)).count, Self.caseCount)

@@ -39,6 +39,27 @@ final class CompareAndSetTests: XCTestCase {
         XCTAssertEqual(try outbox.state(of: share.id), .cancelled)
     }
 
+    func testCompletingAShareCancelledMeanwhileDoesNotReviveIt() throws {
+        let share = SampleShares.text(id: "01kaaaaaaaaaaaaaaaaaaaaac4", created: 5, state: .awaitingDestination)
+        try outbox.insert(share)
+        // The dialog read "awaiting destination"; meanwhile the person cancels from the command line…
+        _ = try outbox.update(id: share.id, state: .cancelled, at: 6, from: [.awaitingDestination])
+
+        // …and the dialog's Share arrives: it does not win.
+        XCTAssertNil(try outbox.complete(id: share.id, destinations: ["!room:example.org"], message: nil, state: .queued, at: 7))
+        XCTAssertEqual(try outbox.state(of: share.id), .cancelled)
+    }
+
+    func testCompletingAWaitingShareQueuesIt() throws {
+        let share = SampleShares.text(id: "01kaaaaaaaaaaaaaaaaaaaaac5", created: 5, state: .awaitingDestination)
+        try outbox.insert(share)
+
+        let completed = try outbox.complete(id: share.id, destinations: ["!room:example.org"], message: "hi", state: .queued, at: 7)
+
+        XCTAssertEqual(completed?.state, .queued)
+        XCTAssertEqual(completed?.intent.destinations, ["!room:example.org"])
+    }
+
     func testWithoutAnExpectedStateTheChangeIsUnconditional() throws {
         let share = SampleShares.text(id: "01kaaaaaaaaaaaaaaaaaaaaac3", created: 5, state: .failed)
         try outbox.insert(share)

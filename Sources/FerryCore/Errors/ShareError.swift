@@ -23,6 +23,8 @@ public enum ShareError: Error, Equatable, Sendable {
     case remoteReadFailed(String, reason: String)
     case invalidDestination(String)
     case stagingFailed(String, reason: String)
+    /// Ferry's own database could not record a change: the change did not happen.
+    case storageFailed(String, reason: String)
     case notEnoughSpace(needed: UInt64, reserve: UInt64, available: UInt64)
     case noSuchShare(String)
     case notCancellable(String, state: ShareState)
@@ -68,6 +70,7 @@ public enum ShareError: Error, Equatable, Sendable {
         case .remoteReadFailed: return "RemoteReadFailed"
         case .invalidDestination: return "InvalidDestination"
         case .stagingFailed: return "StagingFailed"
+        case .storageFailed: return "StorageFailed"
         case .notEnoughSpace: return "NotEnoughSpace"
         case .noSuchShare: return "NoSuchShare"
         case .notCancellable: return "NotCancellable"
@@ -121,6 +124,8 @@ public enum ShareError: Error, Equatable, Sendable {
         case .invalidDestination(let destination):
             return "\(q(destination)) is not a room id (!…), a room alias (#room:server) or a user id (@user:server)."
         case .stagingFailed(let path, let reason): return "\(q(path)) could not be copied for sending: \(reason)."
+        case .storageFailed(let what, let reason):
+            return "Ferry could not save \(what) in its database (\(reason)); nothing was changed."
         case .notEnoughSpace(let needed, let reserve, let available):
             return "There is not enough free disk space to keep a copy of this share: it needs \(ByteCount.format(needed)) "
                 + "and \(ByteCount.format(reserve)) stay free for the system, but only \(ByteCount.format(available)) are free."
@@ -179,7 +184,7 @@ public enum ExitStatus {
         }
         switch name.dropFirst(ShareError.namePrefix.count) {
         case "FileNotFound", "DanglingSymlink", "PermissionDenied", "RemoteReadFailed": return noInput
-        case "StagingFailed", "StagedCopyLost", "NotEnoughSpace": return ioError
+        case "StagingFailed", "StorageFailed", "StagedCopyLost", "NotEnoughSpace": return ioError
         case "InvalidArgument", "EmptyShare", "TooManyItems", "IsDirectory", "NotRegularFile", "SymlinkLoop",
              "EmptyFile", "FileTooLarge", "EmptyText", "TextTooLong", "InvalidURI", "UnsupportedScheme",
              "RemoteHost", "InvalidDestination", "NoSuchShare", "NotCancellable", "TooLateToCancel", "NotRetryable", "NotCompletable",
