@@ -100,40 +100,6 @@ struct StatusCommand: FerrySubcommand {
     }
 }
 
-struct DestinationsCommand: FerrySubcommand {
-    static let configuration = CommandConfiguration(
-        commandName: "destinations", abstract: "Rooms, direct chats and people to share to, recent ones first.")
-
-    @Argument(help: "Only those whose name, alias or user id contains this.")
-    var query: String = ""
-
-    @Option(help: "Show at most this many.")
-    var limit: UInt32 = 0
-
-    @Flag(help: "Print JSON (documented in docs/CONTRACT.md).")
-    var json = false
-
-    func execute() throws(CommandFailure) {
-        let list = try ServiceClient().destinations(query: query, limit: limit)
-        Terminal.output(json ? DestinationJSON.array(list) : DestinationJSON.table(list))
-    }
-}
-
-struct RetryCommand: FerrySubcommand {
-    static let configuration = CommandConfiguration(
-        commandName: "retry", abstract: "Send a failed share again; destinations that have it are not sent to twice.")
-
-    @Argument(help: "The share's id, or a unique prefix of it.")
-    var id: String
-
-    func execute() throws(CommandFailure) {
-        let client = try ServiceClient()
-        let resolved = try client.resolve(id)
-        try client.retry(id: resolved)
-        Terminal.note("Trying \(resolved) again.")
-    }
-}
-
 /// Asking a person at a terminal.
 enum Prompt {
     static func line(_ question: String) throws(CommandFailure) -> String {
@@ -163,37 +129,5 @@ enum Prompt {
         fputs("\n", stderr)
         guard let answer, !answer.isEmpty else { throw CommandFailure(status: ExitStatus.usage, message: "no password given.") }
         return answer
-    }
-}
-
-struct CompleteCommand: FerrySubcommand {
-    static let configuration = CommandConfiguration(
-        commandName: "complete",
-        abstract: "Choose where a share that waits for a destination goes (what the share dialog does).")
-
-    @Argument(help: "The share's id, or a unique prefix of it.")
-    var id: String
-
-    @Option(name: .customLong("to"), help: ArgumentHelp("A room id, room alias or user id. Repeat for several.", valueName: "DEST"))
-    var destinations: [String] = []
-
-    @Option(help: "A message to send with it (default: the share's own).")
-    var message: String = ""
-
-    @Flag(help: "Return at once, without waiting until it is sent.")
-    var noWait = false
-
-    func execute() throws(CommandFailure) {
-        guard !destinations.isEmpty else {
-            throw CommandFailure(status: ExitStatus.usage, message: "say where with --to (see ferry destinations).")
-        }
-        let client = try ServiceClient()
-        let resolved = try client.resolve(id)
-        try client.complete(id: resolved, destinations: destinations, message: message)
-        if noWait {
-            Terminal.note("Queued \(resolved).")
-        } else {
-            try DeliveryWatch(client: client, shareID: resolved).waitUntilDone()
-        }
     }
 }

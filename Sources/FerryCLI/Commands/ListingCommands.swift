@@ -37,17 +37,21 @@ struct ShowCommand: FerrySubcommand {
     }
 }
 
-struct CancelCommand: FerrySubcommand {
+struct DestinationsCommand: FerrySubcommand {
     static let configuration = CommandConfiguration(
-        commandName: "cancel", abstract: "Cancel a share that is not sent yet; its copies are removed.")
+        commandName: "destinations", abstract: "Rooms, direct chats and people to share to, recent ones first.")
 
-    @Argument(help: ArgumentHelp("A share id, or a unique beginning of one.", valueName: "ID"))
-    var id: String
+    @Argument(help: "Only those whose name, alias or user id contains this.")
+    var query: String = ""
+
+    @Option(help: "Show at most this many.")
+    var limit: UInt32 = 0
+
+    @Flag(help: "Print JSON (documented in docs/CONTRACT.md).")
+    var json = false
 
     func execute() throws(CommandFailure) {
-        let client = try ServiceClient()
-        let resolved = try client.resolve(id)
-        try client.cancel(id: resolved)
-        Terminal.note("Cancelled \(resolved).")
+        let list = try ServiceClient().destinations(query: query, limit: limit)
+        Terminal.output(json ? DestinationJSON.array(list) : DestinationJSON.table(list))
     }
 }
