@@ -8,6 +8,7 @@ One signed-in Ferry serves the module; every test makes rooms (and people) of it
 
 from __future__ import annotations
 
+import json
 import urllib.parse
 import uuid
 
@@ -211,6 +212,13 @@ def test_several_destinations_each_get_the_same_and_are_tracked_one_by_one(sende
         assert delivery["events-sent"] == delivery["events-total"] == 2, delivery
         assert delivery["bytes-sent"] == delivery["bytes-total"] >= photo.stat().st_size, delivery
     assert share["state"] == "sent"
+    # And the command line's JSON says the same per destination as GetShare
+    shown = session.ferry("show", share["id"], "--json")
+    assert shown.returncode == EX_OK, shown.stderr
+    listed = json.loads(shown.stdout)["deliveries"]
+    assert [(d["destination"], d["room_id"], d["state"], d["events_sent"], d["events_total"], d["bytes_sent"],
+             d["retry_at"], d["error"]) for d in listed] == [
+        (d["destination"], d["room-id"], "sent", 2, 2, d["bytes-sent"], None, None) for d in tracked]
 
 
 def test_a_user_id_with_a_direct_chat_goes_to_that_chat(sender, homeserver, matrix_user):

@@ -6,6 +6,7 @@ What arrived (or did not) is read back from Synapse: its timeline and its media 
 
 from __future__ import annotations
 
+import json
 import re
 import uuid
 
@@ -203,6 +204,13 @@ def test_shares_queued_while_the_homeserver_is_away_are_delivered_after_it_retur
         assert deliveries(share)[0]["retry-at"] > 0
     assert get_property(session, "Online") is False
     assert get_status(session)["online"] is False
+    # And the command line's JSON says when the next try is, in UTC (null while a try runs)
+    shown = session.ferry("show", share_ids[0], "--json")
+    [waiting] = json.loads(shown.stdout)["deliveries"]
+    if waiting["state"] == "retrying":
+        assert re.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$", waiting["retry_at"]), waiting
+    else:
+        assert waiting["retry_at"] is None, waiting
 
     # When the server is back
     server.start()

@@ -20,8 +20,9 @@ private struct JSONShare: Encodable {
     init(_ share: Share) { self.share = share }
 
     enum Keys: String, CodingKey {
-        case id, state, action, items, subject, message, destinations, source, error
+        case id, state, action, items, subject, message, destinations, source, error, deliveries
         case contentType = "content_type", createdAt = "created_at", updatedAt = "updated_at"
+        case suggestedDestinations = "suggested_destinations"
     }
 
     func encode(to encoder: Encoder) throws {
@@ -34,10 +35,41 @@ private struct JSONShare: Encodable {
         try container.encode(share.intent.subject, forKey: .subject)
         try container.encode(share.intent.message, forKey: .message)
         try container.encode(share.intent.destinations, forKey: .destinations)
+        try container.encode(share.intent.suggestedDestinations, forKey: .suggestedDestinations)
         try container.encode(share.intent.source.rawValue, forKey: .source)
         try container.encode(Timestamp.iso8601(microseconds: share.created), forKey: .createdAt)
         try container.encode(Timestamp.iso8601(microseconds: share.updated), forKey: .updatedAt)
         if let failure = share.failure {
+            try container.encode(["name": failure.name, "message": failure.message], forKey: .error)
+        } else {
+            try container.encodeNil(forKey: .error)
+        }
+        try container.encode(share.deliveries.map(JSONDelivery.init), forKey: .deliveries)
+    }
+}
+
+/// One destination's progress, as GetShare's "deliveries" carries it.
+private struct JSONDelivery: Encodable {
+    let delivery: Delivery
+    init(_ delivery: Delivery) { self.delivery = delivery }
+
+    enum Keys: String, CodingKey {
+        case destination, state, error
+        case roomID = "room_id", bytesSent = "bytes_sent", bytesTotal = "bytes_total"
+        case eventsSent = "events_sent", eventsTotal = "events_total", retryAt = "retry_at"
+    }
+
+    func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(delivery.destination, forKey: .destination)
+        try container.encode(delivery.roomID, forKey: .roomID)
+        try container.encode(delivery.state.rawValue, forKey: .state)
+        try container.encode(delivery.bytesSent, forKey: .bytesSent)
+        try container.encode(delivery.bytesTotal, forKey: .bytesTotal)
+        try container.encode(delivery.eventsSent, forKey: .eventsSent)
+        try container.encode(delivery.eventsTotal, forKey: .eventsTotal)
+        try container.encode(delivery.retryAt.map(Timestamp.iso8601(microseconds:)), forKey: .retryAt)
+        if let failure = delivery.failure {
             try container.encode(["name": failure.name, "message": failure.message], forKey: .error)
         } else {
             try container.encodeNil(forKey: .error)
