@@ -5,7 +5,8 @@ import Glibc
 #endif
 
 /// Where an access token is kept: the Secret Service when one answers, otherwise a file only the
-/// user can read, with a warning (DESIGN.md: never in the database, logs or process arguments).
+/// user can read, with a warning; never in the database, logs or process arguments
+/// (docs/ARCHITECTURE.md, "Rules that hold everywhere").
 public struct TokenVault: Sendable {
     public enum Storage: String, Sendable { case secretService = "secret-service", file }
 

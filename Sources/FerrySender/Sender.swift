@@ -261,7 +261,8 @@ public actor Sender {
                 roomToRecord = roomID
             }
         }
-        // Never plain text into an encrypted room (DESIGN.md): checked before anything is sent.
+        // Never plain text into an encrypted room, checked before anything is sent
+        // (docs/ARCHITECTURE.md, "Rules that hold everywhere").
         if try await attempt({ () async throws(MatrixError) in try await isEncrypted(roomID, on: homeserver) }) {
             unencryptedUntil[roomID] = nil
             throw .permanent(.encryptedRoom(destination))

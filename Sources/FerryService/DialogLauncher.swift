@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 /// Starts `ferry-ui` when a person must act: choose where a share goes, or sign in. The dialog is a
-/// client of Share1 like any other; the service never links GTK (DESIGN.md).
+/// client of Share1 like any other; the service never links GTK (docs/ARCHITECTURE.md, "Rules that hold everywhere").
 ///
 /// Without a display (a server, a test session, a D-Bus activation environment that has none) the
 /// share simply waits in its state: a notification and SignInRequired say so, and the command line
