@@ -36,8 +36,7 @@ extension ShareService {
         }
         guard let completed else {
             // Changed since it was read: cancelled, or completed from another window.
-            let now = (try? outbox.state(of: id)) ?? nil
-            guard let now else { throw .noSuchShare(id) }
+            guard let now = try? outbox.state(of: id) else { throw .noSuchShare(id) }
             throw .notCompletable(id, state: now)
         }
         logger.info("share completed", metadata: ["id": "\(id)", "destinations": "\(unique.count)"])

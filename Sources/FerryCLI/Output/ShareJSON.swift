@@ -39,11 +39,7 @@ private struct JSONShare: Encodable {
         try container.encode(share.intent.source.rawValue, forKey: .source)
         try container.encode(Timestamp.iso8601(microseconds: share.created), forKey: .createdAt)
         try container.encode(Timestamp.iso8601(microseconds: share.updated), forKey: .updatedAt)
-        if let failure = share.failure {
-            try container.encode(["name": failure.name, "message": failure.message], forKey: .error)
-        } else {
-            try container.encodeNil(forKey: .error)
-        }
+        try container.encode(failure: share.failure, forKey: .error)
         try container.encode(share.deliveries.map(JSONDelivery.init), forKey: .deliveries)
     }
 }
@@ -69,10 +65,17 @@ private struct JSONDelivery: Encodable {
         try container.encode(delivery.eventsSent, forKey: .eventsSent)
         try container.encode(delivery.eventsTotal, forKey: .eventsTotal)
         try container.encode(delivery.retryAt.map(Timestamp.iso8601(microseconds:)), forKey: .retryAt)
-        if let failure = delivery.failure {
-            try container.encode(["name": failure.name, "message": failure.message], forKey: .error)
+        try container.encode(failure: delivery.failure, forKey: .error)
+    }
+}
+
+private extension KeyedEncodingContainer {
+    /// `{"name", "message"}`, or null: the same shape for a share's error and a delivery's.
+    mutating func encode(failure: Share.Failure?, forKey key: Key) throws {
+        if let failure {
+            try encode(["name": failure.name, "message": failure.message], forKey: key)
         } else {
-            try container.encodeNil(forKey: .error)
+            try encodeNil(forKey: key)
         }
     }
 }
