@@ -44,7 +44,7 @@ public final class Account: @unchecked Sendable {
             // A sign-in that finished meanwhile is newer than what was stored.
             if session == nil, let token {
                 session = Session(userID: stored.userID, homeserver: stored.homeserver, deviceID: stored.deviceID,
-                                  accessToken: token)
+                                  accessToken: token, signIn: stored.signIn)
             }
             lock.broadcast()
             defer { tokenWaiters = [] }
@@ -79,6 +79,9 @@ public final class Account: @unchecked Sendable {
     }
 
     public var isSignedIn: Bool { lock.withLock { session != nil || tokenPending } }
+    /// Who is signed in, without waiting for a stored token to be read (a share accepted at a
+    /// cold start is that person's, as `isSignedIn` counts them signed in).
+    public var signedInUser: String? { lock.withLock { session?.userID ?? (tokenPending ? stored?.userID : nil) } }
     /// The session, once the stored token has been read (this waits for it).
     public var current: Session? { lock.withLock { waitForToken(); return session } }
     /// The session if the stored token has been read, without waiting.
@@ -90,8 +93,12 @@ public final class Account: @unchecked Sendable {
         while tokenPending { lock.wait() }
     }
 
-    /// Signs in with the credentials of `SignIn(a{sv})`.
+    /// Signs in with the credentials of `SignIn(a{sv})`. A sign-in it replaces (another person,
+    /// or another device) is ended at the server once the new one is kept: its token is not left
+    /// valid and forgotten.
     public func signIn(_ credentials: Credentials) async throws(ShareError) -> Session {
+        await tokenRead()
+        let previous = lock.withLock { self.session }
         let homeserver: String
         do {
             homeserver = try await FerryMatrix.SignIn.discover(credentials.homeserver)
@@ -123,10 +130,27 @@ public final class Account: @unchecked Sendable {
         } catch {
             throw .signInFailed("\(error)")
         }
-        try remember(session)
+        let kept = try remember(session)
         logger.info("signed in", metadata: ["user": "\(session.userID)", "homeserver": "\(homeserver)",
                                             "device": "\(session.deviceID)"])
-        return session
+        if let previous { await retire(previous, replacedBy: kept) }
+        return kept
+    }
+
+    /// Ends a sign-in that a new one replaced. The same device signed in again needs nothing: the
+    /// server ended its old token itself (a login with an existing device id does). Another device
+    /// or person is signed out at the server, and another person's token leaves its storage.
+    private func retire(_ old: Session, replacedBy new: Session) async {
+        guard old.accessToken != new.accessToken else { return }
+        if old.userID != new.userID { vault.remove(userID: old.userID) }
+        guard old.userID != new.userID || old.deviceID != new.deviceID || old.homeserver != new.homeserver else { return }
+        do {
+            try await FerryMatrix.SignIn.logout(MatrixHTTP(baseURL: old.homeserver, accessToken: old.accessToken))
+            logger.info("ended the previous sign-in at its server", metadata: ["user": "\(old.userID)", "device": "\(old.deviceID)"])
+        } catch {
+            logger.warning("the previous sign-in could not be ended at its server", metadata: [
+                "user": "\(old.userID)", "device": "\(old.deviceID)", "error": "\(error)"])
+        }
     }
 
     /// Signs out: the token is forgotten (and ended on the server when `remote`); the device id
@@ -157,21 +181,25 @@ public final class Account: @unchecked Sendable {
         }
     }
 
-    private func remember(_ session: Session) throws(ShareError) {
+    private func remember(_ signedIn: Session) throws(ShareError) -> Session {
+        var session = signedIn
         guard let storage = vault.store(session.accessToken, userID: session.userID, homeserver: session.homeserver) else {
             throw .signInFailed("Signed in, but the sign-in could not be kept: neither the Secret Service nor a private file could store it.")
         }
-        let account = StoredAccount(userID: session.userID, homeserver: session.homeserver, deviceID: session.deviceID,
-                                    signedIn: true, secretStorage: storage.rawValue)
+        let account: StoredAccount
         do {
-            try outbox.save(account: account)
+            account = try outbox.save(newSignIn: StoredAccount(userID: session.userID, homeserver: session.homeserver,
+                                                               deviceID: session.deviceID, signedIn: true,
+                                                               secretStorage: storage.rawValue))
         } catch {
             throw .storageFailed("the sign-in", reason: Outbox.reason(for: error))
         }
+        session.signIn = account.signIn
         lock.withLock {
             stored = account
             self.session = session
         }
+        return session
     }
 
     /// SSO: a one-time loopback address for the homeserver to send the browser back to, the

@@ -26,6 +26,7 @@ public enum ShareCodec {
             dict["error-message"] = .string(failure.message)
         }
         if !share.deliveries.isEmpty { dict["deliveries"] = .dictionaries(share.deliveries.map(encode)) }
+        if let account = share.account { dict["account"] = .string(account) }
         return dict
     }
 
@@ -91,6 +92,7 @@ public enum ShareCodec {
         }
         return Share(id: id, intent: intent, state: state, created: dict["created"]?.int64Value ?? 0,
                      updated: dict["updated"]?.int64Value ?? 0, failure: failure,
-                     deliveries: (dict["deliveries"]?.dictionariesValue ?? []).map { decode(delivery: $0) })
+                     deliveries: (dict["deliveries"]?.dictionariesValue ?? []).map { decode(delivery: $0) },
+                     account: dict["account"]?.stringValue)
     }
 }

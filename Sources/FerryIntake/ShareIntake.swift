@@ -10,17 +10,18 @@ public final class ShareIntake: @unchecked Sendable {
     private let outbox: Outbox
     private let stager: Stager
     private let limits: Limits
-    private let isSignedIn: @Sendable () -> Bool
+    /// Who is signed in, if anyone: a share queued now is sent as them (Share.account).
+    private let signedInUser: @Sendable () -> String?
     private let clock: @Sendable () -> Int64
     /// Starts uploads while files are still being copied, for shares that go straight to the queue.
     public var uploadAhead: (any UploadAhead)?
 
     public init(outbox: Outbox, stager: Stager, limits: Limits,
-                isSignedIn: @escaping @Sendable () -> Bool, clock: @escaping @Sendable () -> Int64) {
+                signedInUser: @escaping @Sendable () -> String?, clock: @escaping @Sendable () -> Int64) {
         self.outbox = outbox
         self.stager = stager
         self.limits = limits
-        self.isSignedIn = isSignedIn
+        self.signedInUser = signedInUser
         self.clock = clock
     }
 
@@ -28,7 +29,8 @@ public final class ShareIntake: @unchecked Sendable {
         let plan = try SharePlan(request: request, limits: limits)
         let now = clock()
         let id = ShareID.make(milliseconds: UInt64(now / 1000))
-        let state = Routing.route(destinations: plan.destinations, signedIn: isSignedIn())
+        let user = signedInUser()
+        let state = Routing.route(destinations: plan.destinations, signedIn: user != nil)
         // Only a share a person already sent somewhere is uploaded early: nothing reaches the
         // server before someone has chosen where it goes.
         let ahead = state == .queued ? uploadAhead : nil
@@ -36,7 +38,8 @@ public final class ShareIntake: @unchecked Sendable {
         let intent = ShareIntent(items: items, subject: plan.subject, message: plan.message,
                                  destinations: plan.destinations, source: plan.source,
                                  suggestedDestinations: plan.suggestedDestinations)
-        let share = Share(id: id, intent: intent, state: state, created: now, updated: now)
+        let share = Share(id: id, intent: intent, state: state, created: now, updated: now,
+                          account: state == .queued ? user : nil)
         do {
             try outbox.insert(share)
         } catch {

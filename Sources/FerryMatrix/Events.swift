@@ -21,13 +21,23 @@ public struct MessageContent: Encodable, Sendable, Equatable {
     public var url: String?
     public var filename: String?
     public var info: Info?
+    /// The transaction id the event is sent under, in Ferry's own namespace: clients ignore it,
+    /// and Ferry finds the event by it when the device it was sent from is gone (`Events.sent`).
+    public var transaction: String?
 
-    public init(msgtype: String, body: String, url: String? = nil, filename: String? = nil, info: Info? = nil) {
+    enum CodingKeys: String, CodingKey {
+        case msgtype, body, url, filename, info
+        case transaction = "io.github.ferryshare.transaction"
+    }
+
+    public init(msgtype: String, body: String, url: String? = nil, filename: String? = nil, info: Info? = nil,
+                transaction: String? = nil) {
         self.msgtype = msgtype
         self.body = body
         self.url = url
         self.filename = filename
         self.info = info
+        self.transaction = transaction
     }
 }
 
@@ -44,5 +54,58 @@ public struct Events: Sendable {
         let path = "/_matrix/client/v3/rooms/\(MatrixHTTP.percentEncoded(roomID))/send/m.room.message/"
             + MatrixHTTP.percentEncoded(transactionID)
         return try await http.call(.PUT, path, json: content, as: Answer.self).event_id
+    }
+
+    /// The events `sender` sent into the room under any of `transactionIDs` (read from the
+    /// content's `io.github.ferryshare.transaction`), by transaction id, looking back from the
+    /// newest no further than `since` (microseconds) and at most `pages` pages of 100 of the
+    /// sender's messages: where a server no longer knows the device a transaction id was used
+    /// on, this is how Ferry learns that an event went out before.
+    public func sent(in roomID: String, by sender: String, transactionIDs: Set<String>, since: Int64,
+                     pages: Int = 10) async throws(MatrixError) -> [String: String] {
+        struct Tag: Decodable {
+            var transaction: String?
+            enum CodingKeys: String, CodingKey { case transaction = "io.github.ferryshare.transaction" }
+            // Content is whatever the sender put there: an odd field never fails the page.
+            init(from decoder: Decoder) {
+                transaction = try? decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(String.self, forKey: .transaction)
+            }
+        }
+        struct Event: Decodable {
+            var event_id: String?
+            var sender: String?
+            var origin_server_ts: LenientNumber?
+            var content: Tag?
+        }
+        struct Page: Decodable {
+            var chunk: [Event]?
+            var end: String?
+        }
+        let path = "/_matrix/client/v3/rooms/\(MatrixHTTP.percentEncoded(roomID))/messages"
+        let filter = #"{"senders":["# + Self.jsonString(sender) + #"],"types":["m.room.message"]}"#
+        var found: [String: String] = [:]
+        var from: String?
+        for _ in 0..<max(1, pages) {
+            var query = [("dir", "b"), ("limit", "100"), ("filter", filter)]
+            if let from { query.append(("from", from)) }
+            let page = try await http.call(.GET, path, query: query, as: Page.self)
+            let chunk = page.chunk ?? []
+            var older = false
+            for event in chunk {
+                if let time = event.origin_server_ts?.value.flatMap(Rooms.microseconds(timestamp:)), time < since { older = true }
+                guard event.sender == sender, let id = event.event_id, let transaction = event.content?.transaction,
+                      transactionIDs.contains(transaction), found[transaction] == nil else { continue }
+                found[transaction] = id
+            }
+            guard found.count < transactionIDs.count, !older, !chunk.isEmpty, let end = page.end, end != from else { break }
+            from = end
+        }
+        return found
+    }
+
+    /// A string as a JSON string literal (for the filter, whose user id comes from the server).
+    static func jsonString(_ value: String) -> String {
+        let data = (try? JSONEncoder().encode(value)) ?? Data("\"\"".utf8)
+        return String(decoding: data, as: UTF8.self)
     }
 }

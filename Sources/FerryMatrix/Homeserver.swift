@@ -28,16 +28,21 @@ public protocol Homeserver: Sendable {
                 progress: @escaping @Sendable (UInt64) -> Void) async throws(MatrixError) -> String
     /// Sends a room event under `transactionID`: the same id again returns the same event, never a second one.
     func send(_ content: MessageContent, to roomID: String, transactionID: String) async throws(MatrixError) -> String
+    /// The events this user sent into the room tagged with any of `transactionIDs` (see
+    /// `MessageContent.transaction`), by transaction id, looking back no further than `since`.
+    func sent(in roomID: String, transactionIDs: Set<String>, since: Int64) async throws(MatrixError) -> [String: String]
 }
 
 /// The homeserver over the client-server API, as one signed-in user.
 public struct MatrixClient: Homeserver {
     let http: MatrixHTTP
     let rooms: Rooms
+    let userID: String
 
     public init(session: Session) {
         http = MatrixHTTP(baseURL: session.homeserver, accessToken: session.accessToken)
         rooms = Rooms(http: http, userID: session.userID)
+        userID = session.userID
     }
 
     public func joinedRooms() async throws(MatrixError) -> [String] { try await rooms.joined() }
@@ -61,5 +66,8 @@ public struct MatrixClient: Homeserver {
     }
     public func send(_ content: MessageContent, to roomID: String, transactionID: String) async throws(MatrixError) -> String {
         try await Events(http: http).send(content, to: roomID, transactionID: transactionID)
+    }
+    public func sent(in roomID: String, transactionIDs: Set<String>, since: Int64) async throws(MatrixError) -> [String: String] {
+        try await Events(http: http).sent(in: roomID, by: userID, transactionIDs: transactionIDs, since: since)
     }
 }

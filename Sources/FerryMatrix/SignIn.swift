@@ -9,12 +9,15 @@ public struct Session: Sendable, Equatable {
     public var homeserver: String
     public var deviceID: String
     public var accessToken: String
+    /// Which of this Ferry's sign-ins this is: a number that grows with each (kept in the outbox).
+    public var signIn: Int64
 
-    public init(userID: String, homeserver: String, deviceID: String, accessToken: String) {
+    public init(userID: String, homeserver: String, deviceID: String, accessToken: String, signIn: Int64 = 0) {
         self.userID = userID
         self.homeserver = homeserver
         self.deviceID = deviceID
         self.accessToken = accessToken
+        self.signIn = signIn
     }
 }
 

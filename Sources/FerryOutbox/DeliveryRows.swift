@@ -8,7 +8,7 @@ struct DeliveryRow: Codable, FetchableRecord, PersistableRecord {
         case position, destination, state, attempts
         case shareID = "share_id", roomID = "room_id", bytesSent = "bytes_sent", bytesTotal = "bytes_total"
         case eventsSent = "events_sent", eventsTotal = "events_total", errorName = "error_name"
-        case errorMessage = "error_message", retryAt = "retry_at"
+        case errorMessage = "error_message", retryAt = "retry_at", signIn = "sign_in"
     }
 
     var shareID: String
@@ -24,6 +24,7 @@ struct DeliveryRow: Codable, FetchableRecord, PersistableRecord {
     var errorMessage: String?
     var retryAt: Int64?
     var attempts: Int
+    var signIn: Int64?
 
     init(shareID: String, position: Int, delivery: Delivery) {
         self.shareID = shareID
@@ -39,6 +40,7 @@ struct DeliveryRow: Codable, FetchableRecord, PersistableRecord {
         errorMessage = delivery.failure?.message
         retryAt = delivery.retryAt
         attempts = delivery.attempts
+        signIn = delivery.signIn
     }
 
     var delivery: Delivery {
@@ -46,7 +48,7 @@ struct DeliveryRow: Codable, FetchableRecord, PersistableRecord {
                  bytesSent: UInt64(max(0, bytesSent)), bytesTotal: UInt64(max(0, bytesTotal)),
                  eventsSent: eventsSent, eventsTotal: eventsTotal,
                  failure: errorName.map { Share.Failure(name: $0, message: errorMessage ?? "") },
-                 retryAt: retryAt, attempts: attempts)
+                 retryAt: retryAt, attempts: attempts, signIn: signIn)
     }
 
     static func deliveries(of shareID: String, in db: Database) throws -> [Delivery] {

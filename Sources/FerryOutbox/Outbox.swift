@@ -120,16 +120,20 @@ public final class Outbox: @unchecked Sendable {
         }
     }
 
-    /// Commits a new state (and failure, if any) for a share; returns the updated share.
-    @discardableResult
     /// Sets a share's state, compare-and-set: only when its state is one of `from` (nil: any), so
     /// that two actors (the sender settling a share, a person cancelling it) can never both win.
-    /// Returns the share as committed, or nil when there is no such share or its state did not match.
+    /// With `account`, also only when the share is that user's or nobody's yet, and it becomes theirs.
+    /// Returns the share as committed, or nil when there is no such share or it did not match.
+    @discardableResult
     public func update(id: String, state: ShareState, failure: Share.Failure? = nil, at time: Int64,
-                       from expected: Set<ShareState>? = nil) throws -> Share? {
+                       from expected: Set<ShareState>? = nil, account: String? = nil) throws -> Share? {
         try database.write { db in
             guard var row = try ShareRow.fetch(id: id, in: db) else { return nil }
             if let expected, !expected.contains(where: { $0.rawValue == row.state }) { return nil }
+            if let account {
+                guard row.account == nil || row.account == account else { return nil }
+                row.account = account
+            }
             row.state = state.rawValue
             row.updatedAt = time
             row.errorName = failure?.name

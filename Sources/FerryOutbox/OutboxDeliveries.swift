@@ -30,12 +30,16 @@ extension Outbox {
     /// each, with their transaction ids, committed together with the state `sending` — all the
     /// shares in one transaction, so a queue of many is taken up at the cost of one commit. A share
     /// taken up before (after a restart, or back from sign-in) keeps the deliveries and steps it has.
-    public func beginSending(_ shares: [Takeover], at time: Int64) throws -> [Share] {
+    /// `user` and `signIn` are who sends and under which sign-in (Share.account, Delivery.signIn).
+    public func beginSending(_ shares: [Takeover], as user: String, signIn: Int64, at time: Int64) throws -> [Share] {
         try database.write { db in
             try shares.compactMap { takeover in
-                // Compare-and-set: a share cancelled (or settled) since the sender read it stays so.
+                // Compare-and-set: a share cancelled (or settled) since the sender read it stays so,
+                // and one that is someone else's is not taken up as this user.
                 guard var row = try ShareRow.fetch(id: takeover.id, in: db),
-                      row.state == ShareState.queued.rawValue || row.state == ShareState.sending.rawValue else { return nil }
+                      row.state == ShareState.queued.rawValue || row.state == ShareState.sending.rawValue,
+                      row.account == nil || row.account == user else { return nil }
+                row.account = user
                 let existing = try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM delivery WHERE share_id = ?"),
                                                 arguments: [takeover.id]) ?? 0
                 if existing == 0 {
@@ -43,7 +47,8 @@ extension Outbox {
                     for (position, destination) in destinations.enumerated() {
                         // The first destination is the one the sender starts on.
                         let delivery = Delivery(destination: destination, state: position == 0 ? .sending : .queued,
-                                                bytesTotal: takeover.bytesTotal, eventsTotal: takeover.steps.count)
+                                                bytesTotal: takeover.bytesTotal, eventsTotal: takeover.steps.count,
+                                                signIn: signIn)
                         try DeliveryRow(shareID: takeover.id, position: position, delivery: delivery).insert(db)
                         for (index, step) in takeover.steps.enumerated() {
                             try DeliveryStep(shareID: takeover.id, position: position, step: index, composed: step).insert(db)
@@ -61,8 +66,9 @@ extension Outbox {
         }
     }
 
-    public func beginSending(id: String, steps: [Composition.Step], bytesTotal: UInt64, at time: Int64) throws -> Share? {
-        try beginSending([Takeover(id: id, steps: steps, bytesTotal: bytesTotal)], at: time).first
+    public func beginSending(id: String, steps: [Composition.Step], bytesTotal: UInt64, as user: String,
+                             signIn: Int64, at time: Int64) throws -> Share? {
+        try beginSending([Takeover(id: id, steps: steps, bytesTotal: bytesTotal)], as: user, signIn: signIn, at: time).first
     }
 
     public func steps(shareID: String, position: Int) throws -> [DeliveryStep] {
@@ -150,6 +156,18 @@ extension Outbox {
 
     /// Moves every share in one of `states` to `target` (sign-in and sign-out move shares in bulk);
     /// returns the ids moved.
+    /// Shares queued or begun as another user than `user` wait again for a sign-in (as that user):
+    /// a share is never sent as someone else. Returns the ids of the shares moved.
+    public func park(sharesNotOf user: String, at time: Int64) throws -> [String] {
+        try database.write { db in
+            let filter = ShareRow.filter([ShareState.queued.rawValue, ShareState.sending.rawValue].contains(Column("state"))
+                                         && Column("account") != nil && Column("account") != user)
+            let ids = try String.fetchAll(db, filter.select(Column("id")))
+            try filter.updateAll(db, Column("state").set(to: ShareState.awaitingSignIn.rawValue), Column("updated_at").set(to: time))
+            return ids
+        }
+    }
+
     public func move(from states: [ShareState], to target: ShareState, at time: Int64) throws -> [String] {
         try database.write { db in
             let filter = ShareRow.filter(states.map(\.rawValue).contains(Column("state")))
@@ -163,7 +181,7 @@ extension Outbox {
     /// replaces the words of a text share (the dialog shows them in its message field). Only from
     /// awaiting-destination: nil when the share is gone or no longer waits (cancelled meanwhile).
     public func complete(id: String, destinations: [String], message: String?, text: String? = nil, state: ShareState,
-                         at time: Int64) throws -> Share? {
+                         account: String?, at time: Int64) throws -> Share? {
         try database.write { db in
             // Compare-and-set: a share cancelled (or completed by another client) meanwhile is not revived.
             guard var row = try ShareRow.fetchOne(db, key: id), row.state == ShareState.awaitingDestination.rawValue else {
@@ -176,6 +194,7 @@ extension Outbox {
             row.destinations = destinations.joined(separator: "\n")
             row.message = message
             row.state = state.rawValue
+            row.account = account
             row.updatedAt = time
             try row.update(db)
             return try row.share(items: ItemRow.items(of: id, in: db), deliveries: DeliveryRow.deliveries(of: id, in: db))
@@ -201,13 +220,17 @@ public struct StoredAccount: Equatable, Sendable {
     public var deviceID: String
     public var signedIn: Bool
     public var secretStorage: String?
+    /// Which sign-in this is: `save(newSignIn:)` numbers each new one after the last.
+    public var signIn: Int64
 
-    public init(userID: String, homeserver: String, deviceID: String, signedIn: Bool, secretStorage: String?) {
+    public init(userID: String, homeserver: String, deviceID: String, signedIn: Bool, secretStorage: String?,
+                signIn: Int64 = 0) {
         self.userID = userID
         self.homeserver = homeserver
         self.deviceID = deviceID
         self.signedIn = signedIn
         self.secretStorage = secretStorage
+        self.signIn = signIn
     }
 }
 
@@ -217,20 +240,33 @@ extension Outbox {
             guard let row = try Row.fetchOne(db, sql: "SELECT * FROM account WHERE id = 1"),
                   let user: String = row["user_id"], let homeserver: String = row["homeserver"] else { return nil }
             return StoredAccount(userID: user, homeserver: homeserver, deviceID: row["device_id"] ?? "",
-                                 signedIn: row["signed_in"], secretStorage: row["secret_storage"])
+                                 signedIn: row["signed_in"], secretStorage: row["secret_storage"], signIn: row["sign_in"])
         }
     }
 
+    /// Saves who is signed in.
     public func save(account: StoredAccount) throws {
+        try database.write { db in try Self.write(account, in: db) }
+    }
+
+    /// Saves a new sign-in, numbered one after the last (Delivery.signIn); returns it as saved.
+    public func save(newSignIn account: StoredAccount) throws -> StoredAccount {
         try database.write { db in
-            try db.execute(sql: """
-                INSERT INTO account (id, user_id, homeserver, device_id, signed_in, secret_storage)
-                VALUES (1, ?, ?, ?, ?, ?)
-                ON CONFLICT(id) DO UPDATE SET user_id = excluded.user_id, homeserver = excluded.homeserver,
-                    device_id = excluded.device_id, signed_in = excluded.signed_in,
-                    secret_storage = excluded.secret_storage
-                """, arguments: [account.userID, account.homeserver, account.deviceID, account.signedIn,
-                                 account.secretStorage])
+            var numbered = account
+            numbered.signIn = (try Int64.fetchOne(db, sql: "SELECT sign_in FROM account WHERE id = 1") ?? 0) + 1
+            try Self.write(numbered, in: db)
+            return numbered
         }
+    }
+
+    private static func write(_ account: StoredAccount, in db: Database) throws {
+        try db.execute(sql: """
+            INSERT INTO account (id, user_id, homeserver, device_id, signed_in, secret_storage, sign_in)
+            VALUES (1, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT(id) DO UPDATE SET user_id = excluded.user_id, homeserver = excluded.homeserver,
+                device_id = excluded.device_id, signed_in = excluded.signed_in,
+                secret_storage = excluded.secret_storage, sign_in = excluded.sign_in
+            """, arguments: [account.userID, account.homeserver, account.deviceID, account.signedIn,
+                             account.secretStorage, account.signIn])
     }
 }

@@ -93,6 +93,25 @@ enum OutboxSchema {
                 t.add(column: "suggested_destinations", .text).notNull().defaults(to: "")
             }
         }
+        // Who a share is sent as (Share.account): shares an older Ferry had queued or begun were
+        // going out as the account signed in then, and keep it. And which sign-in a delivery's
+        // requests went out under (Delivery.signIn): a server forgets a device's transaction ids
+        // when it signs out, so a delivery resumed under a later sign-in looks in its room first.
+        migrator.registerMigration("v5: the account a share is sent as, and under which sign-in") { db in
+            try db.alter(table: "share") { t in
+                t.add(column: "account", .text)
+            }
+            try db.execute(sql: """
+                UPDATE share SET account = (SELECT user_id FROM account WHERE id = 1)
+                WHERE state IN ('queued', 'sending') OR EXISTS (SELECT 1 FROM delivery WHERE delivery.share_id = share.id)
+                """)
+            try db.alter(table: "account") { t in
+                t.add(column: "sign_in", .integer).notNull().defaults(to: 0)
+            }
+            try db.alter(table: "delivery") { t in
+                t.add(column: "sign_in", .integer)
+            }
+        }
         return migrator
     }
 }

@@ -5,7 +5,7 @@ import GRDB
 struct ShareRow: Codable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "share"
     enum CodingKeys: String, CodingKey {
-        case id, state, action, subject, message, destinations, source
+        case id, state, action, subject, message, destinations, source, account
         case suggestedDestinations = "suggested_destinations"
         case contentType = "content_type", createdAt = "created_at", updatedAt = "updated_at"
         case errorName = "error_name", errorMessage = "error_message"
@@ -24,6 +24,7 @@ struct ShareRow: Codable, FetchableRecord, PersistableRecord {
     var updatedAt: Int64
     var errorName: String?
     var errorMessage: String?
+    var account: String?
 
     init(_ share: Share) {
         id = share.id
@@ -39,6 +40,7 @@ struct ShareRow: Codable, FetchableRecord, PersistableRecord {
         updatedAt = share.updated
         errorName = share.failure?.name
         errorMessage = share.failure?.message
+        account = share.account
     }
 
     /// Inserts the row with one cached statement. GRDB's record insertion (`insert(_:)`) reads the
@@ -49,10 +51,10 @@ struct ShareRow: Codable, FetchableRecord, PersistableRecord {
     func insert(into db: Database) throws {
         try db.cachedStatement(sql: """
             INSERT INTO share (id, state, action, content_type, subject, message, destinations, source,
-                               created_at, updated_at, error_name, error_message, suggested_destinations)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                               created_at, updated_at, error_name, error_message, suggested_destinations, account)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [id, state, action, contentType, subject, message, destinations, source,
-                                     createdAt, updatedAt, errorName, errorMessage, suggestedDestinations])
+                                     createdAt, updatedAt, errorName, errorMessage, suggestedDestinations, account])
     }
 
     /// The row of one share (a cached statement: the sender reads shares often).
@@ -68,7 +70,7 @@ struct ShareRow: Codable, FetchableRecord, PersistableRecord {
         let failure = errorName.map { Share.Failure(name: $0, message: errorMessage ?? "") }
         // An unknown state can only come from a newer Ferry; showing it as failed keeps it visible.
         return Share(id: id, intent: intent, state: ShareState(rawValue: state) ?? .failed,
-                     created: createdAt, updated: updatedAt, failure: failure, deliveries: deliveries)
+                     created: createdAt, updated: updatedAt, failure: failure, deliveries: deliveries, account: account)
     }
 }
 

@@ -106,7 +106,13 @@ public actor Sender {
         // At a start, the stored sign-in's token is read in the background (Account).
         await account.tokenRead()
         while let session = account.current {
-            let shares = takeUp((try? outbox.shares(in: [.queued, .sending])) ?? [])
+            // A share is never sent as someone else (the service parks them at a sign-in; this
+            // holds whatever reached the queue since).
+            for id in (try? outbox.park(sharesNotOf: session.userID, at: clock())) ?? [] {
+                if let share = try? outbox.share(id: id) { events.shareChanged(share) }
+            }
+            let queue = ((try? outbox.shares(in: [.queued, .sending])) ?? []).filter { $0.account ?? session.userID == session.userID }
+            let shares = takeUp(queue, as: session)
             var progressed = false
             nextRetry = nil
             for share in shares {
@@ -128,14 +134,16 @@ public actor Sender {
 
     /// Takes every queued share up in one transaction (deliveries, steps, transaction ids) instead
     /// of one commit each on the way; the shares already taken up are returned as they are.
-    private func takeUp(_ shares: [Share]) -> [Share] {
+    private func takeUp(_ shares: [Share], as session: Session) -> [Share] {
         let fresh = shares.filter { $0.state == .queued || $0.deliveries.isEmpty }
         guard !fresh.isEmpty else { return shares }
         let takeovers = fresh.map { share in
             Outbox.Takeover(id: share.id, steps: Composition.steps(for: share.intent),
                             bytesTotal: share.intent.items.filter { $0.kind == .file }.reduce(0) { $0 + $1.size })
         }
-        guard let begun = try? outbox.beginSending(takeovers, at: clock()) else { return shares }
+        guard let begun = try? outbox.beginSending(takeovers, as: session.userID, signIn: session.signIn, at: clock()) else {
+            return shares
+        }
         begun.forEach(events.shareChanged)
         let byID = Dictionary(uniqueKeysWithValues: begun.map { ($0.id, $0) })
         return shares.map { byID[$0.id] ?? $0 }
@@ -148,7 +156,8 @@ public actor Sender {
         if share.state == .queued || share.deliveries.isEmpty {
             let steps = Composition.steps(for: share.intent)
             let bytes = share.intent.items.filter { $0.kind == .file }.reduce(0) { $0 + $1.size }
-            guard let begun = try? outbox.beginSending(id: share.id, steps: steps, bytesTotal: bytes, at: clock()) else {
+            guard let begun = try? outbox.beginSending(id: share.id, steps: steps, bytesTotal: bytes, as: session.userID,
+                                                       signIn: session.signIn, at: clock()) else {
                 return .finished
             }
             share = begun
@@ -277,10 +286,33 @@ public actor Sender {
             throw .permanent(.fileTooLargeForServer(tooLarge.name, size: tooLarge.size, limit: limit))
         }
         var bytesDone = steps.filter { $0.item != nil && $0.contentURI != nil }.reduce(UInt64(0)) { $0 + items[$1.item!].size }
-        let pending = steps.filter { $0.eventID == nil }
+        var pending = steps.filter { $0.eventID == nil }
+        if delivery.signIn != session.signIn {
+            // Begun under an earlier sign-in: its device may be gone from the server, and its
+            // transaction ids with it. What went out then is found in the room, not sent again.
+            if delivery.signIn != nil || delivery.attempts > 0 || delivery.eventsSent > 0, !pending.isEmpty {
+                let found = try await attempt { () async throws(MatrixError) in
+                    try await homeserver.sent(in: roomID, transactionIDs: Set(pending.map(\.transactionID)),
+                                              since: share.created - Self.clockSkew)
+                }
+                // Events go out in order: what was found is the start of what is pending.
+                while let step = pending.first, let eventID = found[step.transactionID] {
+                    pending.removeFirst()
+                    logger.info("found an event sent under an earlier sign-in", metadata: ["share": "\(share.id)", "step": "\(step.step)"])
+                    let recorded = try? outbox.recordEvent(step, eventID: eventID, roomID: roomToRecord,
+                                                           completesDelivery: pending.isEmpty, at: clock())
+                    if let recorded {
+                        roomToRecord = nil
+                        events.shareChanged(recorded)
+                        if pending.isEmpty { return recorded }
+                    }
+                }
+            }
+            delivery = change(share.id, position) { $0.signIn = session.signIn } ?? delivery
+        }
         for (index, var step) in pending.enumerated() {
             guard (try? outbox.state(of: share.id)) == .sending else { throw .cancelled }
-            let content: MessageContent
+            var content: MessageContent
             if let index = step.item {
                 let item = items[index]
                 let path = spool.path(for: share.id, position: index)
@@ -324,6 +356,7 @@ public actor Sender {
             } else {
                 content = MessageContent(msgtype: "m.text", body: step.text ?? "")
             }
+            content.transaction = step.transactionID
             // The last moment a Cancel stops this event; from here until it is recorded, a Cancel
             // hears that it came too late for this destination (SendGate).
             guard gate.enter(shareID: share.id, destination: destination, outbox: outbox) else { throw .cancelled }
@@ -348,6 +381,9 @@ public actor Sender {
         }
         return nil
     }
+
+    /// How far the server's clock may be behind this machine's when looking back for events.
+    static let clockSkew: Int64 = 300_000_000
 
     static func fileContent(_ item: ShareItem, url: String, path: String) -> MessageContent {
         let type = Composition.messageType(forContentType: item.contentType)

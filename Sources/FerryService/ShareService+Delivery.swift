@@ -26,11 +26,12 @@ extension ShareService {
         })
         var seen: Set<String> = []
         let unique = destinations.filter { seen.insert($0).inserted }
-        let state = Routing.route(destinations: unique, signedIn: account.isSignedIn)
+        let user = account.signedInUser
+        let state = Routing.route(destinations: unique, signedIn: user != nil)
         let completed: Share?
         do {
             completed = try outbox.complete(id: id, destinations: unique, message: words, text: isText ? given : nil,
-                                            state: state, at: clock())
+                                            state: state, account: state == .queued ? user : nil, at: clock())
         } catch {
             throw .storageFailed("the share's destinations", reason: Outbox.reason(for: error))
         }
@@ -61,7 +62,10 @@ extension ShareService {
                 $0.attempts = 0
             }
         }
-        let state = Routing.route(destinations: current.intent.destinations, signedIn: account.isSignedIn)
+        // Another person's share waits for them to sign in again, however often it is retried.
+        let user = account.signedInUser
+        let state = Routing.route(destinations: current.intent.destinations,
+                                  signedIn: user != nil && (current.account == nil || current.account == user))
         let changed: Share?
         do {
             // Compare-and-set: a share cancelled meanwhile stays cancelled.

@@ -10,7 +10,10 @@ extension ShareService {
     public func signIn(_ credentials: Credentials) async throws(ShareError) -> Session {
         let session = try await account.signIn(credentials)
         await directory.forget()
-        resumeWaitingShares()
+        // Signed in as someone else: what was on its way as the previous person waits for them.
+        let parked = (try? outbox.park(sharesNotOf: session.userID, at: clock())) ?? []
+        for id in parked { if let share = try? outbox.share(id: id) { events.shareChanged(share) } }
+        resumeWaitingShares(for: session.userID)
         events.accountChanged()
         return session
     }
@@ -63,13 +66,17 @@ extension ShareService {
         }
     }
 
-    /// Every share that waited for sign-in goes where routing sends it now.
-    private func resumeWaitingShares() {
-        for share in shares() where share.state == .awaitingSignIn {
+    /// Every share that waited for this person to sign in (or for anyone) goes where routing sends
+    /// it now, as theirs; another person's shares wait on for them.
+    private func resumeWaitingShares(for user: String) {
+        for share in shares() where share.state == .awaitingSignIn && (share.account == nil || share.account == user) {
             let state = Routing.route(destinations: share.intent.destinations, signedIn: true)
             // A share the sender had begun keeps its deliveries: back to sending, not queued.
             let next = state == .queued && !share.deliveries.isEmpty ? .sending : state
-            if let moved = try? outbox.update(id: share.id, state: next, at: clock(), from: [.awaitingSignIn]) { events.shareChanged(moved) }
+            if let moved = try? outbox.update(id: share.id, state: next, at: clock(), from: [.awaitingSignIn],
+                                              account: next == .awaitingDestination ? nil : user) {
+                events.shareChanged(moved)
+            }
         }
         announcePendingWork()
         sender.wake(now: true)

@@ -50,7 +50,7 @@ public final class ShareService: @unchecked Sendable {
         self.events = Events(shareChanged: { _ in }, signInRequired: { _ in })
         directory = DestinationDirectory(outbox: outbox, clock: clock)
         intake = ShareIntake(outbox: outbox, stager: Stager(spool: spool, limits: limits), limits: limits,
-                             isSignedIn: { account.isSignedIn }, clock: clock)
+                             signedInUser: { account.signedInUser }, clock: clock)
     }
 
     public func share(_ request: ShareRequest, activationToken: String? = nil) throws(ShareError) -> Share {

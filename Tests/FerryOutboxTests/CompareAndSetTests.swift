@@ -33,7 +33,7 @@ final class CompareAndSetTests: XCTestCase {
         try outbox.insert(share)
         _ = try outbox.update(id: share.id, state: .cancelled, at: 6)
 
-        let begun = try outbox.beginSending([.init(id: share.id, steps: Composition.steps(for: share.intent), bytesTotal: 0)], at: 7)
+        let begun = try outbox.beginSending([.init(id: share.id, steps: Composition.steps(for: share.intent), bytesTotal: 0)], as: "@me:example.org", signIn: 1, at: 7)
 
         XCTAssertEqual(begun, [])
         XCTAssertEqual(try outbox.state(of: share.id), .cancelled)
@@ -46,7 +46,7 @@ final class CompareAndSetTests: XCTestCase {
         _ = try outbox.update(id: share.id, state: .cancelled, at: 6, from: [.awaitingDestination])
 
         // …and the dialog's Share arrives: it does not win.
-        XCTAssertNil(try outbox.complete(id: share.id, destinations: ["!room:example.org"], message: nil, state: .queued, at: 7))
+        XCTAssertNil(try outbox.complete(id: share.id, destinations: ["!room:example.org"], message: nil, state: .queued, account: "@me:example.org", at: 7))
         XCTAssertEqual(try outbox.state(of: share.id), .cancelled)
     }
 
@@ -54,7 +54,7 @@ final class CompareAndSetTests: XCTestCase {
         let share = SampleShares.text(id: "01kaaaaaaaaaaaaaaaaaaaaac5", created: 5, state: .awaitingDestination)
         try outbox.insert(share)
 
-        let completed = try outbox.complete(id: share.id, destinations: ["!room:example.org"], message: "hi", state: .queued, at: 7)
+        let completed = try outbox.complete(id: share.id, destinations: ["!room:example.org"], message: "hi", state: .queued, account: "@me:example.org", at: 7)
 
         XCTAssertEqual(completed?.state, .queued)
         XCTAssertEqual(completed?.intent.destinations, ["!room:example.org"])

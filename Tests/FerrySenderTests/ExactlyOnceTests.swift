@@ -95,9 +95,57 @@ final class ExactlyOnceTests: XCTestCase {
         XCTAssertEqual(deliveries.first?.failure?.name, ShareError.namePrefix + "Forbidden")
     }
 
+    func testAnEventSentUnderAnEarlierSignInIsFoundInTheRoomNotSentAgain() async throws {
+        let server = InMemoryHomeserver(rooms: ["!a"])
+        let share = try queue(message: "first", files: ["second.txt": 10], to: ["!a"])
+        // Signed in the first time: the message goes out, and the server stores the file's event
+        // but the process is gone before the answer comes.
+        server.failSends(.none, .storedThenHang)
+        let first = sender(server, signIn: 1)
+        first.start()
+        first.wake()
+        try await waitUntil { server.sendRequests.count == 2 && server.events(in: "!a").count == 2 }
+        // Signed out (the server deletes the device and forgets its transaction ids), signed in again.
+        server.forgetTransactions()
+
+        try await deliver(share, through: server, signIn: 2)
+
+        XCTAssertEqual(server.events(in: "!a").map(\.body), ["first", "second.txt"], "nothing went out twice")
+        XCTAssertEqual(server.sendRequests.count, 2, "the file's event was found in the room, not sent again")
+        XCTAssertEqual(server.lookups, 1)
+        XCTAssertEqual(try outbox.share(id: share.id)?.deliveries.first?.eventsSent, 2)
+    }
+
+    func testEveryEventCarriesItsTransactionIDAndTheSameSignInNeverLooksInTheRoom() async throws {
+        let server = InMemoryHomeserver(rooms: ["!a"])
+        server.failSends(.lostAnswer)
+        let share = try queue(message: "tagged", files: ["f.txt": 3], to: ["!a"])
+
+        try await deliver(share, through: server)
+
+        let events = server.events(in: "!a")
+        XCTAssertEqual(events.map(\.body), ["tagged", "f.txt"])
+        XCTAssertEqual(events.map(\.tag), events.map(\.transactionID))
+        XCTAssertEqual(server.lookups, 0, "under one sign-in the transaction id is enough")
+    }
+
+    func testAShareQueuedAsAnotherPersonWaitsForThemAndNothingIsSent() async throws {
+        let server = InMemoryHomeserver(rooms: ["!a"])
+        let theirs = try queue(message: "theirs", files: [:], to: ["!a"], account: "@someone:memory.test")
+        let mine = try queue(message: "mine", files: [:], to: ["!a"], account: nil)
+
+        try await deliver(mine, through: server)
+
+        XCTAssertEqual(server.events(in: "!a").map(\.body), ["mine"])
+        XCTAssertEqual(try outbox.state(of: theirs.id), .awaitingSignIn)
+        XCTAssertEqual(try outbox.share(id: theirs.id)?.account, "@someone:memory.test")
+        XCTAssertEqual(try outbox.share(id: mine.id)?.account, "@me:memory.test", "taken up as the one signed in")
+    }
+
     // MARK: - Helpers
 
-    private func queue(message: String?, files: KeyValuePairs<String, UInt64>, to destinations: [String]) throws -> Share {
+    private func queue(message: String?, files: KeyValuePairs<String, UInt64>, to destinations: [String],
+                       account: String? = nil) throws -> Share {
         let id = "01ksender" + String(UUID().uuidString.lowercased().filter(\.isLetter).prefix(17))
         // A share without files carries its words as a text item (a share has at least one item).
         var items: [ShareItem] = files.isEmpty ? [.text(message ?? "")] : []
@@ -109,21 +157,23 @@ final class ExactlyOnceTests: XCTestCase {
         }
         let intent = ShareIntent(items: items, subject: nil, message: files.isEmpty ? nil : message,
                                  destinations: destinations, source: .cli)
-        let share = Share(id: id, intent: intent, state: .queued, created: 1, updated: 1)
+        let share = Share(id: id, intent: intent, state: .queued, created: 1, updated: 1, account: account)
         try outbox.insert(share)
         return share
     }
 
-    private func sender(_ server: InMemoryHomeserver) -> Sender {
-        let session = Session(userID: "@me:memory.test", homeserver: "memory", deviceID: "D", accessToken: "t")
+    private func sender(_ server: InMemoryHomeserver, signIn: Int64 = 1) -> Sender {
+        let session = Session(userID: "@me:memory.test", homeserver: "memory", deviceID: "D\(signIn)",
+                              accessToken: "t\(signIn)", signIn: signIn)
         return Sender(outbox: outbox, spool: spool, account: FixedSession(session: session),
                       backoff: Backoff(initial: 1_000, maximum: 5_000), events: SenderEvents(),
                       logger: Logger(label: "test"), clock: { Int64(Date().timeIntervalSince1970 * 1_000_000) },
                       connect: { _ in server })
     }
 
-    private func deliver(_ share: Share, through server: InMemoryHomeserver, until states: Set<ShareState> = [.sent]) async throws {
-        let sender = sender(server)
+    private func deliver(_ share: Share, through server: InMemoryHomeserver, until states: Set<ShareState> = [.sent],
+                         signIn: Int64 = 1) async throws {
+        let sender = sender(server, signIn: signIn)
         sender.start()
         sender.wake()
         try await waitUntil { states.contains((try? self.outbox.state(of: share.id)) ?? .queued) }

@@ -12,6 +12,8 @@ final class InMemoryHomeserver: Homeserver {
         var transactionID: String
         var msgtype: String
         var body: String
+        /// What the content carried in `io.github.ferryshare.transaction`.
+        var tag: String?
     }
 
     enum Fault {
@@ -23,6 +25,8 @@ final class InMemoryHomeserver: Homeserver {
         case lostAnswer
         /// The request never comes back (the process is "killed" while it waits).
         case hang
+        /// The server stores the event, and the answer never comes back.
+        case storedThenHang
     }
 
     private struct State {
@@ -32,6 +36,7 @@ final class InMemoryHomeserver: Homeserver {
         var sendFaults: [Fault] = []
         var sendRequests: [String] = []
         var uploads = 0
+        var lookups = 0
         var nextID = 0
     }
 
@@ -48,6 +53,11 @@ final class InMemoryHomeserver: Homeserver {
     func failSends(_ faults: Fault...) { state.withLock { $0.sendFaults += faults } }
 
     func events(in room: String) -> [Event] { state.withLock { $0.rooms[room] ?? [] } }
+    /// The device signed out: the server forgets the transaction ids it used (as Synapse does when
+    /// it deletes a device), so only the events themselves remain.
+    func forgetTransactions() { state.withLock { $0.transactions = [:] } }
+    /// How often the sender looked in a room for events it sent before (`sent(in:…)`).
+    var lookups: Int { state.withLock { $0.lookups } }
     /// The transaction id of every `send` request, in the order they came.
     var sendRequests: [String] { state.withLock { $0.sendRequests } }
     var uploads: Int { state.withLock { $0.uploads } }
@@ -92,19 +102,36 @@ final class InMemoryHomeserver: Homeserver {
                 return (.failure(MatrixError(kind: .http(status: 500), errcode: "M_UNKNOWN", message: "oops")), fault)
             }
             if fault == .hang { return (.failure(MatrixError(kind: .transport, message: "hung")), fault) }
+            if fault == .storedThenHang {
+                state.nextID += 1
+                state.rooms[roomID, default: []].append(Event(eventID: "$\(state.nextID)", transactionID: transactionID,
+                                                              msgtype: content.msgtype, body: content.body, tag: content.transaction))
+                return (.failure(MatrixError(kind: .transport, message: "hung")), .hang)
+            }
             if let existing = state.transactions[transactionID] { return (.success(existing), fault) }
             state.nextID += 1
             let eventID = "$\(state.nextID)"
             state.transactions[transactionID] = eventID
             state.rooms[roomID, default: []].append(Event(eventID: eventID, transactionID: transactionID,
-                                                          msgtype: content.msgtype, body: content.body))
+                                                          msgtype: content.msgtype, body: content.body, tag: content.transaction))
             if fault == .lostAnswer { return (.failure(MatrixError(kind: .transport, message: "connection reset")), fault) }
             return (.success(eventID), fault)
         }
-        if fault == .hang {
+        if fault == .hang || fault == .storedThenHang {
             // Never answers: the sender waiting here is as good as a killed process.
             await withCheckedContinuation { (_: CheckedContinuation<Void, Never>) in }
         }
         return try outcome.get()
+    }
+
+    func sent(in roomID: String, transactionIDs: Set<String>, since: Int64) async throws(MatrixError) -> [String: String] {
+        state.withLock { state in
+            state.lookups += 1
+            var found: [String: String] = [:]
+            for event in state.rooms[roomID] ?? [] {
+                if let tag = event.tag, transactionIDs.contains(tag) { found[tag] = event.eventID }
+            }
+            return found
+        }
     }
 }

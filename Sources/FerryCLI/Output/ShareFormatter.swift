@@ -23,6 +23,10 @@ enum ShareFormatter {
         let destinations = share.intent.destinations.map(SafeDisplay.escaped).joined(separator: ", ")
         lines.append("  To:       \(destinations.isEmpty ? "(not chosen yet)" : destinations)")
         lines.append("  From:     \(share.intent.source.rawValue), \(Timestamp.readable(microseconds: share.created))")
+        if let account = share.account {
+            let waiting = share.state == .awaitingSignIn ? " (waiting for this account to sign in)" : ""
+            lines.append("  As:       \(SafeDisplay.escaped(account))\(waiting)")
+        }
         if let failure = share.failure { lines.append("  Error:    \(SafeDisplay.escaped(failure.message))") }
         return lines.joined(separator: "\n")
     }
@@ -30,7 +34,9 @@ enum ShareFormatter {
     /// One sentence on what happens to a new share next.
     static func nextStep(for share: Share) -> String {
         switch share.state {
-        case .awaitingSignIn: return "Shared \(summary(share)); it will be sent once you sign in."
+        case .awaitingSignIn:
+            let who = share.account.map { " as " + SafeDisplay.escaped($0) } ?? ""
+            return "Shared \(summary(share)); it will be sent once you sign in\(who)."
         case .awaitingDestination: return "Shared \(summary(share)); choose where to send it."
         case .queued, .sending: return "Shared \(summary(share)); sending."
         case .sent: return "Sent \(summary(share))."

@@ -20,7 +20,7 @@ private struct JSONShare: Encodable {
     init(_ share: Share) { self.share = share }
 
     enum Keys: String, CodingKey {
-        case id, state, action, items, subject, message, destinations, source, error, deliveries
+        case id, state, action, items, subject, message, destinations, source, error, deliveries, account
         case contentType = "content_type", createdAt = "created_at", updatedAt = "updated_at"
         case suggestedDestinations = "suggested_destinations"
     }
@@ -41,6 +41,7 @@ private struct JSONShare: Encodable {
         try container.encode(Timestamp.iso8601(microseconds: share.updated), forKey: .updatedAt)
         try container.encode(failure: share.failure, forKey: .error)
         try container.encode(share.deliveries.map(JSONDelivery.init), forKey: .deliveries)
+        try container.encode(share.account, forKey: .account)
     }
 }
 

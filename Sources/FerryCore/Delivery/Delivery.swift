@@ -23,10 +23,14 @@ public struct Delivery: Equatable, Sendable {
     public var retryAt: Int64?
     /// Transient failures in a row, for the backoff.
     public var attempts: Int
+    /// The sign-in (a number that grows with each) under which the sender last began this
+    /// delivery's requests. A server scopes transaction ids to a device and forgets them when it
+    /// signs out, so under a later sign-in the sender looks in the room before sending again.
+    public var signIn: Int64?
 
     public init(destination: String, roomID: String? = nil, state: State = .queued, bytesSent: UInt64 = 0,
                 bytesTotal: UInt64 = 0, eventsSent: Int = 0, eventsTotal: Int = 0, failure: Share.Failure? = nil,
-                retryAt: Int64? = nil, attempts: Int = 0) {
+                retryAt: Int64? = nil, attempts: Int = 0, signIn: Int64? = nil) {
         self.destination = destination
         self.roomID = roomID
         self.state = state
@@ -37,6 +41,7 @@ public struct Delivery: Equatable, Sendable {
         self.failure = failure
         self.retryAt = retryAt
         self.attempts = attempts
+        self.signIn = signIn
     }
 }
 

@@ -9,6 +9,10 @@ public struct Share: Equatable, Sendable {
     public var failure: Failure?
     /// One per destination once the sender has taken the share up, in the order of the destinations.
     public var deliveries: [Delivery]
+    /// The Matrix user the share is sent as: whoever was signed in when it was queued (or, for a
+    /// share that waited for a sign-in, whoever signed in). Nil until then. A share is never sent
+    /// as anyone else: signed in as another person, it waits for its own.
+    public var account: String?
 
     /// Why a share failed, as a D-Bus error name and a sentence.
     public struct Failure: Equatable, Sendable {
@@ -21,8 +25,9 @@ public struct Share: Equatable, Sendable {
     }
 
     public init(id: String, intent: ShareIntent, state: ShareState, created: Int64, updated: Int64, failure: Failure? = nil,
-                deliveries: [Delivery] = []) {
+                deliveries: [Delivery] = [], account: String? = nil) {
         self.deliveries = deliveries
+        self.account = account
         self.id = id
         self.intent = intent
         self.state = state

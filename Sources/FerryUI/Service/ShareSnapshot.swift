@@ -17,6 +17,8 @@ public struct ShareSnapshot: Equatable {
     public var deliveries: [Delivery]
     /// Microseconds since the Unix epoch.
     public var updated: Int64
+    /// The Matrix user it is sent as, once queued (a share waits for its own person to sign in).
+    public var account: String?
 
     /// One destination's progress, once the share is queued.
     public struct Delivery: Equatable {
@@ -47,6 +49,7 @@ public struct ShareSnapshot: Equatable {
         errorName = dict["error-name"]?.stringValue
         errorMessage = dict["error-message"]?.stringValue
         updated = dict["updated"]?.int64Value ?? 0
+        account = dict["account"]?.stringValue
         deliveries = (dict["deliveries"]?.dictionariesValue ?? []).map { delivery in
             Delivery(destination: delivery["destination"]?.stringValue ?? "",
                      state: delivery["state"]?.stringValue ?? "queued",
@@ -82,7 +85,7 @@ public struct ShareSnapshot: Equatable {
     /// The share's state in words.
     public var stateDescription: String {
         switch state {
-        case .awaitingSignIn: return "Waiting for sign-in"
+        case .awaitingSignIn: return account.map { "Waiting for \(SafeDisplay.escaped($0)) to sign in" } ?? "Waiting for sign-in"
         case .awaitingDestination: return "Waiting for a destination"
         case .queued: return "Queued"
         case .sending:
