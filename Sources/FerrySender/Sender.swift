@@ -197,6 +197,12 @@ public actor Sender {
                 case .cancelled:
                     return .finished
                 case .unauthorized(let token):
+                    guard account.current?.accessToken == token else {
+                        // The token of a sign-in that a newer one replaced, and ended at the
+                        // server: nobody is signed out. The share waits for its own person (the
+                        // sign-in parked it) or goes on under the new sign-in in the next pass.
+                        return .finished
+                    }
                     account.invalidate(token: token)
                     earlyUploads.abandon(shareID: nil)
                     _ = try? outbox.move(from: [.queued, .sending], to: .awaitingSignIn, at: clock())
