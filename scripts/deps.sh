@@ -22,6 +22,8 @@ packages=(
     sqlite3 gnome-keyring xvfb at-spi2-core imagemagick curl openssl
     # the integration tests (pytest in a venv that sees Debian's pyatspi and gi)
     python3-venv python3-pyatspi python3-gi
+    # non-local files for real: GVfs's sftp backend, and an OpenSSH server the tests run on loopback
+    gvfs gvfs-backends openssh-client openssh-server
 )
 
 installed=" $(dpkg-query -W -f='${Package}:${db:Status-Status} ' "${packages[@]}" 2>/dev/null || true)"
@@ -36,6 +38,11 @@ if ((${#missing[@]})); then
     ((EUID == 0)) || sudo=(sudo)
     "${sudo[@]}" apt-get update -q
     DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+    # The tests start their own sshd, on loopback with a key made for them: a system-wide one that
+    # installing the package switched on is not wanted, so it is switched off again.
+    if [[ " ${missing[*]} " == *" openssh-server "* && -d /run/systemd/system ]]; then
+        "${sudo[@]}" systemctl disable --now ssh.service ssh.socket 2>/dev/null || true
+    fi
 fi
 
 # --system-site-packages: the UI tests need python3-pyatspi and python3-gi from Debian.

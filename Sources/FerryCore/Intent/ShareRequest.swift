@@ -41,6 +41,9 @@ public struct Limits: Equatable, Sendable {
     /// Free space the spool's file system keeps after a share's copies: a share that would eat
     /// into it is refused (NotEnoughSpace), so Ferry never fills the disk the desktop runs on.
     public var diskReserve: UInt64 = 64 << 20
+    /// How long a non-local file (GVfs, a network mount) may go without sending a byte before its
+    /// share fails (RemoteReadFailed): less than a D-Bus client's usual 25 s wait for the answer.
+    public var remoteStallSeconds: Int = 20
 
     public init(maxItems: Int = 1000, maxFileSize: UInt64 = 4 << 30, maxTextBytes: Int = 32768,
                 maxSubjectBytes: Int = 1024, maxDestinations: Int = 100) {
@@ -51,13 +54,17 @@ public struct Limits: Equatable, Sendable {
         self.maxDestinations = maxDestinations
     }
 
-    /// Limits with overrides from `FERRY_MAX_ITEMS`, `FERRY_MAX_FILE_SIZE` and `FERRY_DISK_RESERVE`;
+    /// Limits with overrides from `FERRY_MAX_ITEMS`, `FERRY_MAX_FILE_SIZE`, `FERRY_DISK_RESERVE` and
+    /// `FERRY_REMOTE_STALL_SECONDS`;
     /// malformed values are ignored.
     public static func fromEnvironment(_ environment: [String: String]) -> Limits {
         var limits = Limits()
         if let value = environment["FERRY_MAX_ITEMS"].flatMap(Int.init), value > 0 { limits.maxItems = value }
         if let value = environment["FERRY_MAX_FILE_SIZE"].flatMap(UInt64.init), value > 0 { limits.maxFileSize = value }
         if let value = environment["FERRY_DISK_RESERVE"].flatMap(UInt64.init) { limits.diskReserve = value }
+        if let value = environment["FERRY_REMOTE_STALL_SECONDS"].flatMap(Int.init), value > 0, value <= 3600 {
+            limits.remoteStallSeconds = value
+        }
         return limits
     }
 }
