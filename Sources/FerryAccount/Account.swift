@@ -6,6 +6,8 @@ import Logging
 
 /// The signed-in Matrix account: who, where, with which device, and its token. Survives restarts
 /// (the outbox keeps who and where, the vault keeps the token).
+// @unchecked Sendable: every `var` below is read and written only with `lock` held; the rest is
+// immutable and Sendable. (An NSCondition rather than a value box: readers wait on it for the token.)
 public final class Account: @unchecked Sendable {
     /// Guards everything below; waited on while a stored sign-in's token is being read.
     private let lock = NSCondition()

@@ -13,6 +13,8 @@ import NIOConcurrencyHelpers
 /// random path and a random single-use `state` that only the homeserver's page (and so the
 /// browser) learns; a request without both, or with a `Host` other than this listener, is refused
 /// and its token never used.
+// @unchecked Sendable: immutable; a NIO Channel and EventLoopPromise may be used from any thread
+// (their operations hop to their event loop).
 public final class SSORedirect: @unchecked Sendable {
     // @unchecked: every stored property is a constant; the promise is completed on its event loop.
     private let channel: Channel

@@ -6,6 +6,8 @@ import FerryStaging
 ///
 /// Order matters: check the plan, stage the files, commit the share; only then may the caller
 /// acknowledge it. Anything staged for a share that was not committed is removed again.
+// @unchecked Sendable: `uploadAhead` is set once while the service is wired (with the sender),
+// before any request arrives; everything else is immutable and Sendable.
 public final class ShareIntake: @unchecked Sendable {
     private let outbox: Outbox
     private let stager: Stager

@@ -6,7 +6,7 @@ import NIOConcurrencyHelpers
 /// acknowledged survives a crash of the service and of the machine.
 ///
 /// Every state change is committed here before the side effect it allows.
-public final class Outbox: @unchecked Sendable {
+public final class Outbox: Sendable {
     let database: DatabaseQueue
     private let waiting = NIOLockedValueBox<[QueuedInsert]>([])
 
@@ -76,6 +76,8 @@ public final class Outbox: @unchecked Sendable {
 
     /// A share waiting for the next group commit; `result` is written inside the serialized
     /// database access that committed it, and read after it.
+    // @unchecked Sendable: `result` is written only inside the database queue's serialized write
+    // that committed the share, and read by its owner after that write returned.
     final class QueuedInsert: @unchecked Sendable {
         let share: Share
         var result: Result<Void, Error>?

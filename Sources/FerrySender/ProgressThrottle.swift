@@ -1,10 +1,10 @@
 import Foundation
+import NIOConcurrencyHelpers
 
 /// Passes on upload progress at most a few times a second: every chunk would mean a commit and
 /// a D-Bus signal each megabyte.
-final class ProgressThrottle: @unchecked Sendable {
-    private let lock = NSLock()
-    private var last = DispatchTime(uptimeNanoseconds: 0)
+final class ProgressThrottle: Sendable {
+    private let last = NIOLockedValueBox(DispatchTime(uptimeNanoseconds: 0))
     private let interval: UInt64
     private let report: @Sendable (UInt64) -> Void
 
@@ -15,7 +15,7 @@ final class ProgressThrottle: @unchecked Sendable {
 
     func update(_ bytes: UInt64) {
         let now = DispatchTime.now()
-        let due: Bool = lock.withLock {
+        let due: Bool = last.withLockedValue { last in
             guard now.uptimeNanoseconds - last.uptimeNanoseconds >= interval else { return false }
             last = now
             return true

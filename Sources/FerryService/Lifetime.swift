@@ -5,6 +5,8 @@ import GLibAdapter
 ///
 /// GApplication counts its own interface's calls, not ours; each Share1 call holds the
 /// application until it is answered, so the timeout only starts once every client is served.
+// @unchecked Sendable: `holdsForWork` is read and written only on the main loop (inside
+// MainContext.invoke), and GApplication's hold and release are called only there too.
 final class Lifetime: @unchecked Sendable {
     private let application: Application
     private var holdsForWork = false

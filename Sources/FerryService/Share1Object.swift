@@ -7,6 +7,9 @@ import Logging
 
 /// `io.github.ferryshare.Ferry.Share1` on the bus: decodes calls, runs them off the main loop,
 /// answers with values or Ferry's named errors, and turns service events into signals.
+// @unchecked Sendable: every stored property is an immutable reference to a Sendable part, except
+// `onOpenRefused`, which is set once while the service is wired, before the object is exported and
+// any call can reach it (ServiceApplication.run).
 final class Share1Object: @unchecked Sendable {
     private let service: ShareService
     private let connection: BusConnection

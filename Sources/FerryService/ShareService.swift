@@ -5,9 +5,13 @@ import FerryOutbox
 import FerrySender
 import FerryStaging
 import Logging
+import Synchronization
 
 /// What the service does with shares, independent of how a request arrived (Share1, Open, the
 /// command line): accept, look up, list, cancel. Every change is announced through `events`.
+// @unchecked Sendable: `events` and `sender` are set once while the service is wired, before the
+// bus name is owned (ServiceApplication.run); `online` is atomic; everything else is immutable and
+// Sendable.
 public final class ShareService: @unchecked Sendable {
     /// Announcements of changes; the D-Bus object turns them into signals.
     public struct Events: Sendable {
@@ -37,7 +41,12 @@ public final class ShareService: @unchecked Sendable {
         didSet { intake.uploadAhead = sender }
     }
     let directory: DestinationDirectory
-    var online = true
+    /// Whether the homeserver answered the last request (the sender says; Online reads it).
+    var online: Bool {
+        get { onlineState.load(ordering: .relaxed) }
+        set { onlineState.store(newValue, ordering: .relaxed) }
+    }
+    private let onlineState = Atomic<Bool>(true)
 
     init(outbox: Outbox, spool: Spool, limits: Limits, account: Account, logger: Logger,
          clock: @escaping @Sendable () -> Int64 = Clock.microseconds) {

@@ -4,6 +4,8 @@ import CGLib
 ///
 /// The session connection is GLib's shared singleton, the same one GApplication uses, so an object
 /// registered here before the application runs is reachable the moment the bus name is owned.
+// @unchecked Sendable: it holds one immutable pointer to a GDBusConnection, which GLib documents as
+// thread-safe (calls, signals and registrations may come from any thread).
 public final class BusConnection: @unchecked Sendable {
     let raw: OpaquePointer
 
@@ -123,6 +125,8 @@ extension BusConnection {
     }
 }
 
+// @unchecked Sendable: immutable; GDBus calls its filter on its own worker thread, and the handler
+// it holds is made for that (it hands the call over to the service's queue).
 private final class InterceptedMethod: @unchecked Sendable {
     let path: String
     let interface: String
@@ -145,6 +149,8 @@ private final class InterceptedMethod: @unchecked Sendable {
 }
 
 /// A parsed D-Bus interface description (introspection XML), kept alive for the process's life.
+// @unchecked Sendable: immutable after parsing; GLib's introspection data is reference-counted
+// atomically and only read.
 public final class InterfaceDescription: @unchecked Sendable {
     let node: UnsafeMutablePointer<GDBusNodeInfo>
     let info: UnsafeMutablePointer<GDBusInterfaceInfo>

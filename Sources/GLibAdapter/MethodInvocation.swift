@@ -1,7 +1,10 @@
 import CGLib
+import Synchronization
 
 /// One incoming D-Bus method call. Answer it exactly once, from any thread, with
 /// `reply(_:)` or `fail(_:)`; the caller waits until then.
+// @unchecked Sendable: GDBus lets a method invocation be answered from any thread, and a reply
+// message be sent on the (thread-safe) connection from any thread; `answered` is atomic.
 public final class MethodInvocation: @unchecked Sendable {
     /// How the answer travels back: through GDBus's invocation object for methods of exported
     /// objects, or as a hand-made reply message for calls taken over by a filter.
@@ -16,7 +19,7 @@ public final class MethodInvocation: @unchecked Sendable {
     public let sender: String
     /// The arguments, as a tuple.
     public let parameters: Variant
-    private var answered = false
+    private let answered = Atomic<Bool>(false)
 
     init(channel: Channel, method: String, sender: String, parameters: Variant) {
         self.channel = channel
@@ -55,8 +58,7 @@ public final class MethodInvocation: @unchecked Sendable {
     }
 
     private func markAnswered() {
-        precondition(!answered, "a method call is answered once")
-        answered = true
+        precondition(!answered.exchange(true, ordering: .relaxed), "a method call is answered once")
     }
 
     private func send(_ reply: OpaquePointer, on connection: OpaquePointer, answering call: OpaquePointer) {
