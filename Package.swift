@@ -54,6 +54,9 @@ let package = Package(
             "FerryCore", "FerryMatrix", "FerryOutbox", "FerryStaging", "FerryAccount",
             .product(name: "Logging", package: "swift-log"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
+        // The Share1 contract as Swift sees it: bus names, the a{sv} codecs, one typed client.
+        // The service, the command line and the UI all use it; it knows nothing of how a share is kept or sent.
+        .target(name: "FerryContract", dependencies: ["FerryCore", "GLibAdapter"]),
         // Turns D-Bus calls (Share1, org.freedesktop.Application.Open) into share requests.
         .target(name: "FerryIntake", dependencies: [
             "FerryCore", "FerryStaging", "FerryOutbox", "GLibAdapter",
@@ -61,20 +64,20 @@ let package = Package(
         ]),
         // The headless GApplication that owns everything: wiring and lifetime.
         .target(name: "FerryService", dependencies: [
-            "FerryCore", "FerryIntake", "FerryOutbox", "FerryStaging", "FerryAccount", "FerrySender", "FerryMatrix",
+            "FerryCore", "FerryContract", "FerryIntake", "FerryOutbox", "FerryStaging", "FerryAccount", "FerrySender", "FerryMatrix",
             "GLibAdapter",
             .product(name: "Logging", package: "swift-log"),
         ], resources: [
             // The interface XML in data/dbus is the contract; the service exports exactly that text.
             .embedInCode("Share1.xml"),
         ]),
-        // The command line: a D-Bus client of the service.
+        // The command line: a D-Bus client of the service, through the contract; it does not link the service.
         .target(name: "FerryCLI", dependencies: [
-            "FerryCore", "FerryService", "GLibAdapter",
+            "FerryCore", "FerryContract", "GLibAdapter",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            .product(name: "Logging", package: "swift-log"),
         ]),
-        .executableTarget(name: "ferry", dependencies: ["FerryCLI"]),
+        // `ferry`: the command line, and `ferry service` handed to the service module directly.
+        .executableTarget(name: "ferry", dependencies: ["FerryCLI", "FerryService"]),
         // GTK 4 and libadwaita headers, for ferry-ui only; fenced behind GtkAdapter.
         .systemLibrary(name: "CGtk", pkgConfig: "libadwaita-1",
                        providers: [.apt(["libgtk-4-dev", "libadwaita-1-dev"])]),
@@ -82,11 +85,11 @@ let package = Package(
         .target(name: "GtkAdapter", dependencies: ["CGtk"]),
         // The share dialog, the sign-in page and the main window: a D-Bus client of the service
         // that knows no HTTP and no SQLite. One page a file.
-        .target(name: "FerryUI", dependencies: ["FerryCore", "GLibAdapter", "GtkAdapter"]),
+        .target(name: "FerryUI", dependencies: ["FerryCore", "FerryContract", "GLibAdapter", "GtkAdapter"]),
         .executableTarget(name: "ferry-ui", dependencies: ["FerryUI"], linkerSettings: [.linkedLibrary("m")]),
         // `make bench`'s reference for a cold start: a GApplication and nothing else.
         .executableTarget(name: "bare-gapplication", dependencies: ["CGLib"], path: "Tests/bench/BareGApplication"),
-        .testTarget(name: "FerryCoreTests", dependencies: ["FerryCore"]),
+        .testTarget(name: "FerryCoreTests", dependencies: ["FerryCore", "FerryContract"]),
         .testTarget(name: "FerryOutboxTests", dependencies: ["FerryOutbox", "FerryCore"]),
         .testTarget(name: "FerryStagingTests", dependencies: ["FerryStaging", "FerryCore", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
         .testTarget(name: "FerryMatrixTests", dependencies: [
@@ -100,7 +103,7 @@ let package = Package(
         // Every parser of outside input as a function of bytes: libFuzzer drives it (`make fuzz`),
         // the unit tests replay its committed corpus.
         .target(name: "FerryFuzzTargets", dependencies: [
-            "FerryCore", "FerryIntake", "FerryMatrix", "FerryAccount", "GLibAdapter",
+            "FerryCore", "FerryContract", "FerryIntake", "FerryMatrix", "FerryAccount", "GLibAdapter",
             .product(name: "NIOHTTP1", package: "swift-nio"),
         ], path: "Tests/fuzz/Targets"),
         .executableTarget(name: "ferry-fuzz", dependencies: ["FerryFuzzTargets"], path: "Tests/fuzz/Driver"),

@@ -1,3 +1,4 @@
+import FerryContract
 import FerryCore
 import GLibAdapter
 #if canImport(Glibc)
@@ -8,7 +9,7 @@ import Glibc
 /// every few seconds in case the service restarted in between (it keeps the share; the signal
 /// subscription would not notice).
 struct DeliveryWatch {
-    let client: ServiceClient
+    let client: Share1Client
     let shareID: String
 
     func waitUntilDone() throws(CommandFailure) {
@@ -26,7 +27,7 @@ struct DeliveryWatch {
             client.onShareChanged(consider)
             func poll() {
                 guard final == nil else { return }
-                if let share = try? client.share(id: shareID) { consider(share) }
+                if let share = try? client.run(Share1.getShare(shareID)) { consider(share) }
                 MainContext.after(milliseconds: 2000) { poll() }
             }
             poll()

@@ -25,15 +25,21 @@ public struct FerryCommand: ParsableCommand {
 
     public init() {}
 
-    /// Entry point: refuses arguments that are not UTF-8 (Swift would silently repair them), then parses.
-    public static func runFromProcessArguments() -> Never {
+    /// Runs the service (idle timeout, only if shares are pending) and returns its exit status:
+    /// given by the `ferry` executable, which links the service module.
+    nonisolated(unsafe) static var service: (UInt32?, Bool) -> Int32 = { _, _ in ExitStatus.software }
+
+    /// Entry point: refuses arguments that are not UTF-8 (Swift would silently repair them), then
+    /// parses. `service` runs `ferry service`.
+    public static func runFromProcessArguments(service: @escaping (UInt32?, Bool) -> Int32) -> Never {
+        self.service = service
         for index in 1..<Int(CommandLine.argc) where String(validatingCString: CommandLine.unsafeArgv[index]!) == nil {
             Terminal.error("argument \(index) is not valid UTF-8 text; Ferry shares text as UTF-8.")
             Glibc.exit(ExitStatus.dataError)
         }
         // How the service is started (D-Bus activation, the systemd unit): straight to it, without
         // the parser's reflection over every command and option (~2 ms of a cold start).
-        if CommandLine.arguments.dropFirst() == ["service"] { Glibc.exit(ServiceCommand.start()) }
+        if CommandLine.arguments.dropFirst() == ["service"] { Glibc.exit(service(nil, false)) }
         main()
         Glibc.exit(0)
     }

@@ -1,4 +1,5 @@
 import FerryAccount
+import FerryContract
 import FerryCore
 import FerryOutbox
 import FerrySender

@@ -32,11 +32,3 @@ public struct ServiceSettings: Sendable {
         text.flatMap { Logger.Level(rawValue: $0.lowercased()) } ?? .info
     }
 }
-
-/// Identity of the service on the bus.
-public enum FerryBus {
-    public static let name = "io.github.ferryshare.Ferry"
-    public static let path = "/io/github/ferryshare/Ferry"
-    public static let share1 = "io.github.ferryshare.Ferry.Share1"
-    public static let application = "org.freedesktop.Application"
-}

@@ -1,6 +1,7 @@
 import Dispatch
 import FerryAccount
 import FerryCore
+import FerryContract
 import FerryIntake
 import GLibAdapter
 import Logging
@@ -45,11 +46,11 @@ final class Share1Object: @unchecked Sendable {
         let pendingWork = service.events.pendingWorkChanged
         service.events = ShareService.Events(
             shareChanged: { [connection] share in
-                connection.emitSignal(path: FerryBus.path, interface: FerryBus.share1, name: "ShareChanged",
+                connection.emitSignal(path: FerryBus.path, interface: FerryBus.share1, name: Share1Signal.shareChanged.rawValue,
                                       arguments: .tuple([.string(share.id), .dictionary(ShareCodec.encode(share))]))
             },
             signInRequired: { [connection] reason in
-                connection.emitSignal(path: FerryBus.path, interface: FerryBus.share1, name: "SignInRequired",
+                connection.emitSignal(path: FerryBus.path, interface: FerryBus.share1, name: Share1Signal.signInRequired.rawValue,
                                       arguments: .tuple([.string(reason)]))
             },
             pendingWorkChanged: pendingWork,
@@ -63,20 +64,20 @@ final class Share1Object: @unchecked Sendable {
 
     /// Tells clients that Open was refused (Open itself cannot return an error).
     func announceRefusal(_ error: ShareError) {
-        connection.emitSignal(path: FerryBus.path, interface: FerryBus.share1, name: "ShareRefused",
+        connection.emitSignal(path: FerryBus.path, interface: FerryBus.share1, name: Share1Signal.shareRefused.rawValue,
                               arguments: .tuple([.string(error.name), .string(error.message)]))
     }
 
-    private static let properties = ["SignedIn", "AccountId", "Homeserver", "Online"]
+    private static let properties = Share1Property.allCases.map(\.rawValue)
 
     private func property(_ name: String) -> Variant? {
         let session = service.account.current
-        switch name {
-        case "SignedIn": return .bool(session != nil)
-        case "AccountId": return .string(session?.userID ?? "")
-        case "Homeserver": return .string(session?.homeserver ?? "")
-        case "Online": return .bool(service.online)
-        default: return nil
+        switch Share1Property(rawValue: name) {
+        case .signedIn: return .bool(session != nil)
+        case .accountID: return .string(session?.userID ?? "")
+        case .homeserver: return .string(session?.homeserver ?? "")
+        case .online: return .bool(service.online)
+        case nil: return nil
         }
     }
 

@@ -1,3 +1,5 @@
 import FerryCLI
+import FerryService
 
-FerryCommand.runFromProcessArguments()
+// The command line is a client of the service and does not link it; `ferry service` comes here.
+FerryCommand.runFromProcessArguments(service: { ServiceMain.start(idleTimeout: $0, ifPending: $1) })

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FerryContract
 import FerryCore
 import GLibAdapter
 #if canImport(Glibc)
@@ -52,7 +53,7 @@ struct LoginCommand: FerrySubcommand {
             throw CommandFailure(status: ExitStatus.usage, message: "say which homeserver with --homeserver.")
         }
         credentials["homeserver"] = .string(server)
-        let account = try ServiceClient().signIn(credentials)
+        let account = try Share1Client.forCommand().run(Share1.signIn(credentials))
         Terminal.note("Signed in as \(account["user-id"]?.stringValue ?? "?") on \(account["homeserver"]?.stringValue ?? server).")
     }
 
@@ -78,7 +79,7 @@ struct LogoutCommand: FerrySubcommand {
         commandName: "logout", abstract: "Sign out; shares not yet sent wait for the next sign-in.")
 
     func execute() throws(CommandFailure) {
-        try ServiceClient().signOut()
+        try Share1Client.forCommand().run(Share1.signOut())
         Terminal.note("Signed out.")
     }
 }
@@ -91,7 +92,7 @@ struct StatusCommand: FerrySubcommand {
     var json = false
 
     func execute() throws(CommandFailure) {
-        let status = try ServiceClient().status()
+        let status = try Share1Client.forCommand().run(Share1.getStatus())
         if json {
             Terminal.output(StatusJSON.object(status))
         } else {

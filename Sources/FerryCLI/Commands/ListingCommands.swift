@@ -1,4 +1,5 @@
 import ArgumentParser
+import FerryContract
 import FerryCore
 
 struct SharesCommand: FerrySubcommand {
@@ -9,7 +10,7 @@ struct SharesCommand: FerrySubcommand {
     var json = false
 
     func execute() throws(CommandFailure) {
-        let shares = try ServiceClient().shares()
+        let shares = try Share1Client.forCommand().run(Share1.listShares())
         if json {
             Terminal.output(ShareJSON.array(shares))
         } else if shares.isEmpty {
@@ -31,8 +32,8 @@ struct ShowCommand: FerrySubcommand {
     var json = false
 
     func execute() throws(CommandFailure) {
-        let client = try ServiceClient()
-        let share = try client.share(id: try client.resolve(id))
+        let client = try Share1Client.forCommand()
+        let share = try client.run(Share1.getShare(try client.resolve(id)))
         Terminal.output(json ? ShareJSON.object(share) : ShareFormatter.details(share))
     }
 }
@@ -51,7 +52,7 @@ struct DestinationsCommand: FerrySubcommand {
     var json = false
 
     func execute() throws(CommandFailure) {
-        let list = try ServiceClient().destinations(query: query, limit: limit)
+        let list = try Share1Client.forCommand().run(Share1.listDestinations(query, limit: limit))
         Terminal.output(json ? DestinationJSON.array(list) : DestinationJSON.table(list))
     }
 }

@@ -1,11 +1,7 @@
 import ArgumentParser
-import FerryService
-import GLibAdapter
-import Logging
-#if canImport(Glibc)
-import Glibc
-#endif
 
+/// `ferry service`: the service itself, which the command line does not link. The `ferry`
+/// executable hands it over (`ServiceCommand.start`, set before parsing).
 struct ServiceCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "service",
@@ -19,37 +15,6 @@ struct ServiceCommand: ParsableCommand {
     var ifPending = false
 
     func run() throws {
-        throw ExitCode(Self.start(idleTimeout: idleTimeout, ifPending: ifPending))
-    }
-
-    /// Runs the service and returns its exit status. `ferry service` with nothing else, as D-Bus
-    /// activation and the systemd unit start it, comes here without the argument parser: on a cold
-    /// start every millisecond is a wait for whoever shared something (FerryCommand).
-    static func start(idleTimeout: UInt32? = nil, ifPending: Bool = false) -> Int32 {
-        let settings = ServiceSettings(environment: ProcessEnvironment.current, idleTimeoutOverride: idleTimeout)
-        if ifPending, !ServiceApplication.hasPendingWork(settings: settings) { return 0 }
-        MemoryPolicy.keepFlat()
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = settings.logLevel
-            return handler
-        }
-        return ServiceApplication.run(settings: settings, logger: Logger(label: "ferry"))
-    }
-}
-
-/// The process environment as a dictionary, without Foundation.
-enum ProcessEnvironment {
-    static var current: [String: String] {
-        var result: [String: String] = [:]
-        var pointer = environ
-        while let entry = pointer.pointee {
-            let text = String(cString: entry)
-            if let equals = text.firstIndex(of: "=") {
-                result[String(text[..<equals])] = String(text[text.index(after: equals)...])
-            }
-            pointer += 1
-        }
-        return result
+        throw ExitCode(FerryCommand.service(idleTimeout, ifPending))
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FerryContract
 import FerryCore
 import GLibAdapter
 #if canImport(Glibc)
@@ -89,10 +90,10 @@ enum ShareSubmission {
     static func submit(_ dict: [String: Variant], wait: Bool = false) throws(CommandFailure) {
         var dict = dict
         dict["source"] = .string("cli") // ignored by older services: unknown keys are
-        let client = try ServiceClient()
-        let id = try client.share(dict)
+        let client = try Share1Client.forCommand()
+        let id = try client.run(Share1.share(dict))
         Terminal.output(id)
-        guard let share = try? client.share(id: id) else { return }
+        guard let share = try? client.run(Share1.getShare(id)) else { return }
         guard wait, share.state == .queued || share.state == .sending else {
             Terminal.note(ShareFormatter.nextStep(for: share))
             return

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FerryContract
 import FerryCore
 
 // Commands that change one share: cancel it, send it again, or say where it goes.
@@ -11,9 +12,9 @@ struct CancelCommand: FerrySubcommand {
     var id: String
 
     func execute() throws(CommandFailure) {
-        let client = try ServiceClient()
+        let client = try Share1Client.forCommand()
         let resolved = try client.resolve(id)
-        try client.cancel(id: resolved)
+        try client.run(Share1.cancel(resolved))
         Terminal.note("Cancelled \(resolved).")
     }
 }
@@ -26,9 +27,9 @@ struct RetryCommand: FerrySubcommand {
     var id: String
 
     func execute() throws(CommandFailure) {
-        let client = try ServiceClient()
+        let client = try Share1Client.forCommand()
         let resolved = try client.resolve(id)
-        try client.retry(id: resolved)
+        try client.run(Share1.retry(resolved))
         Terminal.note("Trying \(resolved) again.")
     }
 }
@@ -54,9 +55,9 @@ struct CompleteCommand: FerrySubcommand {
         guard !destinations.isEmpty else {
             throw CommandFailure(status: ExitStatus.usage, message: "say where with --to (see ferry destinations).")
         }
-        let client = try ServiceClient()
+        let client = try Share1Client.forCommand()
         let resolved = try client.resolve(id)
-        try client.complete(id: resolved, destinations: destinations, message: message)
+        try client.run(Share1.completeShare(resolved, destinations: destinations, message: message))
         if noWait {
             Terminal.note("Queued \(resolved).")
         } else {

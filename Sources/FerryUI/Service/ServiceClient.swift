@@ -1,31 +1,25 @@
+import FerryContract
 import FerryCore
 import GLibAdapter
 
-/// The UI's only way to Ferry: the public Share1 interface on the session bus, called without
-/// blocking the main loop. Replies and signals arrive on the main thread.
+/// The UI's only way to Ferry: Share1's one client (FerryContract), called without blocking the
+/// main loop, plus who is observing what. Replies and signals arrive on the main thread.
 public final class ServiceClient {
-    public static let busName = "io.github.ferryshare.Ferry"
-    public static let objectPath = "/io/github/ferryshare/Ferry"
-    public static let interface = "io.github.ferryshare.Ferry.Share1"
-
-    private let connection: BusConnection
+    private let client: Share1Client
     private var shareObservers: [Int: (ShareSnapshot) -> Void] = [:]
     private var accountObservers: [Int: (AccountState) -> Void] = [:]
     private var nextToken = 0
     public private(set) var account = AccountState()
 
     public init() throws {
-        connection = try BusConnection.session()
-        connection.subscribe(sender: Self.busName, interface: Self.interface, member: "ShareChanged",
-                             path: Self.objectPath) { [weak self] _, arguments in
-            guard let self, case .dictionary(let dict)? = arguments.tupleValue?.last,
-                  let share = ShareSnapshot(dict) else { return }
-            for observer in self.shareObservers.values { observer(share) }
+        client = try Share1Client.session()
+        client.onShareChanged { [weak self] share in
+            guard let self else { return }
+            let snapshot = ShareSnapshot(share)
+            for observer in self.shareObservers.values { observer(snapshot) }
         }
-        connection.subscribe(sender: Self.busName, interface: "org.freedesktop.DBus.Properties",
-                             member: "PropertiesChanged", path: Self.objectPath) { [weak self] _, arguments in
-            guard let self, let values = arguments.tupleValue, values.count >= 2,
-                  values[0].stringValue == Self.interface, case .dictionary(let changed) = values[1] else { return }
+        client.onPropertiesChanged { [weak self] changed in
+            guard let self else { return }
             self.account.update(changed)
             self.notifyAccount()
         }
@@ -54,10 +48,9 @@ public final class ServiceClient {
 
     /// Reads the account properties afresh (once at start; then PropertiesChanged keeps them).
     public func refreshAccount(_ done: @escaping () -> Void = {}) {
-        connection.call(destination: Self.busName, path: Self.objectPath, interface: "org.freedesktop.DBus.Properties",
-                        method: "GetAll", arguments: .tuple([.string(Self.interface)])) { [weak self] result in
+        client.properties { [weak self] result in
             guard let self else { return }
-            if case .success(let reply) = result, case .dictionary(let all)? = reply.tupleValue?.first {
+            if case .success(let all) = result {
                 self.account.update(all)
                 self.notifyAccount()
             }
@@ -72,60 +65,39 @@ public final class ServiceClient {
     // MARK: Shares
 
     public func share(_ id: String, _ completion: @escaping (Result<ShareSnapshot, BusError>) -> Void) {
-        call("GetShare", [.string(id)]) { result in
-            completion(result.flatMap { reply in
-                guard case .dictionary(let dict)? = reply.first, let share = ShareSnapshot(dict) else {
-                    return .failure(Self.malformed("GetShare"))
-                }
-                return .success(share)
-            })
-        }
+        client.call(Share1.getShare(id)) { completion($0.map(ShareSnapshot.init)) }
     }
 
     public func shares(_ completion: @escaping (Result<[ShareSnapshot], BusError>) -> Void) {
-        call("ListShares", []) { result in
-            completion(result.map { reply in (reply.first?.dictionariesValue ?? []).compactMap(ShareSnapshot.init) })
-        }
+        client.call(Share1.listShares()) { completion($0.map { $0.map(ShareSnapshot.init) }) }
     }
 
     public func completeShare(_ id: String, destinations: [String], message: String,
                               _ completion: @escaping (Result<Void, BusError>) -> Void) {
-        call("CompleteShare", [.string(id), .strings(destinations), .string(message)]) { completion($0.map { _ in () }) }
+        client.call(Share1.completeShare(id, destinations: destinations, message: message), completion: completion)
     }
 
     public func cancel(_ id: String, _ completion: @escaping (Result<Void, BusError>) -> Void) {
-        call("Cancel", [.string(id)]) { completion($0.map { _ in () }) }
+        client.call(Share1.cancel(id), completion: completion)
     }
 
     public func retry(_ id: String, _ completion: @escaping (Result<Void, BusError>) -> Void) {
-        call("Retry", [.string(id)]) { completion($0.map { _ in () }) }
+        client.call(Share1.retry(id), completion: completion)
     }
 
     // MARK: Destinations
 
     public func destinations(matching query: String, limit: UInt32,
                              _ completion: @escaping (Result<[DestinationOption], BusError>) -> Void) {
-        call("ListDestinations", [.string(query), .uint32(limit)]) { result in
-            completion(result.map { reply in (reply.first?.dictionariesValue ?? []).compactMap(DestinationOption.init) })
-        }
+        client.call(Share1.listDestinations(query, limit: limit)) { completion($0.map { $0.compactMap(DestinationOption.init) }) }
     }
 
     // MARK: Account
 
-    public struct LoginFlows: Equatable {
-        public var homeserver: String
-        public var password: Bool
-        public var sso: Bool
-    }
+    public typealias LoginFlows = FerryContract.LoginFlows
 
     public func loginFlows(homeserver: String, _ completion: @escaping (Result<LoginFlows, BusError>) -> Void) {
-        call("GetLoginFlows", [.string(homeserver)]) { result in
-            completion(result.map { reply in
-                let dict = reply.first?.dictionaryValue ?? [:]
-                return LoginFlows(homeserver: dict["homeserver"]?.stringValue ?? homeserver,
-                                  password: dict["password"]?.boolValue ?? true, sso: dict["sso"]?.boolValue ?? false)
-            })
-        }
+        client.call(Share1.getLoginFlows(homeserver), completion: completion)
     }
 
     public enum Credentials {
@@ -136,36 +108,17 @@ public final class ServiceClient {
     /// Signs in; a browser sign-in waits for the person (up to five minutes on the service's side).
     public func signIn(_ credentials: Credentials, _ completion: @escaping (Result<String, BusError>) -> Void) {
         let dict: [String: Variant]
-        let timeout: Int32
         switch credentials {
         case .password(let homeserver, let user, let password):
             dict = ["homeserver": .string(homeserver), "user": .string(user), "password": .string(password)]
-            timeout = 60_000
         case .browser(let homeserver):
             dict = ["homeserver": .string(homeserver), "sso": .bool(true)]
-            timeout = 330_000
         }
-        call("SignIn", [.dictionary(dict)], timeout: timeout) { result in
-            completion(result.map { reply in reply.first?.dictionaryValue?["user-id"]?.stringValue ?? "" })
-        }
+        client.call(Share1.signIn(dict)) { completion($0.map { $0["user-id"]?.stringValue ?? "" }) }
     }
 
     public func signOut(_ completion: @escaping (Result<Void, BusError>) -> Void) {
-        call("SignOut", []) { completion($0.map { _ in () }) }
-    }
-
-    // MARK: -
-
-    private func call(_ method: String, _ arguments: [Variant], timeout: Int32 = 25_000,
-                      _ completion: @escaping (Result<[Variant], BusError>) -> Void) {
-        connection.call(destination: Self.busName, path: Self.objectPath, interface: Self.interface, method: method,
-                        arguments: .tuple(arguments), timeoutMilliseconds: timeout) { result in
-            completion(result.map { $0.tupleValue ?? [] })
-        }
-    }
-
-    private static func malformed(_ method: String) -> BusError {
-        BusError(name: "org.freedesktop.DBus.Error.InvalidSignature", message: "Ferry's service sent an unexpected reply to \(method).")
+        client.call(Share1.signOut(), completion: completion)
     }
 }
 

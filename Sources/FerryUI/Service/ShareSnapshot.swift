@@ -1,3 +1,4 @@
+import FerryContract
 import FerryCore
 import GLibAdapter
 
@@ -30,33 +31,27 @@ public struct ShareSnapshot: Equatable {
         public var errorMessage: String?
     }
 
+    /// The share as the service describes it, read with the contract's one codec (ShareCodec).
     public init?(_ dict: [String: Variant]) {
-        guard let id = dict["id"]?.stringValue,
-              let state = dict["state"]?.stringValue.flatMap(ShareState.init(rawValue:)) else { return nil }
-        self.id = id
-        self.state = state
-        items = (dict["items"]?.dictionariesValue ?? []).map { item in
-            ShareItem(kind: item["kind"]?.stringValue.flatMap(ShareItem.Kind.init(rawValue:)) ?? .file,
-                      name: item["name"]?.stringValue ?? "",
-                      contentType: item["content-type"]?.stringValue ?? "application/octet-stream",
-                      size: item["size"]?.uint64Value ?? 0,
-                      uri: item["uri"]?.stringValue, text: item["text"]?.stringValue)
-        }
-        subject = dict["subject"]?.stringValue
-        message = dict["message"]?.stringValue
-        destinations = dict["destinations"]?.stringsValue ?? []
-        suggestedDestinations = dict["suggested-destinations"]?.stringsValue ?? []
-        errorName = dict["error-name"]?.stringValue
-        errorMessage = dict["error-message"]?.stringValue
-        updated = dict["updated"]?.int64Value ?? 0
-        account = dict["account"]?.stringValue
-        deliveries = (dict["deliveries"]?.dictionariesValue ?? []).map { delivery in
-            Delivery(destination: delivery["destination"]?.stringValue ?? "",
-                     state: delivery["state"]?.stringValue ?? "queued",
-                     bytesSent: delivery["bytes-sent"]?.uint64Value ?? 0,
-                     bytesTotal: delivery["bytes-total"]?.uint64Value ?? 0,
-                     errorName: delivery["error-name"]?.stringValue,
-                     errorMessage: delivery["error-message"]?.stringValue)
+        guard let share = ShareCodec.decode(dict) else { return nil }
+        self.init(share)
+    }
+
+    public init(_ share: Share) {
+        id = share.id
+        state = share.state
+        items = share.intent.items
+        subject = share.intent.subject
+        message = share.intent.message
+        destinations = share.intent.destinations
+        suggestedDestinations = share.intent.suggestedDestinations
+        errorName = share.failure?.name
+        errorMessage = share.failure?.message
+        updated = share.updated
+        account = share.account
+        deliveries = share.deliveries.map { delivery in
+            Delivery(destination: delivery.destination, state: delivery.state.rawValue, bytesSent: delivery.bytesSent,
+                     bytesTotal: delivery.bytesTotal, errorName: delivery.failure?.name, errorMessage: delivery.failure?.message)
         }
     }
 

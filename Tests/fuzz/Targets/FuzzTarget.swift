@@ -1,5 +1,6 @@
 import FerryAccount
 import FerryCore
+import FerryContract
 import FerryIntake
 import FerryMatrix
 import Foundation

@@ -48,7 +48,7 @@ public enum ShareCodec {
         return dict
     }
 
-    static func decode(delivery dict: [String: Variant]) -> Delivery {
+    public static func decode(delivery dict: [String: Variant]) -> Delivery {
         Delivery(destination: dict["destination"]?.stringValue ?? "", roomID: dict["room-id"]?.stringValue,
                  state: dict["state"]?.stringValue.flatMap(Delivery.State.init(rawValue:)) ?? .queued,
                  bytesSent: dict["bytes-sent"]?.uint64Value ?? 0, bytesTotal: dict["bytes-total"]?.uint64Value ?? 0,
@@ -86,7 +86,8 @@ public enum ShareCodec {
         let intent = ShareIntent(items: items, subject: dict["subject"]?.stringValue,
                                  message: dict["message"]?.stringValue,
                                  destinations: dict["destinations"]?.stringsValue ?? [],
-                                 source: dict["source"]?.stringValue.flatMap(IntakeSource.init(rawValue:)) ?? .share)
+                                 source: dict["source"]?.stringValue.flatMap(IntakeSource.init(rawValue:)) ?? .share,
+                                 suggestedDestinations: dict["suggested-destinations"]?.stringsValue ?? [])
         let failure = dict["error-name"]?.stringValue.map {
             Share.Failure(name: $0, message: dict["error-message"]?.stringValue ?? "")
         }

@@ -1,0 +1,156 @@
+import FerryCore
+import GLibAdapter
+
+/// One Share1 call: its method, its arguments, how long to wait, and how its answer is read.
+/// Each is written once (in `Share1`), for every client.
+public struct Share1Call<Answer> {
+    public let method: Share1Method
+    public let arguments: [Variant]
+    /// Milliseconds; -1 is GDBus's default (25 s), `Int32.max` waits for as long as it takes.
+    public let timeout: Int32
+    let read: ([Variant]) -> Answer?
+}
+
+/// The calls of Share1, with their answers decoded.
+public enum Share1 {
+    /// `Share(a{sv})` → the new share's id. No timeout: staging a large file takes as long as copying it.
+    public static func share(_ intent: [String: Variant]) -> Share1Call<String> {
+        Share1Call(method: .share, arguments: [.dictionary(intent)], timeout: .max) { $0.first?.stringValue }
+    }
+
+    public static func getShare(_ id: String) -> Share1Call<Share> {
+        Share1Call(method: .getShare, arguments: [.string(id)], timeout: -1) { $0.first?.dictionaryValue.flatMap(ShareCodec.decode) }
+    }
+
+    public static func listShares() -> Share1Call<[Share]> {
+        Share1Call(method: .listShares, arguments: [], timeout: -1) { $0.first?.dictionariesValue?.compactMap(ShareCodec.decode) }
+    }
+
+    public static func cancel(_ id: String) -> Share1Call<Void> {
+        Share1Call(method: .cancel, arguments: [.string(id)], timeout: -1) { _ in () }
+    }
+
+    public static func completeShare(_ id: String, destinations: [String], message: String) -> Share1Call<Void> {
+        Share1Call(method: .completeShare, arguments: [.string(id), .strings(destinations), .string(message)], timeout: -1) { _ in () }
+    }
+
+    public static func retry(_ id: String) -> Share1Call<Void> {
+        Share1Call(method: .retry, arguments: [.string(id)], timeout: -1) { _ in () }
+    }
+
+    /// `SignIn(a{sv})` → the account. A browser sign-in waits for a person (the service gives up
+    /// after five minutes); the others ask the homeserver.
+    public static func signIn(_ credentials: [String: Variant]) -> Share1Call<[String: Variant]> {
+        let browser = credentials["sso"]?.boolValue == true
+        return Share1Call(method: .signIn, arguments: [.dictionary(credentials)], timeout: browser ? 330_000 : 60_000) {
+            $0.first?.dictionaryValue
+        }
+    }
+
+    public static func signOut() -> Share1Call<Void> {
+        Share1Call(method: .signOut, arguments: [], timeout: 60_000) { _ in () }
+    }
+
+    public static func getLoginFlows(_ homeserver: String) -> Share1Call<LoginFlows> {
+        Share1Call(method: .getLoginFlows, arguments: [.string(homeserver)], timeout: 60_000) { reply in
+            reply.first?.dictionaryValue.map { LoginFlows($0, asked: homeserver) }
+        }
+    }
+
+    public static func getStatus() -> Share1Call<[String: Variant]> {
+        Share1Call(method: .getStatus, arguments: [], timeout: -1) { $0.first?.dictionaryValue }
+    }
+
+    public static func listDestinations(_ query: String, limit: UInt32) -> Share1Call<[[String: Variant]]> {
+        Share1Call(method: .listDestinations, arguments: [.string(query), .uint32(limit)], timeout: 60_000) {
+            $0.first?.dictionariesValue
+        }
+    }
+}
+
+/// How a homeserver lets people sign in (`GetLoginFlows`).
+public struct LoginFlows: Equatable, Sendable {
+    public var homeserver: String
+    public var password: Bool
+    public var sso: Bool
+
+    init(_ dict: [String: Variant], asked: String) {
+        homeserver = dict["homeserver"]?.stringValue ?? asked
+        password = dict["password"]?.boolValue ?? true
+        sso = dict["sso"]?.boolValue ?? false
+    }
+}
+
+/// The one client of Share1: blocking calls for the command line, calls that answer on the main
+/// loop for the UI, and the service's signals. Calling activates the service when it is not running.
+public struct Share1Client: Sendable {
+    public let connection: BusConnection
+
+    public init(connection: BusConnection) { self.connection = connection }
+
+    /// A client on the session bus.
+    public static func session() throws(BusError) -> Share1Client {
+        do {
+            return Share1Client(connection: try BusConnection.session())
+        } catch {
+            throw (error as? BusError) ?? BusError(name: "org.freedesktop.DBus.Error.Failed", message: "\(error)")
+        }
+    }
+
+    /// Calls and waits for the answer.
+    public func call<Answer>(_ call: Share1Call<Answer>) throws(BusError) -> Answer {
+        let reply: Variant
+        do {
+            reply = try connection.call(destination: FerryBus.name, path: FerryBus.path, interface: FerryBus.share1,
+                                        method: call.method.rawValue, arguments: .tuple(call.arguments),
+                                        timeoutMilliseconds: call.timeout)
+        } catch {
+            throw (error as? BusError) ?? BusError(name: "org.freedesktop.DBus.Error.Failed", message: "\(error)")
+        }
+        guard let answer = call.read(reply.tupleValue ?? []) else { throw Self.unexpectedReply(call.method) }
+        return answer
+    }
+
+    /// Calls without waiting; `completion` runs on the caller's thread-default main context.
+    public func call<Answer>(_ call: Share1Call<Answer>, completion: @escaping (Result<Answer, BusError>) -> Void) {
+        connection.call(destination: FerryBus.name, path: FerryBus.path, interface: FerryBus.share1,
+                        method: call.method.rawValue, arguments: .tuple(call.arguments),
+                        timeoutMilliseconds: call.timeout) { result in
+            completion(result.flatMap { reply in
+                call.read(reply.tupleValue ?? []).map { .success($0) } ?? .failure(Self.unexpectedReply(call.method))
+            })
+        }
+    }
+
+    /// Every `ShareChanged`, on the caller's thread-default main context.
+    public func onShareChanged(_ handler: @escaping (Share) -> Void) {
+        connection.subscribe(sender: FerryBus.name, interface: FerryBus.share1, member: Share1Signal.shareChanged.rawValue,
+                             path: FerryBus.path) { _, arguments in
+            guard case .dictionary(let dict)? = arguments.tupleValue?.last, let share = ShareCodec.decode(dict) else { return }
+            handler(share)
+        }
+    }
+
+    /// Every change of Share1's properties (PropertiesChanged), by property name.
+    public func onPropertiesChanged(_ handler: @escaping ([String: Variant]) -> Void) {
+        connection.subscribe(sender: FerryBus.name, interface: FerryBus.properties, member: "PropertiesChanged",
+                             path: FerryBus.path) { _, arguments in
+            guard let values = arguments.tupleValue, values.count >= 2, values[0].stringValue == FerryBus.share1,
+                  case .dictionary(let changed) = values[1] else { return }
+            handler(changed)
+        }
+    }
+
+    /// Share1's properties, read afresh, without waiting.
+    public func properties(_ completion: @escaping (Result<[String: Variant], BusError>) -> Void) {
+        connection.call(destination: FerryBus.name, path: FerryBus.path, interface: FerryBus.properties,
+                        method: "GetAll", arguments: .tuple([.string(FerryBus.share1)])) { result in
+            completion(result.map { $0.tupleValue?.first?.dictionaryValue ?? [:] })
+        }
+    }
+
+    static func unexpectedReply(_ method: Share1Method) -> BusError {
+        BusError(name: "org.freedesktop.DBus.Error.InvalidSignature",
+                 message: "Ferry's service sent an unexpected reply to \(method.rawValue).")
+    }
+}
