@@ -73,11 +73,11 @@ final class ProgressBar {
         let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
         let detail = total > 0 ? "\(ByteCount.format(sent)) of \(ByteCount.format(total))" : "\(events) of \(eventsTotal) messages"
         let retrying = share.deliveries.contains { $0.state == .retrying } ? " (waiting to retry)" : ""
-        fputs("\r\u{1B}[2K\(bar) \(Int(fraction * 100))%  \(detail)\(retrying)", stderr)
+        Terminal.standardError("\r\u{1B}[2K\(bar) \(Int(fraction * 100))%  \(detail)\(retrying)")
         shown = true
     }
 
     func finish() {
-        if shown { fputs("\r\u{1B}[2K", stderr) }
+        if shown { Terminal.standardError("\r\u{1B}[2K") }
     }
 }

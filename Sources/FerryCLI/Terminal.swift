@@ -9,11 +9,24 @@ enum Terminal {
     }
 
     static func note(_ text: String) {
-        fputs(text + "\n", stderr)
+        standardError(text + "\n")
     }
 
     static func error(_ text: String) {
-        fputs("ferry: " + text + "\n", stderr)
+        standardError("ferry: " + text + "\n")
+    }
+
+    /// Writes to file descriptor 2 directly (C's `stderr` is a global Swift 6 cannot prove safe).
+    static func standardError(_ text: String) {
+        var text = text
+        text.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = write(2, bytes.baseAddress! + offset, bytes.count - offset)
+                if written < 0 { if errno == EINTR { continue }; return }
+                offset += written
+            }
+        }
     }
 
     static var standardErrorIsTerminal: Bool { isatty(2) != 0 }

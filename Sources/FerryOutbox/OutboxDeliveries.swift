@@ -142,8 +142,7 @@ extension Outbox {
     @discardableResult
     public func updateDelivery(shareID: String, position: Int, durable: Bool = true,
                                _ change: (inout Delivery) -> Void) throws -> Delivery? {
-        let write: ((Database) throws -> Delivery?) throws -> Delivery? = durable ? database.write : writeProgress
-        return try write { db in
+        func apply(_ db: Database) throws -> Delivery? {
             guard let row = try DeliveryRow.fetchOne(
                 db.cachedStatement(sql: "SELECT * FROM delivery WHERE share_id = ? AND position = ?"),
                 arguments: [shareID, position]) else { return nil }
@@ -152,10 +151,9 @@ extension Outbox {
             try DeliveryRow(shareID: shareID, position: position, delivery: delivery).update(db)
             return delivery
         }
+        return durable ? try database.write(apply) : try writeProgress(apply)
     }
 
-    /// Moves every share in one of `states` to `target` (sign-in and sign-out move shares in bulk);
-    /// returns the ids moved.
     /// Shares queued or begun as another user than `user` wait again for a sign-in (as that user):
     /// a share is never sent as someone else. Returns the ids of the shares moved.
     public func park(sharesNotOf user: String, at time: Int64) throws -> [String] {
@@ -168,6 +166,8 @@ extension Outbox {
         }
     }
 
+    /// Moves every share in one of `states` to `target` (sign-in and sign-out move shares in bulk);
+    /// returns the ids moved.
     public func move(from states: [ShareState], to target: ShareState, at time: Int64) throws -> [String] {
         try database.write { db in
             let filter = ShareRow.filter(states.map(\.rawValue).contains(Column("state")))

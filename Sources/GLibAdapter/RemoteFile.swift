@@ -22,8 +22,8 @@ public enum RemoteFile {
     public static func read(uri: String, stallLimit seconds: Int, limit: UInt64,
                             inspect: @escaping (Info) throws -> Void,
                             sink: @escaping (UnsafeRawBufferPointer) throws -> Void) throws -> Info {
-        let transfer = Transfer()
-        let thread = Thread { transfer.run(uri: uri, limit: limit, inspect: inspect, sink: sink) }
+        let transfer = Transfer(inspect: inspect, sink: sink)
+        let thread = Thread { transfer.run(uri: uri, limit: limit) }
         thread.name = "ferry-remote-read"
         thread.start()
         return try transfer.wait(stallLimit: max(1, seconds))
@@ -37,6 +37,14 @@ public enum RemoteFile {
         var lastProgress = DispatchTime.now()
         var abandoned = false
         var outcome: Result<Info, Error>?
+        /// The caller's callbacks: called only by `step`, under the lock, while the caller waits.
+        private let inspect: (Info) throws -> Void
+        private let sink: (UnsafeRawBufferPointer) throws -> Void
+
+        init(inspect: @escaping (Info) throws -> Void, sink: @escaping (UnsafeRawBufferPointer) throws -> Void) {
+            self.inspect = inspect
+            self.sink = sink
+        }
 
         deinit { g_object_unref(UnsafeMutableRawPointer(cancellable)) }
 
@@ -77,7 +85,7 @@ public enum RemoteFile {
             condition.unlock()
         }
 
-        func run(uri: String, limit: UInt64, inspect: (Info) throws -> Void, sink: (UnsafeRawBufferPointer) throws -> Void) {
+        func run(uri: String, limit: UInt64) {
             let file = g_file_new_for_uri(uri)
             defer { g_object_unref(UnsafeMutableRawPointer(file)) }
             var error: UnsafeMutablePointer<GError>?

@@ -2,7 +2,8 @@ import CGtk
 
 /// Ferry's few additions to the Adwaita style, loaded once per display.
 public enum Style {
-    private static var loaded = false
+    // GTK runs on the main thread only, and so does this.
+    nonisolated(unsafe) private static var loaded = false
 
     public static func load() {
         guard !loaded, let display = gdk_display_get_default() else { return }

@@ -107,7 +107,7 @@ enum Prompt {
         guard isatty(0) != 0 else {
             throw CommandFailure(status: ExitStatus.usage, message: "not on a terminal: give it as an option (see ferry login --help).")
         }
-        fputs(question, stderr)
+        Terminal.standardError(question)
         guard let answer = readLine(), !answer.isEmpty else {
             throw CommandFailure(status: ExitStatus.usage, message: "nothing given.")
         }
@@ -124,10 +124,10 @@ enum Prompt {
         var quiet = saved
         quiet.c_lflag &= ~tcflag_t(ECHO)
         tcsetattr(0, TCSAFLUSH, &quiet)
-        fputs(question, stderr)
+        Terminal.standardError(question)
         let answer = readLine()
         tcsetattr(0, TCSAFLUSH, &saved)
-        fputs("\n", stderr)
+        Terminal.standardError("\n")
         guard let answer, !answer.isEmpty else { throw CommandFailure(status: ExitStatus.usage, message: "no password given.") }
         return answer
     }

@@ -136,6 +136,8 @@ enum Log {
     static func error(_ message: String) { write(message) }
 
     private static func write(_ line: String) {
-        fputs(line + "\n", stderr)
+        // File descriptor 2 directly: C's `stderr` is a global Swift 6 cannot prove safe.
+        var text = line + "\n"
+        text.withUTF8 { bytes in _ = Glibc.write(2, bytes.baseAddress, bytes.count) }
     }
 }

@@ -11,7 +11,7 @@ import Glibc
 private let target: FuzzTarget = {
     guard let name = getenv("FERRY_FUZZ_TARGET").map({ String(cString: $0) }), let target = FuzzTarget(rawValue: name) else {
         let names = FuzzTarget.allCases.map(\.rawValue).joined(separator: ", ")
-        fputs("ferry-fuzz: set FERRY_FUZZ_TARGET to one of: \(names)\n", stderr)
+        complain("ferry-fuzz: set FERRY_FUZZ_TARGET to one of: \(names)\n")
         exit(64)
     }
     return target
@@ -29,12 +29,12 @@ struct Replay {
         let arguments = CommandLine.arguments.dropFirst()
         guard let name = arguments.first, let target = FuzzTarget(rawValue: name) else {
             let names = FuzzTarget.allCases.map(\.rawValue).joined(separator: "|")
-            fputs("usage: ferry-fuzz \(names) FILE...\n", stderr)
+            complain("usage: ferry-fuzz \(names) FILE...\n")
             exit(64)
         }
         for path in arguments.dropFirst() {
             guard let file = fopen(path, "rb") else {
-                fputs("ferry-fuzz: cannot open \(path)\n", stderr)
+                complain("ferry-fuzz: cannot open \(path)\n")
                 exit(66)
             }
             var bytes: [UInt8] = []
@@ -47,3 +47,9 @@ struct Replay {
     }
 }
 #endif
+
+/// Writes to file descriptor 2 (C's `stderr` is a global Swift 6 cannot prove safe).
+private func complain(_ text: String) {
+    var text = text
+    text.withUTF8 { bytes in _ = write(2, bytes.baseAddress, bytes.count) }
+}
