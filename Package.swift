@@ -77,7 +77,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // `ferry`: the command line, and `ferry service` handed to the service module directly.
-        .executableTarget(name: "ferry", dependencies: ["FerryCLI", "FerryService"]),
+        .executableTarget(name: "ferry", dependencies: ["FerryCLI", "FerryService", "GLibAdapter"]),
         // GTK 4 and libadwaita headers, for ferry-ui only; fenced behind GtkAdapter.
         .systemLibrary(name: "CGtk", pkgConfig: "libadwaita-1",
                        providers: [.apt(["libgtk-4-dev", "libadwaita-1-dev"])]),
@@ -86,7 +86,7 @@ let package = Package(
         // The share dialog, the sign-in page and the main window: a D-Bus client of the service
         // that knows no HTTP and no SQLite. One page a file.
         .target(name: "FerryUI", dependencies: ["FerryCore", "FerryContract", "GLibAdapter", "GtkAdapter"]),
-        .executableTarget(name: "ferry-ui", dependencies: ["FerryUI"], linkerSettings: [.linkedLibrary("m")]),
+        .executableTarget(name: "ferry-ui", dependencies: ["FerryUI", "GLibAdapter"], linkerSettings: [.linkedLibrary("m")]),
         // `make bench`'s reference for a cold start: a GApplication and nothing else.
         .executableTarget(name: "bare-gapplication", dependencies: ["CGLib"], path: "Tests/bench/BareGApplication"),
         .testTarget(name: "FerryCoreTests", dependencies: ["FerryCore", "FerryContract"]),
@@ -109,5 +109,5 @@ let package = Package(
         .executableTarget(name: "ferry-fuzz", dependencies: ["FerryFuzzTargets"], path: "Tests/fuzz/Driver"),
         .testTarget(name: "FerryFuzzTests", dependencies: ["FerryFuzzTargets"]),
     ],
-    swiftLanguageModes: [.v5]
+    swiftLanguageModes: [.v6]
 )

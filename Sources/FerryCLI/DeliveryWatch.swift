@@ -13,26 +13,8 @@ struct DeliveryWatch {
     let shareID: String
 
     func waitUntilDone() throws(CommandFailure) {
-        var final: Share?
-        let bar = ProgressBar(enabled: Terminal.standardErrorIsTerminal)
-        MainContext.runUntilDone { done in
-            func consider(_ share: Share) {
-                guard share.id == shareID, final == nil else { return }
-                bar.show(share)
-                if share.state.isFinal || share.state.awaitsPerson {
-                    final = share
-                    done()
-                }
-            }
-            client.onShareChanged(consider)
-            func poll() {
-                guard final == nil else { return }
-                if let share = try? client.run(Share1.getShare(shareID)) { consider(share) }
-                MainContext.after(milliseconds: 2000) { poll() }
-            }
-            poll()
-        }
-        bar.finish()
+        // The command runs on the main thread, the main loop's: its actor is this thread's to take.
+        let final = GLibMain.assumeIsolated { follow() }
         guard let share = final else { return }
         switch share.state {
         case .sent:
@@ -51,6 +33,49 @@ struct DeliveryWatch {
         default:
             Terminal.note(ShareFormatter.nextStep(for: share))
         }
+    }
+}
+
+extension DeliveryWatch {
+    /// Spins the main loop until the share is settled or waits for a person; returns it then.
+    @GLibMain private func follow() -> Share? {
+        let following = Following(shareID: shareID, bar: ProgressBar(enabled: Terminal.standardErrorIsTerminal))
+        MainContext.runUntilDone { done in
+            following.done = done
+            client.onShareChanged { following.consider($0) }
+            following.poll(client)
+        }
+        following.bar.finish()
+        return following.final
+    }
+}
+
+/// What the watch has seen so far, on the main loop.
+@GLibMain private final class Following {
+    let shareID: String
+    let bar: ProgressBar
+    var final: Share?
+    var done: () -> Void = {}
+
+    init(shareID: String, bar: ProgressBar) {
+        self.shareID = shareID
+        self.bar = bar
+    }
+
+    func consider(_ share: Share) {
+        guard share.id == shareID, final == nil else { return }
+        bar.show(share)
+        if share.state.isFinal || share.state.awaitsPerson {
+            final = share
+            done()
+        }
+    }
+
+    /// Asks for the share now and every two seconds (a restarted service sends no signal for it).
+    func poll(_ client: Share1Client) {
+        guard final == nil else { return }
+        if let share = try? client.run(Share1.getShare(shareID)) { consider(share) }
+        MainContext.after(milliseconds: 2000) { self.poll(client) }
     }
 }
 

@@ -5,22 +5,21 @@ import GLibAdapter
 ///
 /// GApplication counts its own interface's calls, not ours; each Share1 call holds the
 /// application until it is answered, so the timeout only starts once every client is served.
-// @unchecked Sendable: `holdsForWork` is read and written only on the main loop (inside
-// MainContext.invoke), and GApplication's hold and release are called only there too.
-final class Lifetime: @unchecked Sendable {
+@GLibMain final class Lifetime {
     private let application: Application
     private var holdsForWork = false
 
     init(application: Application) { self.application = application }
 
-    /// Called on the main thread as a call arrives.
-    func beginCall() { application.hold() }
+    /// Called as a call arrives (on the main loop, or on GDBus's thread for an intercepted Open):
+    /// the hold happens on the main loop, before the answer's release (both queued in order).
+    nonisolated func beginCall() { MainContext.invoke { [self] in application.hold() } }
 
     /// Called from any thread once the call is answered.
-    func endCall() { MainContext.invoke { [application] in application.release() } }
+    nonisolated func endCall() { MainContext.invoke { [self] in application.release() } }
 
     /// Holds the process while the outbox has work for Ferry itself (queued or sending shares).
-    func setPendingWork(_ pending: Bool) {
+    nonisolated func setPendingWork(_ pending: Bool) {
         MainContext.invoke { [self] in
             guard pending != holdsForWork else { return }
             holdsForWork = pending

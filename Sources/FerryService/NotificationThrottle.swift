@@ -1,5 +1,7 @@
-/// Lets one notification of a kind through per interval; used on the main thread only.
-final class NotificationThrottle {
+import GLibAdapter
+
+/// Lets one notification of a kind through per interval.
+@GLibMain final class NotificationThrottle {
     private let interval: Int64
     private var last: Int64 = .min
 

@@ -2,8 +2,8 @@ import FerryCore
 import GLibAdapter
 
 /// The desktop notifications that close a share's story: where it went, or why not, with Retry.
-/// A burst of finished shares is told as one notification (FinishedNotices). Main thread only.
-final class FinishedNotifier {
+/// A burst of finished shares is told as one notification (FinishedNotices).
+@GLibMain final class FinishedNotifier {
     private let application: Application
     private var notices = FinishedNotices()
     private var flushScheduled = false

@@ -22,7 +22,7 @@ public enum ServiceApplication {
     }
 
     /// Runs the service until it has been idle for the configured timeout; returns the exit status.
-    public static func run(settings: ServiceSettings, logger: Logger) -> Int32 {
+    @GLibMain public static func run(settings: ServiceSettings, logger: Logger) -> Int32 {
         let application = Application(id: FerryBus.name)
         application.inactivityTimeout = settings.idleTimeout * 1000
         let lifetime = Lifetime(application: application)

@@ -9,7 +9,7 @@ import Glibc
 public enum ServiceMain {
     /// Runs the service and returns its exit status. With `ifPending`, returns 0 at once unless
     /// shares wait to be sent (the login autostart entry).
-    public static func start(idleTimeout: UInt32? = nil, ifPending: Bool = false) -> Int32 {
+    @GLibMain public static func start(idleTimeout: UInt32? = nil, ifPending: Bool = false) -> Int32 {
         let settings = ServiceSettings(environment: ProcessEnvironment.current, idleTimeoutOverride: idleTimeout)
         if ifPending, !ServiceApplication.hasPendingWork(settings: settings) { return 0 }
         MemoryPolicy.keepFlat()

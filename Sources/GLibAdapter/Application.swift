@@ -3,9 +3,10 @@ import CGLib
 /// A headless GApplication: owns the bus name, implements org.freedesktop.Application
 /// (Activate, Open, ActivateAction) and keeps the process alive while held.
 ///
-/// Everything here runs on the main thread, where `run()` spins GLib's main loop.
-public final class Application {
-    let raw: UnsafeMutablePointer<GApplication>
+/// Everything here runs on the main loop (`run()` spins it), and the type says so.
+@GLibMain public final class Application {
+    // Read from the deinit, which Swift 6 runs unisolated: it only drops the reference (atomic).
+    nonisolated(unsafe) let raw: UnsafeMutablePointer<GApplication>
     private var retained: [AnyObject] = []
 
     /// What the application should do when the last hold is released and the timeout passes.
@@ -19,7 +20,7 @@ public final class Application {
     }
 
     public init(id: String, options: Options = Options()) {
-        var flags = G_APPLICATION_FLAGS_NONE.rawValue
+        var flags = G_APPLICATION_DEFAULT_FLAGS.rawValue
         if options.isService { flags |= G_APPLICATION_IS_SERVICE.rawValue }
         if options.handlesOpen { flags |= G_APPLICATION_HANDLES_OPEN.rawValue }
         raw = g_application_new(id, GApplicationFlags(rawValue: flags))!
@@ -36,18 +37,18 @@ public final class Application {
     }
 
     /// org.freedesktop.Application.Activate (and a plain start without arguments).
-    public func onActivate(_ handler: @escaping () -> Void) {
+    public func onActivate(_ handler: @escaping @GLibMain () -> Void) {
         let box = Box(handler)
         retained.append(box)
         let callback: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, userData in
-            Unmanaged<Box<() -> Void>>.fromOpaque(userData!).takeUnretainedValue().value()
+            GLibMain.assumeIsolated(Unmanaged<Box<@GLibMain () -> Void>>.fromOpaque(userData!).takeUnretainedValue().value)
         }
         connect("activate", unsafeBitCast(callback, to: GCallback.self), box)
     }
 
     /// An application action (`app.NAME`), reachable through ActivateAction, desktop-file actions
     /// and notification buttons. `parameterType` is a GVariant type string such as "s", or nil.
-    public func addAction(_ name: String, parameterType: String? = nil, _ handler: @escaping (Variant?) -> Void) {
+    public func addAction(_ name: String, parameterType: String? = nil, _ handler: @escaping @GLibMain (Variant?) -> Void) {
         let type = parameterType.map { g_variant_type_new($0) }
         defer { if let type { g_variant_type_free(type) } }
         let action = g_simple_action_new(name, type ?? nil)!
@@ -55,8 +56,9 @@ public final class Application {
         retained.append(box)
         let callback: @convention(c) (OpaquePointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> Void = {
             _, parameter, userData in
-            let box = Unmanaged<Box<(Variant?) -> Void>>.fromOpaque(userData!).takeUnretainedValue()
-            box.value(parameter.map { Variant(gvariant: $0) })
+            let box = Unmanaged<Box<@GLibMain (Variant?) -> Void>>.fromOpaque(userData!).takeUnretainedValue()
+            let value = parameter.map { Variant(gvariant: $0) }
+            GLibMain.assumeIsolated { box.value(value) }
         }
         g_signal_connect_data(UnsafeMutableRawPointer(action), "activate",
                               unsafeBitCast(callback, to: GCallback.self),
@@ -99,6 +101,7 @@ public final class Application {
     }
 }
 
+/// A Swift value handed through a C callback's user data.
 final class Box<T> {
     let value: T
     init(_ value: T) { self.value = value }

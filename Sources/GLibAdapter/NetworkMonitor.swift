@@ -4,11 +4,12 @@ import CGLib
 public enum NetworkMonitor {
     /// Calls `handler` on the main context with whether the network is available, whenever that
     /// changes. For the process's life.
-    public static func onChange(_ handler: @escaping (_ available: Bool) -> Void) {
+    @GLibMain public static func onChange(_ handler: @escaping @GLibMain (_ available: Bool) -> Void) {
         guard let monitor = g_network_monitor_get_default() else { return }
         let box = Unmanaged.passRetained(Box(handler)).toOpaque()
         let callback: @convention(c) (OpaquePointer?, gboolean, UnsafeMutableRawPointer?) -> Void = { _, available, userData in
-            Unmanaged<Box<(Bool) -> Void>>.fromOpaque(userData!).takeUnretainedValue().value(available != 0)
+            let handler = Unmanaged<Box<@GLibMain (Bool) -> Void>>.fromOpaque(userData!).takeUnretainedValue().value
+            GLibMain.assumeIsolated { handler(available != 0) }
         }
         g_signal_connect_data(UnsafeMutableRawPointer(monitor), "network-changed",
                               unsafeBitCast(callback, to: GCallback.self), box, nil, GConnectFlags(rawValue: 0))

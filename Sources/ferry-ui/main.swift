@@ -1,9 +1,10 @@
 // ferry-ui: Ferry's share dialog, sign-in window and main window (GTK 4), a D-Bus client of the
 // Ferry service. See `ferry-ui --help` and ferry-ui(1).
 import FerryUI
+import GLibAdapter
 #if canImport(Glibc)
 import Glibc
 #endif
 
-let application = FerryUIApplication()
-exit(application.run(arguments: CommandLine.arguments))
+// The main thread is where GTK's main loop runs: the UI's actor (GLibMain).
+exit(GLibMain.assumeIsolated { FerryUIApplication().run(arguments: CommandLine.arguments) })

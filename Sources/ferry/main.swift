@@ -1,5 +1,9 @@
 import FerryCLI
 import FerryService
+import GLibAdapter
 
 // The command line is a client of the service and does not link it; `ferry service` comes here.
-FerryCommand.runFromProcessArguments(service: { ServiceMain.start(idleTimeout: $0, ifPending: $1) })
+// It runs on the main thread, whose main loop the service spins: GLibMain is this thread's to take.
+FerryCommand.runFromProcessArguments(service: { idle, ifPending in
+    GLibMain.assumeIsolated { ServiceMain.start(idleTimeout: idle, ifPending: ifPending) }
+})

@@ -22,9 +22,10 @@ final class FileChunksTests: XCTestCase {
         // rest comes through the page cache: the fallback for direct reads is exercised too.
         let mark = UInt64(3 << 20) + 5
         let asked = Asked()
-        let chunks = FileChunks(path: path, size: UInt64(large.count), available: { read in
+        let total = UInt64(large.count)
+        let chunks = FileChunks(path: path, size: total, available: { read in
             await asked.add(read)
-            return read < mark ? mark : UInt64(self.large.count)
+            return read < mark ? mark : total
         }, progress: { _ in })
 
         let read = try await readAll(chunks)

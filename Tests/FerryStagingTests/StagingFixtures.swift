@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 /// A directory of its own for each test, holding the originals and the spool; removed afterwards.
-final class StagingWorkspace {
+final class StagingWorkspace: Sendable {
     let path: String
     let spool: Spool
 

@@ -7,7 +7,7 @@ import GtkAdapter
 
 /// The ferry-ui process: one instance per session (a unique bus name, so later launches hand over
 /// their command line) with one window per share, a sign-in window and a main window.
-public final class FerryUIApplication {
+@GLibMain public final class FerryUIApplication {
     public static let id = "io.github.ferryshare.Ferry.UI"
 
     let application: WindowApplication

@@ -1,7 +1,8 @@
+import GLibAdapter
 import GtkAdapter
 
 /// A centred icon, title and sentence for states with nothing to do: loading, gone, already sent.
-final class StatusPage {
+@GLibMain final class StatusPage {
     let root: Box
     private let icon: Box
     private let title = Label("", style: "title-2", alignment: 0.5)

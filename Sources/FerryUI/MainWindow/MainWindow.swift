@@ -4,7 +4,7 @@ import GtkAdapter
 
 /// The window of Ferry started from the app grid (Activate): the account, signed in or not, and
 /// recent shares with their states, Retry and Cancel.
-final class MainWindow {
+@GLibMain final class MainWindow {
     private unowned let app: FerryUIApplication
     private let service: ServiceClient
     private let window: Window

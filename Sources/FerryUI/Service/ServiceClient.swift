@@ -4,7 +4,7 @@ import GLibAdapter
 
 /// The UI's only way to Ferry: Share1's one client (FerryContract), called without blocking the
 /// main loop, plus who is observing what. Replies and signals arrive on the main thread.
-public final class ServiceClient {
+@GLibMain public final class ServiceClient {
     private let client: Share1Client
     private var shareObservers: [Int: (ShareSnapshot) -> Void] = [:]
     private var accountObservers: [Int: (AccountState) -> Void] = [:]

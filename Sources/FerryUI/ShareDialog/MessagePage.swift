@@ -1,9 +1,10 @@
 import FerryCore
+import GLibAdapter
 import GtkAdapter
 
 /// Page 2: where the share goes, what it is, and a message to go with it. While sending it shows
 /// progress; a failure shows the reason with Retry.
-final class MessagePage {
+@GLibMain final class MessagePage {
     let root: Box
     let messageField = TextArea()
     let retryButton = Button("Retry")

@@ -8,7 +8,7 @@ import Glibc
 /// One share's window: sign in if needed → "Share to" → message and Share. Closing it (the X,
 /// Escape) cancels the share while it is still the person's to decide; after Share it closes by
 /// itself once every destination has the share. Without a share id it is the sign-in window.
-final class ShareDialog {
+@GLibMain final class ShareDialog {
     private unowned let app: FerryUIApplication
     private let service: ServiceClient
     private let shareID: String?

@@ -4,7 +4,7 @@ import GtkAdapter
 
 /// Page 1, "Share to": a search field with focus, recent destinations and then the rest, several
 /// can be ticked; encrypted rooms are listed but cannot be picked, and say why.
-final class SharePage {
+@GLibMain final class SharePage {
     let root: Box
     let search: TextField
     private let service: ServiceClient

@@ -4,7 +4,7 @@ import GtkAdapter
 
 /// The sign-in step: homeserver, user and password, "Sign in with browser" when the server offers
 /// single sign-on, errors shown in place. Used inside a share's dialog and as its own window.
-final class SignInPage {
+@GLibMain final class SignInPage {
     let root: Box
     let homeserver = TextField(.plain, placeholder: "example.org")
     let user = TextField(.plain, placeholder: "@you:example.org")
