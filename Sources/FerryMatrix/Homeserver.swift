@@ -65,9 +65,9 @@ public struct MatrixClient: Homeserver {
                                            available: available, progress: progress)
     }
     public func send(_ content: MessageContent, to roomID: String, transactionID: String) async throws(MatrixError) -> String {
-        try await Events(http: http).send(content, to: roomID, transactionID: transactionID)
+        try await RoomEvents(http: http).send(content, to: roomID, transactionID: transactionID)
     }
     public func sent(in roomID: String, transactionIDs: Set<String>, since: Int64) async throws(MatrixError) -> [String: String] {
-        try await Events(http: http).sent(in: roomID, by: userID, transactionIDs: transactionIDs, since: since)
+        try await RoomEvents(http: http).sent(in: roomID, by: userID, transactionIDs: transactionIDs, since: since)
     }
 }

@@ -88,12 +88,11 @@ struct StatusCommand: FerrySubcommand {
     static let configuration = CommandConfiguration(
         commandName: "status", abstract: "Who is signed in, where, online or not, and shares by state.")
 
-    @Flag(help: "Print JSON (documented in docs/CONTRACT.md).")
-    var json = false
+    @OptionGroup var output: OutputOptions
 
     func execute() throws(CommandFailure) {
         let status = try Share1Client.forCommand().run(Share1.getStatus())
-        if json {
+        if output.json {
             Terminal.output(StatusJSON.object(status))
         } else {
             Terminal.output(StatusJSON.text(status))

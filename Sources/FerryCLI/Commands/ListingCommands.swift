@@ -6,12 +6,11 @@ struct SharesCommand: FerrySubcommand {
     static let configuration = CommandConfiguration(
         commandName: "shares", abstract: "List shares, newest first.")
 
-    @Flag(help: "Print JSON (stable; see docs/CONTRACT.md).")
-    var json = false
+    @OptionGroup var output: OutputOptions
 
     func execute() throws(CommandFailure) {
         let shares = try Share1Client.forCommand().run(Share1.listShares())
-        if json {
+        if output.json {
             Terminal.output(ShareJSON.array(shares))
         } else if shares.isEmpty {
             Terminal.note("No shares yet.")
@@ -28,13 +27,12 @@ struct ShowCommand: FerrySubcommand {
     @Argument(help: ArgumentHelp("A share id, or a unique beginning of one.", valueName: "ID"))
     var id: String
 
-    @Flag(help: "Print JSON (stable; see docs/CONTRACT.md).")
-    var json = false
+    @OptionGroup var output: OutputOptions
 
     func execute() throws(CommandFailure) {
         let client = try Share1Client.forCommand()
         let share = try client.run(Share1.getShare(try client.resolve(id)))
-        Terminal.output(json ? ShareJSON.object(share) : ShareFormatter.details(share))
+        Terminal.output(output.json ? ShareJSON.object(share) : ShareFormatter.details(share))
     }
 }
 
@@ -48,11 +46,10 @@ struct DestinationsCommand: FerrySubcommand {
     @Option(help: "Show at most this many.")
     var limit: UInt32 = 0
 
-    @Flag(help: "Print JSON (documented in docs/CONTRACT.md).")
-    var json = false
+    @OptionGroup var output: OutputOptions
 
     func execute() throws(CommandFailure) {
         let list = try Share1Client.forCommand().run(Share1.listDestinations(query, limit: limit))
-        Terminal.output(json ? DestinationJSON.array(list) : DestinationJSON.table(list))
+        Terminal.output(output.json ? DestinationJSON.array(list) : DestinationJSON.table(list))
     }
 }

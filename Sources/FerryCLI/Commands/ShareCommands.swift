@@ -33,22 +33,18 @@ struct SendCommand: FerrySubcommand {
     @Argument(help: ArgumentHelp("Files to share; relative paths are from the current directory.", valueName: "FILE"))
     var files: [String]
 
-    @Option(name: .customLong("to"), help: ArgumentHelp("A room id (!…), room alias (#room:server) or user id (@user:server). Repeat for several.", valueName: "DEST"))
-    var destinations: [String] = []
+    @OptionGroup var delivery: DeliveryOptions
 
     @Option(help: "A message sent before the files.")
     var message: String?
-
-    @Flag(help: "Return once the share is accepted, without waiting until it is sent.")
-    var noWait = false
 
     func execute() throws(CommandFailure) {
         guard !files.isEmpty else { throw CommandFailure(ShareError.emptyShare) }
         let uris = try files.map { path throws(CommandFailure) in try LocalPath.uri(for: path) }
         var dict: [String: Variant] = ["uris": .strings(uris)]
-        if !destinations.isEmpty { dict["destinations"] = .strings(destinations) }
+        if !delivery.destinations.isEmpty { dict["destinations"] = .strings(delivery.destinations) }
         if let message { dict["message"] = .string(message) }
-        try ShareSubmission.submit(dict, wait: !noWait)
+        try ShareSubmission.submit(dict, wait: !delivery.noWait)
     }
 }
 
@@ -60,14 +56,10 @@ struct TextCommand: FerrySubcommand {
     @Argument(help: ArgumentHelp("The text; - reads it from standard input.", valueName: "TEXT"))
     var text: String
 
-    @Option(name: .customLong("to"), help: ArgumentHelp("A room id, room alias or user id. Repeat for several.", valueName: "DEST"))
-    var destinations: [String] = []
+    @OptionGroup var delivery: DeliveryOptions
 
     @Option(help: "A subject or title kept with the share.")
     var subject: String?
-
-    @Flag(help: "Return once the share is accepted, without waiting until it is sent.")
-    var noWait = false
 
     func execute() throws(CommandFailure) {
         var words = text
@@ -78,9 +70,9 @@ struct TextCommand: FerrySubcommand {
             words = input
         }
         var dict: [String: Variant] = ["text": .string(words)]
-        if !destinations.isEmpty { dict["destinations"] = .strings(destinations) }
+        if !delivery.destinations.isEmpty { dict["destinations"] = .strings(delivery.destinations) }
         if let subject { dict["subject"] = .string(subject) }
-        try ShareSubmission.submit(dict, wait: !noWait)
+        try ShareSubmission.submit(dict, wait: !delivery.noWait)
     }
 }
 

@@ -42,23 +42,19 @@ struct CompleteCommand: FerrySubcommand {
     @Argument(help: "The share's id, or a unique prefix of it.")
     var id: String
 
-    @Option(name: .customLong("to"), help: ArgumentHelp("A room id, room alias or user id. Repeat for several.", valueName: "DEST"))
-    var destinations: [String] = []
+    @OptionGroup var delivery: DeliveryOptions
 
     @Option(help: "A message to send with it (default: the share's own).")
     var message: String = ""
 
-    @Flag(help: "Return at once, without waiting until it is sent.")
-    var noWait = false
-
     func execute() throws(CommandFailure) {
-        guard !destinations.isEmpty else {
+        guard !delivery.destinations.isEmpty else {
             throw CommandFailure(status: ExitStatus.usage, message: "say where with --to (see ferry destinations).")
         }
         let client = try Share1Client.forCommand()
         let resolved = try client.resolve(id)
-        try client.run(Share1.completeShare(resolved, destinations: destinations, message: message))
-        if noWait {
+        try client.run(Share1.completeShare(resolved, destinations: delivery.destinations, message: message))
+        if delivery.noWait {
             Terminal.note("Queued \(resolved).")
         } else {
             try DeliveryWatch(client: client, shareID: resolved).waitUntilDone()

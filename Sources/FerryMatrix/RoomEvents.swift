@@ -22,7 +22,7 @@ public struct MessageContent: Encodable, Sendable, Equatable {
     public var filename: String?
     public var info: Info?
     /// The transaction id the event is sent under, in Ferry's own namespace: clients ignore it,
-    /// and Ferry finds the event by it when the device it was sent from is gone (`Events.sent`).
+    /// and Ferry finds the event by it when the device it was sent from is gone (`RoomEvents.sent`).
     public var transaction: String?
 
     enum CodingKeys: String, CodingKey {
@@ -43,7 +43,7 @@ public struct MessageContent: Encodable, Sendable, Equatable {
 
 /// Sending events. The transaction id makes a repeated request return the first event instead of
 /// making a second one, for the same device.
-public struct Events: Sendable {
+public struct RoomEvents: Sendable {
     let http: MatrixHTTP
 
     public init(http: MatrixHTTP) { self.http = http }

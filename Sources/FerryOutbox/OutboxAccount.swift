@@ -1,0 +1,59 @@
+import GRDB
+
+/// The signed-in account as the outbox keeps it: who and where, never the secret.
+public struct StoredAccount: Equatable, Sendable {
+    public var userID: String
+    public var homeserver: String
+    public var deviceID: String
+    public var signedIn: Bool
+    public var secretStorage: String?
+    /// Which sign-in this is: `save(newSignIn:)` numbers each new one after the last.
+    public var signIn: Int64
+
+    public init(userID: String, homeserver: String, deviceID: String, signedIn: Bool, secretStorage: String?,
+                signIn: Int64 = 0) {
+        self.userID = userID
+        self.homeserver = homeserver
+        self.deviceID = deviceID
+        self.signedIn = signedIn
+        self.secretStorage = secretStorage
+        self.signIn = signIn
+    }
+}
+
+extension Outbox {
+    public func account() throws -> StoredAccount? {
+        try database.read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM account WHERE id = 1"),
+                  let user: String = row["user_id"], let homeserver: String = row["homeserver"] else { return nil }
+            return StoredAccount(userID: user, homeserver: homeserver, deviceID: row["device_id"] ?? "",
+                                 signedIn: row["signed_in"], secretStorage: row["secret_storage"], signIn: row["sign_in"])
+        }
+    }
+
+    /// Saves who is signed in.
+    public func save(account: StoredAccount) throws {
+        try database.write { db in try Self.write(account, in: db) }
+    }
+
+    /// Saves a new sign-in, numbered one after the last (Delivery.signIn); returns it as saved.
+    public func save(newSignIn account: StoredAccount) throws -> StoredAccount {
+        try database.write { db in
+            var numbered = account
+            numbered.signIn = (try Int64.fetchOne(db, sql: "SELECT sign_in FROM account WHERE id = 1") ?? 0) + 1
+            try Self.write(numbered, in: db)
+            return numbered
+        }
+    }
+
+    private static func write(_ account: StoredAccount, in db: Database) throws {
+        try db.execute(sql: """
+            INSERT INTO account (id, user_id, homeserver, device_id, signed_in, secret_storage, sign_in)
+            VALUES (1, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT(id) DO UPDATE SET user_id = excluded.user_id, homeserver = excluded.homeserver,
+                device_id = excluded.device_id, signed_in = excluded.signed_in,
+                secret_storage = excluded.secret_storage, sign_in = excluded.sign_in
+            """, arguments: [account.userID, account.homeserver, account.deviceID, account.signedIn,
+                             account.secretStorage, account.signIn])
+    }
+}
