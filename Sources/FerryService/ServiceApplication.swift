@@ -63,40 +63,41 @@ public enum ServiceApplication {
             senderEvents.working = { CrashWitness.working(on: $0) }
             service.sender = Sender(outbox: outbox, spool: spool, account: account, backoff: settings.backoff,
                                     events: senderEvents, logger: logger, clock: Clock.microseconds)
-            account.whenSignInLost { [unowned service] in service.signInLost() }
             // The shared session connection is the one GApplication will own the name on:
             // exporting Share1 on it now makes it reachable the moment the name is owned.
-            let connection = try BusConnection.session()
-            share1 = Share1Object(service: service, connection: connection, lifetime: lifetime, logger: logger)
+            share1 = Share1Object(service: service, connection: try BusConnection.session(), lifetime: lifetime,
+                                  logger: logger)
+        } catch {
+            logger.critical("cannot start: \(error)")
+            return 1
+        }
+
+        // Where the service's events go: the bus (signals, properties) and the desktop
+        // (notifications, dialogs), connected here and nowhere else, before any call can arrive.
+        let desktop = Desktop(application: application, dialogs: DialogLauncher(environment: settings.environment, logger: logger),
+                              logger: logger)
+        service.events = ShareService.Events(
+            shareChanged: share1.announceShareChanged,
+            signInRequired: { reason in
+                share1.announceSignInRequired(reason)
+                desktop.signInRequired(reason)
+            },
+            pendingWorkChanged: lifetime.setPendingWork,
+            accountChanged: share1.announceAccountChanged,
+            needsPerson: desktop.needsPerson,
+            finished: desktop.finished)
+        share1.onOpenRefused = desktop.refused
+        desktop.addActions(retry: { id in _ = try? service.retry(id: id) })
+        // A stored sign-in whose token turns out to be gone (read in the background) is heard now
+        // that there is someone to tell.
+        service.account.whenSignInLost { [unowned service] in service.signInLost() }
+        do {
             try share1.export()
         } catch {
             logger.critical("cannot start: \(error)")
             return 1
         }
 
-        share1.onOpenRefused = { error in
-            // A file manager shows nothing when Open fails, so the person hears it from a notification.
-            MainContext.invoke {
-                application.sendNotification(id: "refused", title: "Ferry could not share this", body: error.message)
-            }
-        }
-        service.events.pendingWorkChanged = { lifetime.setPendingWork($0) }
-        let dialogs = DialogLauncher(environment: settings.environment, logger: logger)
-        let signInDialogs = NotificationThrottle(seconds: 5)
-        service.events.needsPerson = { share, token in
-            MainContext.invoke {
-                // A share with its destinations only needs the account: one sign-in window for a burst.
-                if share.state == .awaitingSignIn, !share.intent.destinations.isEmpty {
-                    if signInDialogs.allow() { dialogs.signIn(activationToken: token) }
-                } else {
-                    dialogs.open(share: share, activationToken: token)
-                }
-            }
-        }
-        let notifier = FinishedNotifier(application: application)
-        service.events.finished = { share, names in
-            MainContext.invoke { notifier.finished(share, destinationNames: names) }
-        }
         service.announcePendingWork()
         crashed.forEach(service.senderFinished)
         service.sender.start()
@@ -110,33 +111,6 @@ public enum ServiceApplication {
                 logger.info("network \(available ? "available" : "gone")")
                 if available { service.sender.wake(now: true) }
             }
-        }
-        let announceSignIn = service.events.signInRequired
-        let throttle = NotificationThrottle(seconds: 5)
-        service.events.signInRequired = { reason in
-            announceSignIn(reason)
-            // Until the sign-in window exists, the notification is how a person learns a share waits.
-            // A burst of shares (a script, a folder's worth of files) gets one notification, not hundreds.
-            MainContext.invoke {
-                guard throttle.allow() else { return }
-                application.sendNotification(id: "sign-in", title: "Sign in to send your share", body: reason,
-                                             defaultAction: ("sign-in", nil),
-                                             buttons: [(label: "Sign In", action: "sign-in", target: nil)])
-            }
-        }
-        application.onActivate {
-            logger.info("activated")
-            dialogs.mainWindow()
-        }
-        application.addAction("sign-in") { _ in
-            dialogs.signIn()
-        }
-        application.addAction("shares") { _ in
-            dialogs.mainWindow()
-        }
-        application.addAction("retry", parameterType: "s") { parameter in
-            guard case .string(let id)? = parameter else { return }
-            _ = try? service.retry(id: id)
         }
         for signal in [SIGTERM, SIGINT, SIGHUP] {
             MainContext.onUnixSignal(signal) {

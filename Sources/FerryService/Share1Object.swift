@@ -43,23 +43,24 @@ final class Share1Object: @unchecked Sendable {
         connection.intercept(path: FerryBus.path, interface: FerryBus.application, member: "Open") {
             [unowned self] in self.handle($0)
         }
-        let pendingWork = service.events.pendingWorkChanged
-        service.events = ShareService.Events(
-            shareChanged: { [connection] share in
-                connection.emitSignal(path: FerryBus.path, interface: FerryBus.share1, name: Share1Signal.shareChanged.rawValue,
-                                      arguments: .tuple([.string(share.id), .dictionary(ShareCodec.encode(share))]))
-            },
-            signInRequired: { [connection] reason in
-                connection.emitSignal(path: FerryBus.path, interface: FerryBus.share1, name: Share1Signal.signInRequired.rawValue,
-                                      arguments: .tuple([.string(reason)]))
-            },
-            pendingWorkChanged: pendingWork,
-            accountChanged: { [unowned self] in
-                connection.emitPropertiesChanged(path: FerryBus.path, interface: FerryBus.share1,
-                                                 changed: Dictionary(uniqueKeysWithValues: Self.properties.map {
-                                                     ($0, self.property($0)!)
-                                                 }))
-            })
+    }
+
+    /// `ShareChanged`, carrying the share as GetShare would.
+    func announceShareChanged(_ share: Share) {
+        connection.emitSignal(path: FerryBus.path, interface: FerryBus.share1, name: Share1Signal.shareChanged.rawValue,
+                              arguments: .tuple([.string(share.id), .dictionary(ShareCodec.encode(share))]))
+    }
+
+    /// `SignInRequired`, with the sentence saying how many shares wait.
+    func announceSignInRequired(_ reason: String) {
+        connection.emitSignal(path: FerryBus.path, interface: FerryBus.share1, name: Share1Signal.signInRequired.rawValue,
+                              arguments: .tuple([.string(reason)]))
+    }
+
+    /// PropertiesChanged with every Share1 property (they change together: sign-in, sign-out, online).
+    func announceAccountChanged() {
+        connection.emitPropertiesChanged(path: FerryBus.path, interface: FerryBus.share1,
+                                         changed: Dictionary(uniqueKeysWithValues: Self.properties.map { ($0, property($0)!) }))
     }
 
     /// Tells clients that Open was refused (Open itself cannot return an error).
