@@ -32,7 +32,7 @@ SWIFT_BUILD_FLAGS := -c $(CONFIG) $(if $(filter release,$(CONFIG)),--static-swif
 VENV := .venv-test
 CHECK_PREFIX := $(CURDIR)/build/check-prefix
 
-.PHONY: fuzz tsan-tests all build install uninstall deps check unit-tests check-desktop integration-tests \
+.PHONY: docs fuzz tsan-tests all build install uninstall deps check unit-tests check-desktop integration-tests \
         demo bench mime-types deb check-deb clean distclean help
 
 all: build
@@ -45,6 +45,7 @@ help:
 	@echo "make check        install what is missing, build, run every test"
 	@echo "make bench        print the performance figures"
 	@echo "make fuzz         fuzz every parser of outside input (FUZZ_SECONDS each, default 600)"
+	@echo "make docs         DocC for FerryCore and FerryContract into build/docs"
 	@echo "make deb          build the Debian package dist/ferry_VERSION_ARCH.deb and lint it"
 	@echo "make check-deb    build the package, install, use and purge it in a clean Debian 12 chroot"
 	@echo "make deps         install the Debian packages and the test virtualenv"
@@ -119,6 +120,10 @@ fuzz: deps
 
 demo:
 	scripts/demo.sh
+
+# DocC for FerryCore and FerryContract into build/docs; fails on an undocumented public symbol.
+docs:
+	scripts/docs.sh
 
 bench:
 	@if [[ -x scripts/bench.sh ]]; then scripts/bench.sh; else echo "No benchmarks yet (scripts/bench.sh)."; fi

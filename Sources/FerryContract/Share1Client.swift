@@ -4,7 +4,9 @@ import GLibAdapter
 /// One Share1 call: its method, its arguments, how long to wait, and how its answer is read.
 /// Each is written once (in `Share1`), for every client.
 public struct Share1Call<Answer> {
+    /// The Share1 method called.
     public let method: Share1Method
+    /// Its in-arguments, in the order the interface declares them.
     public let arguments: [Variant]
     /// Milliseconds; -1 is GDBus's default (25 s), `Int32.max` waits for as long as it takes.
     public let timeout: Int32
@@ -18,22 +20,27 @@ public enum Share1 {
         Share1Call(method: .share, arguments: [.dictionary(intent)], timeout: .max) { $0.first?.stringValue }
     }
 
+    /// `GetShare(s)` → the share.
     public static func getShare(_ id: String) -> Share1Call<Share> {
         Share1Call(method: .getShare, arguments: [.string(id)], timeout: -1) { $0.first?.dictionaryValue.flatMap(ShareCodec.decode) }
     }
 
+    /// `ListShares()` → every share, newest first.
     public static func listShares() -> Share1Call<[Share]> {
         Share1Call(method: .listShares, arguments: [], timeout: -1) { $0.first?.dictionariesValue?.compactMap(ShareCodec.decode) }
     }
 
+    /// `Cancel(s)`.
     public static func cancel(_ id: String) -> Share1Call<Void> {
         Share1Call(method: .cancel, arguments: [.string(id)], timeout: -1) { _ in () }
     }
 
+    /// `CompleteShare(s, as, s)`: where a share waiting for a destination goes, and its message.
     public static func completeShare(_ id: String, destinations: [String], message: String) -> Share1Call<Void> {
         Share1Call(method: .completeShare, arguments: [.string(id), .strings(destinations), .string(message)], timeout: -1) { _ in () }
     }
 
+    /// `Retry(s)`.
     public static func retry(_ id: String) -> Share1Call<Void> {
         Share1Call(method: .retry, arguments: [.string(id)], timeout: -1) { _ in () }
     }
@@ -47,20 +54,24 @@ public enum Share1 {
         }
     }
 
+    /// `SignOut()`: the service also ends the token at the homeserver, so it may take a moment.
     public static func signOut() -> Share1Call<Void> {
         Share1Call(method: .signOut, arguments: [], timeout: 60_000) { _ in () }
     }
 
+    /// `GetLoginFlows(s)` → how the homeserver lets people sign in (the service asks it).
     public static func getLoginFlows(_ homeserver: String) -> Share1Call<LoginFlows> {
         Share1Call(method: .getLoginFlows, arguments: [.string(homeserver)], timeout: 60_000) { reply in
             reply.first?.dictionaryValue.map { LoginFlows($0, asked: homeserver) }
         }
     }
 
+    /// `GetStatus()` → the status dictionary (keys in the interface XML).
     public static func getStatus() -> Share1Call<[String: Variant]> {
         Share1Call(method: .getStatus, arguments: [], timeout: -1) { $0.first?.dictionaryValue }
     }
 
+    /// `ListDestinations(s, u)` → destinations matching `query` (all for ""), at most `limit` (0: no limit).
     public static func listDestinations(_ query: String, limit: UInt32) -> Share1Call<[[String: Variant]]> {
         Share1Call(method: .listDestinations, arguments: [.string(query), .uint32(limit)], timeout: 60_000) {
             $0.first?.dictionariesValue
@@ -70,8 +81,11 @@ public enum Share1 {
 
 /// How a homeserver lets people sign in (`GetLoginFlows`).
 public struct LoginFlows: Equatable, Sendable {
+    /// The homeserver's URL as discovered (after .well-known).
     public var homeserver: String
+    /// Whether it takes a user name and password.
     public var password: Bool
+    /// Whether it offers single sign-on in the browser.
     public var sso: Bool
 
     init(_ dict: [String: Variant], asked: String) {
@@ -84,8 +98,10 @@ public struct LoginFlows: Equatable, Sendable {
 /// The one client of Share1: blocking calls for the command line, calls that answer on the main
 /// loop for the UI, and the service's signals. Calling activates the service when it is not running.
 public struct Share1Client: Sendable {
+    /// The bus connection the calls go out on.
     public let connection: BusConnection
 
+    /// A client on `connection` (the session bus in every Ferry program; a private bus in tests).
     public init(connection: BusConnection) { self.connection = connection }
 
     /// A client on the session bus.

@@ -4,6 +4,7 @@ import GLibAdapter
 /// A share as it travels on D-Bus (`GetShare`, `ListShares`, `ShareChanged`): an a{sv} whose
 /// keys are documented in the Share1 interface XML. Empty values are left out.
 public enum ShareCodec {
+    /// The share as `GetShare` answers it.
     public static func encode(_ share: Share) -> [String: Variant] {
         var dict: [String: Variant] = [
             "id": .string(share.id),
@@ -48,6 +49,7 @@ public enum ShareCodec {
         return dict
     }
 
+    /// One of a share's "deliveries"; missing keys read as nothing sent yet.
     public static func decode(delivery dict: [String: Variant]) -> Delivery {
         Delivery(destination: dict["destination"]?.stringValue ?? "", roomID: dict["room-id"]?.stringValue,
                  state: dict["state"]?.stringValue.flatMap(Delivery.State.init(rawValue:)) ?? .queued,
