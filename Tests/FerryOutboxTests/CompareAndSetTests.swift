@@ -3,20 +3,7 @@ import FerryOutbox
 import XCTest
 
 /// State changes are compare-and-set: of two actors changing one share, only one wins.
-final class CompareAndSetTests: XCTestCase {
-    private var directory: TemporaryDirectory!
-    private var outbox: Outbox!
-
-    override func setUpWithError() throws {
-        directory = try TemporaryDirectory()
-        outbox = try Outbox(path: directory.file("ferry.sqlite3"))
-    }
-
-    override func tearDown() {
-        outbox = nil
-        directory = nil
-    }
-
+final class CompareAndSetTests: OutboxTestCase {
     func testAChangeFromAStateTheShareIsNoLongerInDoesNothing() throws {
         let share = SampleShares.text(id: "01kaaaaaaaaaaaaaaaaaaaaac1", created: 5, state: .sending)
         try outbox.insert(share)

@@ -1,4 +1,5 @@
 import FerryCore
+import FerryOutbox
 import Foundation
 import XCTest
 
@@ -41,5 +42,21 @@ enum SampleShares {
         let intent = ShareIntent(items: [.link("https://example.org/")], subject: nil, message: "Read this",
                                  destinations: ["!room"], source: .uri)
         return Share(id: id, intent: intent, state: state, created: created, updated: created)
+    }
+}
+
+/// A test case with a fresh outbox in a temporary directory for each test.
+class OutboxTestCase: XCTestCase {
+    var directory: TemporaryDirectory!
+    var outbox: Outbox!
+
+    override func setUpWithError() throws {
+        directory = try TemporaryDirectory()
+        outbox = try Outbox(path: directory.file("ferry.sqlite3"))
+    }
+
+    override func tearDown() {
+        outbox = nil
+        directory = nil
     }
 }

@@ -5,20 +5,7 @@ import Synchronization
 import XCTest
 
 /// The outbox keeps every share exactly as it was committed, and answers questions about them.
-final class OutboxTests: XCTestCase {
-    private var directory: TemporaryDirectory!
-    private var outbox: Outbox!
-
-    override func setUpWithError() throws {
-        directory = try TemporaryDirectory()
-        outbox = try Outbox(path: directory.file("ferry.sqlite3"))
-    }
-
-    override func tearDown() {
-        outbox = nil
-        directory = nil
-    }
-
+final class OutboxTests: OutboxTestCase {
     func testAnInsertedShareReadsBackEqualWithItemsInOrder() throws {
         let share = SampleShares.files(id: "01kaaaaaaaaaaaaaaaaaaaaaa1")
 

@@ -4,20 +4,7 @@ import GRDB
 import XCTest
 
 /// A share is sent as the person it was queued under, never as anyone else (Share.account).
-final class ShareAccountTests: XCTestCase {
-    private var directory: TemporaryDirectory!
-    private var outbox: Outbox!
-
-    override func setUpWithError() throws {
-        directory = try TemporaryDirectory()
-        outbox = try Outbox(path: directory.file("ferry.sqlite3"))
-    }
-
-    override func tearDown() {
-        outbox = nil
-        directory = nil
-    }
-
+final class ShareAccountTests: OutboxTestCase {
     func testAnotherPersonsQueuedSharesGoBackToWaitingAndKeepWhoseTheyAre() throws {
         var alices = SampleShares.link(id: "01kaaaaaaaaaaaaaaaaaaaaaa1", created: 1, state: .queued)
         alices.account = "@alice:example.org"
