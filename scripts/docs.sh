@@ -11,8 +11,12 @@ scratch="$root/.build-docs"
 graphs="$scratch/symbol-graphs"
 modules=(FerryCore FerryContract)
 
-rm -rf "$graphs"
-mkdir -p "$graphs" "$root/build/docs"
+# The graphs are kept between runs: a module the build finds up to date is not compiled again
+# and writes no new graph, so its last one is still its current one. Without them, start over.
+for module in "${modules[@]}"; do
+    [[ -f $graphs/$module.symbols.json ]] || rm -rf "$scratch"
+done
+mkdir -p "$scratch" "$graphs" "$root/build/docs"
 swift build --package-path "$root" --scratch-path "$scratch" --target FerryContract \
     -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$graphs" >"$scratch/build.log" 2>&1 \
     || { tail -n 40 "$scratch/build.log"; exit 1; }

@@ -28,6 +28,10 @@ def main() -> int:
     total = 0
     for module in modules:
         graphs = [directory / f"{module}.symbols.json", *sorted(directory.glob(f"{module}@*.symbols.json"))]
+        if not graphs[0].exists():
+            # No graph is not "nothing undocumented": the build did not write it.
+            print(f"{module}: no symbol graph in {directory}", file=sys.stderr)
+            return 2
         missing = sorted(set(line for graph in graphs if graph.exists() for line in undocumented(graph)))
         print(f"{module}: {len(missing)} public symbols without a documentation comment")
         for line in missing:
