@@ -104,7 +104,8 @@ check-desktop:
 integration-tests:
 	@if [[ -d Tests/integration ]]; then \
 	    echo "FERRY_PREFIX=$(CHECK_PREFIX) $(VENV)/bin/python -m pytest -v Tests/integration"; \
-	    FERRY_PREFIX="$(CHECK_PREFIX)" $(VENV)/bin/python -m pytest -v Tests/integration; \
+	    FERRY_PREFIX="$(CHECK_PREFIX)" FERRY_CRYPTO_PROBE="$$($(SWIFT) build --show-bin-path)/ferry-crypto-probe" \
+	        $(VENV)/bin/python -m pytest -v Tests/integration; \
 	else \
 	    echo "No Tests/integration yet: no integration tests to run."; \
 	fi

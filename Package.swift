@@ -18,6 +18,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
     targets: [
         // GIO headers, found through pkg-config; fenced behind GLibAdapter.
@@ -54,6 +55,11 @@ let package = Package(
             "FerryCore", "FerryMatrix", "FerryOutbox", "FerryStaging", "FerryAccount",
             .product(name: "Logging", package: "swift-log"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
+        // Olm and Megolm, the protocol layer only: every primitive is swift-crypto's (BoringSSL).
+        // Pure: no I/O, no HTTP, no SQLite; state is values the caller keeps.
+        .target(name: "FerryCrypto", dependencies: [
+            .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
+        ]),
         // The Share1 contract as Swift sees it: bus names, the a{sv} codecs, one typed client.
         // The service, the command line and the UI all use it; it knows nothing of how a share is kept or sent.
         .target(name: "FerryContract", dependencies: ["FerryCore", "GLibAdapter"]),
@@ -89,6 +95,9 @@ let package = Package(
         .executableTarget(name: "ferry-ui", dependencies: ["FerryUI", "GLibAdapter"], linkerSettings: [.linkedLibrary("m")]),
         // `make bench`'s reference for a cold start: a GApplication and nothing else.
         .executableTarget(name: "bare-gapplication", dependencies: ["CGLib"], path: "Tests/bench/BareGApplication"),
+        // The interoperability tests' way into FerryCrypto: JSON lines in, JSON lines out.
+        .executableTarget(name: "ferry-crypto-probe", dependencies: ["FerryCrypto"], path: "Tests/crypto/Probe"),
+        .testTarget(name: "FerryCryptoTests", dependencies: ["FerryCrypto"]),
         .testTarget(name: "FerryCoreTests", dependencies: ["FerryCore", "FerryContract"]),
         .testTarget(name: "FerryOutboxTests", dependencies: ["FerryOutbox", "FerryCore"]),
         .testTarget(name: "FerryStagingTests", dependencies: ["FerryStaging", "FerryCore", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),

@@ -52,6 +52,14 @@ if ! "$venv/bin/python" -c 'import pytest' 2>/dev/null; then
     /usr/bin/python3 -m venv --system-site-packages "$venv"
     "$venv/bin/pip" install -q --disable-pip-version-check pytest
 fi
+test_requirements="$root/scripts/test-requirements.txt"
+test_stamp="$venv/.ferry-stamp"
+test_want="$(sha256sum "$test_requirements" | cut -d' ' -f1)"
+if [[ "$(cat "$test_stamp" 2>/dev/null)" != "$test_want" ]]; then
+    echo "deps: installing the test runner's packages (scripts/test-requirements.txt)"
+    "$venv/bin/pip" install -q --disable-pip-version-check --only-binary :all: -r "$test_requirements"
+    echo "$test_want" >"$test_stamp"
+fi
 
 # The stamp names the requirements' content: editing the pins reinstalls, anything else is instant.
 synapse_stamp="$synapse_venv/.ferry-stamp"

@@ -1,0 +1,85 @@
+import Foundation
+
+/// A JSON value as Matrix allows it in signed objects: no floating-point numbers, integers only.
+///
+/// Signed JSON (device keys, one-time keys, cross-signing signatures) must be re-encoded byte for
+/// byte as its signer encoded it, so the value keeps integers as integers and is encoded by
+/// `CanonicalJSON`, never by `JSONEncoder` (which formats numbers and escapes as it likes).
+public enum JSONValue: Sendable, Hashable {
+    case null
+    case bool(Bool)
+    case int(Int64)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    /// The member named `key` of an object; nil for a missing member or a value that is not an object.
+    public subscript(key: String) -> JSONValue? {
+        if case .object(let members) = self { return members[key] }
+        return nil
+    }
+
+    /// The string this value holds, if it is one.
+    public var stringValue: String? {
+        if case .string(let text) = self { return text }
+        return nil
+    }
+
+    /// The integer this value holds, if it is one.
+    public var intValue: Int64? {
+        if case .int(let number) = self { return number }
+        return nil
+    }
+
+    /// The members of an object, if this is one.
+    public var objectValue: [String: JSONValue]? {
+        if case .object(let members) = self { return members }
+        return nil
+    }
+}
+
+extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
+    ExpressibleByDictionaryLiteral, ExpressibleByArrayLiteral, ExpressibleByNilLiteral {
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int64) { self = .int(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+    }
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    public init(nilLiteral: ()) { self = .null }
+}
+
+extension JSONValue: Codable {
+    /// Decodes any JSON but a fractional or out-of-range number, which signed Matrix JSON never holds.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let flag = try? container.decode(Bool.self) {
+            self = .bool(flag)
+        } else if let number = try? container.decode(Int64.self) {
+            self = .int(number)
+        } else if let text = try? container.decode(String.self) {
+            self = .string(text)
+        } else if let items = try? container.decode([JSONValue].self) {
+            self = .array(items)
+        } else if let members = try? container.decode([String: JSONValue].self) {
+            self = .object(members)
+        } else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "not a JSON value Matrix signs (a fraction?)")
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let flag): try container.encode(flag)
+        case .int(let number): try container.encode(number)
+        case .string(let text): try container.encode(text)
+        case .array(let items): try container.encode(items)
+        case .object(let members): try container.encode(members)
+        }
+    }
+}
