@@ -113,7 +113,8 @@ integration-tests:
 # Coverage-guided fuzzing of every parser of outside input (Tests/fuzz), FUZZ_SECONDS each.
 FUZZ_SECONDS ?= 600
 FUZZ_JOBS ?= 2
-FUZZ_TARGETS ?= ferry-uri share-dictionary sso-redirect image-size server-error well-known retry-after
+FUZZ_TARGETS ?= ferry-uri share-dictionary sso-redirect image-size server-error well-known retry-after \
+    olm-message megolm-message canonical-json
 fuzz: deps
 	$(SWIFT) build --product ferry-fuzz --scratch-path .build-fuzz --sanitize=fuzzer --sanitize=address \
 	    -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFERRY_LIBFUZZER

@@ -112,7 +112,7 @@ let package = Package(
         // Every parser of outside input as a function of bytes: libFuzzer drives it (`make fuzz`),
         // the unit tests replay its committed corpus.
         .target(name: "FerryFuzzTargets", dependencies: [
-            "FerryCore", "FerryContract", "FerryIntake", "FerryMatrix", "FerryAccount", "GLibAdapter",
+            "FerryCore", "FerryContract", "FerryIntake", "FerryMatrix", "FerryAccount", "FerryCrypto", "GLibAdapter",
             .product(name: "NIOHTTP1", package: "swift-nio"),
         ], path: "Tests/fuzz/Targets"),
         .executableTarget(name: "ferry-fuzz", dependencies: ["FerryFuzzTargets"], path: "Tests/fuzz/Driver"),

@@ -1,6 +1,7 @@
 import FerryAccount
 import FerryCore
 import FerryContract
+import FerryCrypto
 import FerryIntake
 import FerryMatrix
 import Foundation
@@ -25,9 +26,26 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case wellKnown = "well-known"
     /// A `Retry-After` header alone, and the lenient numbers of JSON answers.
     case retryAfter = "retry-after"
+    /// An Olm message from another device: first byte its type (0 pre-key, 1 normal), the rest
+    /// its body, through session set-up and decryption.
+    case olmMessage = "olm-message"
+    /// A Megolm room key, then (after a NUL) a Megolm message, as base64 of the raw bytes.
+    case megolmMessage = "megolm-message"
+    /// JSON that a signature is checked over: read as a value, written as canonical JSON.
+    case canonicalJSON = "canonical-json"
 
     /// A fixed clock, so the same input always takes the same path.
     static let now = Date(timeIntervalSince1970: 1_795_000_000)
+
+    /// One account and one session made once, so that a message reaches the MAC check (their
+    /// keys are random, so no fuzzed message authenticates: the parsing is what is driven).
+    nonisolated(unsafe) static var olm: (account: OlmAccount, session: OlmSession) = {
+        let account = OlmAccount()
+        var other = OlmAccount()
+        other.generateOneTimeKeys(1)
+        let key = other.unpublishedKeys(userID: "@f:x", deviceID: "F").oneTimeKeys.values.first!["key"]!.stringValue!
+        return (account, try! OlmSession.outbound(from: account, theirIdentityKey: other.curve25519, theirOneTimeKey: key))
+    }()
 
     public func run(_ bytes: [UInt8]) {
         switch self {
@@ -64,6 +82,21 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             let text = String(decoding: bytes, as: UTF8.self)
             _ = MatrixHTTP.retryDelay(header: text, now: Self.now)
             _ = try? JSONDecoder().decode([LenientNumber].self, from: Data(bytes))
+        case .olmMessage:
+            guard let type = bytes.first else { return }
+            let body = UnpaddedBase64.encode(bytes.dropFirst())
+            var account = Self.olm.account
+            _ = try? OlmSession.inbound(to: &account, theirIdentityKey: Self.olm.account.curve25519, preKeyMessage: body)
+            var session = Self.olm.session
+            _ = try? session.decrypt(type: Int(type % 3), body: body)
+        case .megolmMessage:
+            let parts = bytes.split(separator: 0, maxSplits: 1, omittingEmptySubsequences: false)
+            guard let session = try? InboundGroupSession(sessionKey: UnpaddedBase64.encode(parts[0])) else { return }
+            _ = try? session.decrypt(UnpaddedBase64.encode(parts.count > 1 ? parts[1] : []))
+            _ = session.export(at: UInt32(bytes.count))
+        case .canonicalJSON:
+            guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(bytes)) else { return }
+            _ = CanonicalJSON.encode(value)
         }
     }
 }
