@@ -1,4 +1,5 @@
 @testable import FerryCrypto
+import Foundation
 import Testing
 
 /// Olm's rules on plain values. Interoperability is proven against libolm and vodozemac in
@@ -79,5 +80,44 @@ struct OlmTests {
         #expect(signed["signatures"]?["@other:x"]?["ed25519:O"] == "sig")
         #expect(signed["signatures"]?["@me:x"]?["ed25519:D"]?.stringValue == account.sign(Array(#"{"key":"abc"}"#.utf8)))
         #expect(signed["unsigned"] == ["note": "x"])
+    }
+}
+
+/// A kept state brings back exactly the account or session it was taken from.
+struct OlmStateTests {
+    @Test func anAccountComesBackWithItsKeysAndCounters() throws {
+        var account = OlmAccount()
+        account.generateOneTimeKeys(3)
+        account.markKeysAsPublished()
+        account.generateOneTimeKeys(2)
+        account.generateFallbackKey()
+        let kept = try JSONDecoder().decode(OlmAccount.State.self, from: JSONEncoder().encode(account.state))
+        var restored = try OlmAccount(state: kept)
+        #expect(restored.state == account.state)
+        #expect(restored.curve25519 == account.curve25519 && restored.ed25519 == account.ed25519)
+        #expect(restored.publishedOneTimeKeyCount == 3)
+        let before = Set(account.unpublishedKeys(userID: "@a:x", deviceID: "A").oneTimeKeys.keys)
+        #expect(Set(restored.unpublishedKeys(userID: "@a:x", deviceID: "A").oneTimeKeys.keys) == before)
+        restored.generateOneTimeKeys(1)
+        #expect(!before.contains(restored.state.oneTimeKeys.last!.id), "a key id is never given twice")
+    }
+
+    @Test func aSessionComesBackMidConversation() throws {
+        let aliceAccount = OlmAccount()
+        var bobAccount = OlmAccount()
+        bobAccount.generateOneTimeKeys(1)
+        let key = try #require(bobAccount.unpublishedKeys(userID: "@b:x", deviceID: "B").oneTimeKeys.values.first?["key"]?.stringValue)
+        var alice = try OlmSession.outbound(from: aliceAccount, theirIdentityKey: bobAccount.curve25519, theirOneTimeKey: key)
+        let first = try alice.encrypt([1])
+        var (bob, _) = try OlmSession.inbound(to: &bobAccount, theirIdentityKey: aliceAccount.curve25519, preKeyMessage: first.body)
+        let late = try alice.encrypt([2])
+        let reply = try bob.encrypt([3])
+        var keptAlice = try OlmSession(state: JSONDecoder().decode(OlmSession.State.self, from: JSONEncoder().encode(alice.state)))
+        var keptBob = try OlmSession(state: bob.state)
+        #expect(try keptAlice.decrypt(type: reply.type, body: reply.body) == [3])
+        #expect(try keptBob.decrypt(type: late.type, body: late.body) == [2])
+        let next = try keptAlice.encrypt([4])
+        #expect(next.type == 1)
+        #expect(try keptBob.decrypt(type: next.type, body: next.body) == [4])
     }
 }

@@ -12,20 +12,24 @@ public struct OlmAccount: Sendable {
     /// The device's Curve25519 identity key (`curve25519:<device>`), Olm's `I`.
     let identityKey: Curve25519.KeyAgreement.PrivateKey
     /// One-time keys by key id, until a pre-key message uses one.
-    private(set) var oneTimeKeys: [String: Curve25519.KeyAgreement.PrivateKey] = [:]
+    var oneTimeKeys: [String: Curve25519.KeyAgreement.PrivateKey] = [:]
     /// The ids of one-time keys not uploaded yet.
-    private(set) var unpublished: Set<String> = []
+    var unpublished: Set<String> = []
     /// The current fallback key, and whether it is uploaded; the previous one is kept until the
     /// next is published, for pre-key messages on their way.
-    private(set) var fallback: (id: String, key: Curve25519.KeyAgreement.PrivateKey, published: Bool)?
-    private(set) var previousFallback: (id: String, key: Curve25519.KeyAgreement.PrivateKey)?
+    var fallback: (id: String, key: Curve25519.KeyAgreement.PrivateKey, published: Bool)?
+    var previousFallback: (id: String, key: Curve25519.KeyAgreement.PrivateKey)?
     /// The counter key ids come from, so an id is never reused.
-    private var nextKeyID: UInt32 = 1
+    var nextKeyID: UInt32 = 1
 
     /// A new device identity from the system's random generator.
     public init() {
-        signingKey = Curve25519.Signing.PrivateKey()
-        identityKey = Curve25519.KeyAgreement.PrivateKey()
+        self.init(signingKey: Curve25519.Signing.PrivateKey(), identityKey: Curve25519.KeyAgreement.PrivateKey())
+    }
+
+    init(signingKey: Curve25519.Signing.PrivateKey, identityKey: Curve25519.KeyAgreement.PrivateKey) {
+        self.signingKey = signingKey
+        self.identityKey = identityKey
     }
 
     /// The Ed25519 public key, base64: the device's fingerprint.
