@@ -6,11 +6,17 @@ import Foundation
 /// byte as its signer encoded it, so the value keeps integers as integers and is encoded by
 /// `CanonicalJSON`, never by `JSONEncoder` (which formats numbers and escapes as it likes).
 public enum JSONValue: Sendable, Hashable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// An integer; Matrix keeps signed JSON within ±(2^53 − 1), and this holds any 64-bit one.
     case int(Int64)
+    /// A string, any Unicode.
     case string(String)
+    /// An array, in its order.
     case array([JSONValue])
+    /// An object; its order is not kept, canonical JSON sorts it.
     case object([String: JSONValue])
 
     /// The member named `key` of an object; nil for a missing member or a value that is not an object.
@@ -40,13 +46,19 @@ public enum JSONValue: Sendable, Hashable {
 
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
     ExpressibleByDictionaryLiteral, ExpressibleByArrayLiteral, ExpressibleByNilLiteral {
+    /// A string literal as a JSON string.
     public init(stringLiteral value: String) { self = .string(value) }
+    /// An integer literal as a JSON number.
     public init(integerLiteral value: Int64) { self = .int(value) }
+    /// `true` or `false` as JSON.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// A dictionary literal as a JSON object; a repeated key keeps its last value.
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }
+    /// An array literal as a JSON array.
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    /// `nil` as JSON's `null`.
     public init(nilLiteral: ()) { self = .null }
 }
 
@@ -71,6 +83,7 @@ extension JSONValue: Codable {
         }
     }
 
+    /// Encodes the value for `JSONEncoder` (for requests; signatures use `CanonicalJSON`).
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {

@@ -67,5 +67,6 @@ public struct OutboundGroupSession: Sendable, Equatable {
         State(ratchet: ratchet.bytes, index: ratchet.index, signingKey: Array(signingKey.rawRepresentation))
     }
 
+    /// Two sessions are equal when their kept states are: same keys, same index.
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.state == rhs.state }
 }
