@@ -123,7 +123,7 @@ fuzz: deps
 demo:
 	scripts/demo.sh
 
-# DocC for FerryCore and FerryContract into build/docs; fails on an undocumented public symbol.
+# DocC for FerryCore, FerryContract and FerryCrypto into build/docs; fails on an undocumented public symbol.
 docs:
 	scripts/docs.sh
 

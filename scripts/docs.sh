@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # `make docs`: the DocC documentation of the modules whose public API is documented symbol by
-# symbol (FerryCore, the rules; FerryContract, the D-Bus contract as Swift sees it), built into
-# build/docs/<Module>.doccarchive. Fails when one of their public symbols has no documentation
-# comment. The symbol graphs come from a build of their own (.build-docs), so the usual build's
+# symbol (FerryCore, the rules; FerryContract, the D-Bus contract as Swift sees it; FerryCrypto,
+# Olm and Megolm), built into build/docs/<Module>.doccarchive. Fails when one of their public
+# symbols has no documentation comment. The symbol graphs come from a build of their own (.build-docs), so the usual build's
 # flags and objects are left alone.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 scratch="$root/.build-docs"
 graphs="$scratch/symbol-graphs"
-modules=(FerryCore FerryContract)
+modules=(FerryCore FerryContract FerryCrypto)
 
 # The graphs are kept between runs: a module the build finds up to date is not compiled again
 # and writes no new graph, so its last one is still its current one. Without them, start over.
@@ -17,9 +17,12 @@ for module in "${modules[@]}"; do
     [[ -f $graphs/$module.symbols.json ]] || rm -rf "$scratch"
 done
 mkdir -p "$scratch" "$graphs" "$root/build/docs"
-swift build --package-path "$root" --scratch-path "$scratch" --target FerryContract \
-    -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$graphs" >"$scratch/build.log" 2>&1 \
-    || { tail -n 40 "$scratch/build.log"; exit 1; }
+# FerryContract brings FerryCore with it; FerryCrypto stands alone.
+for target in FerryContract FerryCrypto; do
+    swift build --package-path "$root" --scratch-path "$scratch" --target "$target" \
+        -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$graphs" >"$scratch/build.log" 2>&1 \
+        || { tail -n 40 "$scratch/build.log"; exit 1; }
+done
 python3 "$root/scripts/undocumented-symbols.py" "$graphs" "${modules[@]}"
 
 for module in "${modules[@]}"; do

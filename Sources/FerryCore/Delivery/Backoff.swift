@@ -2,7 +2,9 @@
 /// with jitter so that many shares do not all knock at the same moment; a server's own
 /// `retry_after_ms` wins when it asks for longer.
 public struct Backoff: Equatable, Sendable {
+    /// The first retry's delay, in microseconds; each later one doubles it.
     public var initial: Int64
+    /// The longest step the doubling reaches, in microseconds (before jitter).
     public var maximum: Int64
 
     /// Microseconds.

@@ -5,12 +5,15 @@
 /// - files → the message first as its own text message when there is one, then each file as its
 ///   own message, in the order they were shared.
 public enum Composition {
+    /// One message a share becomes, in the order they are sent.
     public enum Step: Equatable, Sendable {
+        /// A text message with this body: the message, texts and links of the share together.
         case text(String)
         /// The file at this index of the share's items.
         case file(item: Int)
     }
 
+    /// The messages `intent` becomes: the words first (when there are any), then one per file.
     public static func steps(for intent: ShareIntent) -> [Step] {
         var steps: [Step] = []
         var words: [String] = []

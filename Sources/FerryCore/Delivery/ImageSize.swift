@@ -1,6 +1,7 @@
 /// The pixel size of an image from the first bytes of its file, for `m.image`'s `info.w` / `info.h`
 /// (clients lay out the picture before it loads). PNG, GIF, JPEG and WebP; nil for anything else.
 public enum ImageSize {
+    /// The width and height in pixels from an image's first bytes, or nil when they are not a PNG, GIF, JPEG or WebP head.
     public static func of(_ bytes: [UInt8]) -> (width: Int, height: Int)? {
         png(bytes) ?? gif(bytes) ?? jpeg(bytes) ?? webp(bytes)
     }

@@ -5,9 +5,13 @@
 ///
 /// Pure bookkeeping: the caller shows the notices it gets back and calls `flush` when asked to.
 public struct FinishedNotices {
+    /// A desktop notification to show, or to replace the one with the same id.
     public struct Notice: Equatable, Sendable {
+        /// The notification's id: a later notice with the same id replaces it ("sent", "failed", or a share's).
         public var id: String
+        /// The notification's title, such as "Shared".
         public var title: String
+        /// The sentence under the title: where the shares went, or why they failed.
         public var body: String
         /// The share a Retry button retries; nil for a notice about several shares.
         public var retryShareID: String?
@@ -22,6 +26,7 @@ public struct FinishedNotices {
     private var sent = Tally()
     private var failed = Tally()
 
+    /// Bookkeeping with the gaps a burst is made of and how often its notice changes, in microseconds.
     public init(burstGap: Int64 = 10_000_000, updateInterval: Int64 = 1_000_000) {
         self.burstGap = burstGap
         self.updateInterval = updateInterval

@@ -4,45 +4,81 @@
 /// Names of bad items are quoted through `SafeDisplay`, so a file named with a newline or a
 /// right-to-left override cannot forge the sentence it appears in.
 public enum ShareError: Error, Equatable, Sendable {
+    /// A D-Bus argument or option that is not what the interface says; the sentence says which.
     case invalidArgument(String)
+    /// A share with no file, text or link in it.
     case emptyShare
+    /// More files than `Limits.maxItems` in one share.
     case tooManyItems(count: Int, limit: Int)
+    /// A file that does not exist (at the path given).
     case fileNotFound(String)
+    /// A symbolic link whose target does not exist.
     case danglingSymlink(String)
+    /// Symbolic links that point at each other without end.
     case symlinkLoop(String)
+    /// A folder: Ferry shares files.
     case isDirectory(String)
+    /// A device, socket or pipe (`kind` says which): Ferry never reads those.
     case notRegularFile(String, kind: String)
+    /// A file the person's own account cannot read.
     case permissionDenied(String)
+    /// A file of 0 bytes: there is nothing to send.
     case emptyFile(String)
+    /// A file over `Limits.maxFileSize`; sizes in bytes.
     case fileTooLarge(String, size: UInt64, limit: UInt64)
+    /// A text share whose text is empty.
     case emptyText
+    /// A text, message or subject over its limit in UTF-8 bytes; `field` names which.
     case textTooLong(field: String, bytes: Int, limit: Int)
+    /// Something given as a URI that does not parse as one.
     case invalidURI(String, reason: String)
+    /// A URI whose scheme neither Ferry nor GIO can read here.
     case unsupportedScheme(String, scheme: String)
+    /// A `file:` URI naming another computer's file.
     case remoteHost(String, host: String)
+    /// A non-local file (GVfs, a network mount) that failed or stalled while it was read.
     case remoteReadFailed(String, reason: String)
+    /// A destination that is not a room id, a room alias or a user id.
     case invalidDestination(String)
+    /// A file that could not be copied into Ferry's spool (`reason` from the system).
     case stagingFailed(String, reason: String)
     /// Ferry's own database could not record a change: the change did not happen.
     case storageFailed(String, reason: String)
+    /// The share's copies do not fit on the spool's disk with `reserve` left free; all in bytes.
     case notEnoughSpace(needed: UInt64, reserve: UInt64, available: UInt64)
+    /// No share has this id (it never existed, or it was forgotten).
     case noSuchShare(String)
+    /// A share that is already sent, failed or cancelled.
     case notCancellable(String, state: ShareState)
+    /// Cancelled, but part of the share was already on its way to `destinations`; nothing more goes out.
     case tooLateToCancel(String, destinations: [String])
+    /// Retry of a share that neither failed nor is still on its way.
     case notRetryable(String, state: ShareState)
+    /// Destinations given to a share that does not wait for them.
     case notCompletable(String, state: ShareState)
     // Signing in.
+    /// An operation that needs a Matrix account while nobody is signed in.
     case notSignedIn
+    /// The homeserver refused the sign-in; the sentence is its reason, in words.
     case signInFailed(String)
+    /// The homeserver did not answer, or not as a homeserver.
     case homeserverUnreachable(String, reason: String)
+    /// The homeserver does not offer this way of signing in (`method`: a password, the browser).
     case unsupportedLogin(String, method: String)
+    /// A browser sign-in already waits for its redirect.
     case signInInProgress
     // Delivering: a permanent refusal for one destination.
+    /// An end-to-end encrypted room: Ferry never sends plain text there.
     case encryptedRoom(String)
+    /// The homeserver refused to send to the room (not allowed, banned, left).
     case forbidden(String, reason: String)
+    /// The room does not exist, or the account is not in it.
     case roomNotFound(String)
+    /// A file over the homeserver's own upload limit (`m.upload.size`); sizes in bytes.
     case fileTooLargeForServer(String, size: UInt64, limit: UInt64)
+    /// Ferry's staged copy of a file vanished or changed before it was sent.
     case stagedCopyLost(String, reason: String)
+    /// Any other permanent failure for one destination, with the server's reason.
     case deliveryFailed(String, reason: String)
 
     /// The prefix of every Ferry D-Bus error name.
@@ -163,16 +199,27 @@ public enum ShareError: Error, Equatable, Sendable {
 
 /// Exit statuses of the command line, from sysexits.h.
 public enum ExitStatus {
+    /// Success.
     public static let ok: Int32 = 0
+    /// EX_USAGE: the command line was used wrongly.
     public static let usage: Int32 = 64
+    /// EX_DATAERR: the input was refused (an empty file, a bad destination, too long a text).
     public static let dataError: Int32 = 65
+    /// EX_NOINPUT: a file does not exist or cannot be read.
     public static let noInput: Int32 = 66
+    /// EX_UNAVAILABLE: the Ferry service is not there.
     public static let unavailable: Int32 = 69
+    /// EX_SOFTWARE: a fault in Ferry itself.
     public static let software: Int32 = 70
+    /// EX_IOERR: copying, storing or reading back failed (a full disk, a lost copy).
     public static let ioError: Int32 = 74
+    /// EX_NOUSER: nobody is signed in, or the sign-in was refused.
     public static let noUser: Int32 = 67
+    /// EX_TEMPFAIL: try again later (the homeserver is away, another service holds the state).
     public static let tempFail: Int32 = 75
+    /// EX_PROTOCOL: the homeserver answered something Ferry cannot use.
     public static let protocolError: Int32 = 76
+    /// EX_NOPERM: not allowed (a room that refuses, an encrypted room).
     public static let noPermission: Int32 = 77
 
     /// Maps a D-Bus error name (Ferry's or the bus's) to an exit status, so the command line

@@ -1,10 +1,15 @@
 /// A `ferry:share?title=…&text=…&url=…&to=…` URI: the Web Share Target fields, form-encoded.
 public struct FerryLink: Equatable, Sendable {
+    /// `title=`: the shared page's title, sent as the share's subject.
     public var title: String?
+    /// `text=`: words to share.
     public var text: String?
+    /// `url=`: the link to share.
     public var url: String?
+    /// `to=` (repeatable): destinations to preselect in the dialog, never sent to without a person.
     public var destinations: [String]
 
+    /// The URI scheme Ferry registers for (`x-scheme-handler/ferry`).
     public static let scheme = "ferry"
 
     /// Parses the URI; accepts `ferry:share?…` and `ferry://share?…`.

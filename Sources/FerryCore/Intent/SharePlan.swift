@@ -3,21 +3,30 @@
 /// Making a plan is pure: it checks counts, lengths, destinations and how text, message and
 /// URIs combine. Whether a file exists and can be read is staging's job.
 public struct SharePlan: Equatable, Sendable {
+    /// One item of the plan, before any file is read.
     public enum Item: Equatable, Sendable {
         /// A file to stage, by URI (file: or any scheme GIO may read).
         case file(uri: String)
+        /// A text to send.
         case text(String)
+        /// A link to send (a URI no file stands behind, such as https:).
         case link(String)
     }
 
+    /// The items, in the order they were given.
     public var items: [Item]
+    /// The subject, checked against `Limits.maxSubjectBytes`.
     public var subject: String?
+    /// The person's message, checked against `Limits.maxTextBytes`.
     public var message: String?
+    /// Destinations, each checked to be a room id, alias or user id, without repeats.
     public var destinations: [String]
+    /// How the request reached Ferry.
     public var source: IntakeSource
     /// A `ferry:` link's `to=`: preselected in the dialog, never sent to without a person.
     public var suggestedDestinations: [String] = []
 
+    /// Checks `request` against `limits` and plans it; throws the first thing wrong, naming it.
     public init(request: ShareRequest, limits: Limits) throws(ShareError) {
         self = try Self.make(request: request, limits: limits)
     }

@@ -1,13 +1,20 @@
 /// What a client asked to share, before anything was checked: the fields of `Share(a{sv})`,
 /// of `Open(uris)`, of a `ferry:` URI and of the command line, in one shape.
 public struct ShareRequest: Equatable, Sendable {
+    /// Files and links by URI (`file:`, any scheme GIO reads, `https:`, a `ferry:` link).
     public var uris: [String]
+    /// A text to share.
     public var text: String?
+    /// A subject, such as a page's title.
     public var subject: String?
+    /// The person's own message, sent before the items.
     public var message: String?
+    /// Where to send it, as given; checked by `SharePlan`.
     public var destinations: [String]
+    /// How the request reached Ferry.
     public var source: IntakeSource
 
+    /// A request with the fields given; nothing is checked yet.
     public init(uris: [String] = [], text: String? = nil, subject: String? = nil, message: String? = nil,
                 destinations: [String] = [], source: IntakeSource) {
         self.uris = uris
@@ -33,10 +40,15 @@ public enum IntakeSource: String, Sendable, Codable, CaseIterable {
 
 /// The limits a share must fit in. Defaults suit a desktop; the service reads overrides from its environment.
 public struct Limits: Equatable, Sendable {
+    /// The most files and links in one share.
     public var maxItems: Int
+    /// The largest file, in bytes.
     public var maxFileSize: UInt64
+    /// The longest text or message, in UTF-8 bytes.
     public var maxTextBytes: Int
+    /// The longest subject, in UTF-8 bytes.
     public var maxSubjectBytes: Int
+    /// The most destinations for one share.
     public var maxDestinations: Int
     /// Free space the spool's file system keeps after a share's copies: a share that would eat
     /// into it is refused (NotEnoughSpace), so Ferry never fills the disk the desktop runs on.
@@ -45,6 +57,7 @@ public struct Limits: Equatable, Sendable {
     /// share fails (RemoteReadFailed): less than a D-Bus client's usual 25 s wait for the answer.
     public var remoteStallSeconds: Int = 20
 
+    /// Limits for a desktop: 1000 items, 4 GiB a file, 32 KiB of text, 1 KiB of subject, 100 destinations.
     public init(maxItems: Int = 1000, maxFileSize: UInt64 = 4 << 30, maxTextBytes: Int = 32768,
                 maxSubjectBytes: Int = 1024, maxDestinations: Int = 100) {
         self.maxItems = maxItems

@@ -1,11 +1,18 @@
 /// Where a share is in its life. Raw values are the strings of the D-Bus API and the database.
 public enum ShareState: String, Sendable, Codable, CaseIterable {
+    /// Accepted while nobody was signed in (or as someone else): it goes on once its person signs in.
     case awaitingSignIn = "awaiting-sign-in"
+    /// Accepted without a destination: it waits for a person to choose one in the dialog.
     case awaitingDestination = "awaiting-destination"
+    /// Ready for the sender.
     case queued
+    /// The sender has it: uploading, sending, or waiting to retry.
     case sending
+    /// Every destination has every event.
     case sent
+    /// At least one destination failed for good and none is left to try.
     case failed
+    /// A person cancelled it; nothing more of it goes out.
     case cancelled
 
     /// Nothing more happens to the share by itself. (A failed share may still be retried by a person.)

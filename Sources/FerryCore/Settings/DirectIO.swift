@@ -1,6 +1,7 @@
 /// O_DIRECT, which Swift's Glibc module does not export (glibc declares it under _GNU_SOURCE) and
 /// whose value differs by architecture; 0 where Ferry does not know it, which turns direct I/O off.
 public enum DirectIO {
+    /// The O_DIRECT flag for open(2) on this architecture, or 0 where it is unknown.
     public static var flag: Int32 {
         #if arch(x86_64)
         return 0o40000

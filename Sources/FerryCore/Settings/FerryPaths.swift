@@ -5,6 +5,7 @@ public struct FerryPaths: Equatable, Sendable {
     /// `$XDG_CONFIG_HOME/ferry`: settings.
     public let configDirectory: String
 
+    /// The directories from `environment`'s XDG variables and HOME; a relative XDG value is ignored, as the spec says.
     public init(environment: [String: String]) {
         let home = environment["HOME"] ?? "/"
         func base(_ variable: String, _ fallback: String) -> String {
@@ -16,6 +17,8 @@ public struct FerryPaths: Equatable, Sendable {
         configDirectory = base("XDG_CONFIG_HOME", ".config") + "/ferry"
     }
 
+    /// The outbox's SQLite file.
     public var database: String { stateDirectory + "/ferry.sqlite3" }
+    /// The spool: each share's staged copies, in a folder named by its id.
     public var spool: String { stateDirectory + "/spool" }
 }
