@@ -2,25 +2,31 @@
 import Foundation
 import Testing
 
+/// A device with one published one-time key, and that key as another device claims it.
+func deviceWithOneTimeKey() throws -> (account: OlmAccount, oneTimeKey: String) {
+    var account = OlmAccount()
+    account.generateOneTimeKeys(1)
+    let key = try #require(account.unpublishedKeys(userID: "@b:x", deviceID: "B").oneTimeKeys.values.first?["key"]?.stringValue)
+    account.markKeysAsPublished()
+    return (account, key)
+}
+
+/// Alice started a session with Bob and Bob read her first message.
+func pair() throws -> (alice: OlmSession, bob: OlmSession, bobAccount: OlmAccount, aliceAccount: OlmAccount) {
+    let aliceAccount = OlmAccount()
+    var (bobAccount, oneTime) = try deviceWithOneTimeKey()
+    var alice = try OlmSession.outbound(from: aliceAccount, theirIdentityKey: bobAccount.curve25519, theirOneTimeKey: oneTime)
+    let first = try alice.encrypt(Array("hi".utf8))
+    let (bob, _) = try OlmSession.inbound(to: &bobAccount, theirIdentityKey: aliceAccount.curve25519, preKeyMessage: first.body)
+    return (alice, bob, bobAccount, aliceAccount)
+}
+
 /// Olm's rules on plain values. Interoperability is proven against libolm and vodozemac in
 /// Tests/integration/test_crypto_interop.py; these check the refusals and the bounds.
 struct OlmTests {
-    private func pair() throws -> (alice: OlmSession, bob: OlmSession, bobAccount: OlmAccount, aliceAccount: OlmAccount) {
-        let aliceAccount = OlmAccount()
-        var bobAccount = OlmAccount()
-        bobAccount.generateOneTimeKeys(1)
-        let oneTime = try #require(bobAccount.unpublishedKeys(userID: "@b:x", deviceID: "B").oneTimeKeys.values.first?["key"]?.stringValue)
-        bobAccount.markKeysAsPublished()
-        var alice = try OlmSession.outbound(from: aliceAccount, theirIdentityKey: bobAccount.curve25519, theirOneTimeKey: oneTime)
-        let first = try alice.encrypt(Array("hi".utf8))
-        let (bob, _) = try OlmSession.inbound(to: &bobAccount, theirIdentityKey: aliceAccount.curve25519, preKeyMessage: first.body)
-        return (alice, bob, bobAccount, aliceAccount)
-    }
-
     @Test func oneTimeKeyIsUsedOnceAndFallbackKeyStays() throws {
-        var (_, bob, bobAccount, _) = try pair()
+        var (_, _, bobAccount, _) = try pair()
         #expect(bobAccount.publishedOneTimeKeyCount == 0)
-        _ = bob
         bobAccount.generateFallbackKey()
         let fallback = try #require(bobAccount.unpublishedKeys(userID: "@b:x", deviceID: "B").fallbackKeys.values.first)
         #expect(fallback["fallback"] == true)
@@ -36,9 +42,7 @@ struct OlmTests {
 
     @Test func aPreKeyMessageClaimingAnotherSenderIsRefused() throws {
         let aliceAccount = OlmAccount()
-        var bobAccount = OlmAccount()
-        bobAccount.generateOneTimeKeys(1)
-        let oneTime = try #require(bobAccount.unpublishedKeys(userID: "@b:x", deviceID: "B").oneTimeKeys.values.first?["key"]?.stringValue)
+        var (bobAccount, oneTime) = try deviceWithOneTimeKey()
         var alice = try OlmSession.outbound(from: aliceAccount, theirIdentityKey: bobAccount.curve25519, theirOneTimeKey: oneTime)
         let message = try alice.encrypt([1])
         #expect(throws: CryptoError.self) {
@@ -103,13 +107,7 @@ struct OlmStateTests {
     }
 
     @Test func aSessionComesBackMidConversation() throws {
-        let aliceAccount = OlmAccount()
-        var bobAccount = OlmAccount()
-        bobAccount.generateOneTimeKeys(1)
-        let key = try #require(bobAccount.unpublishedKeys(userID: "@b:x", deviceID: "B").oneTimeKeys.values.first?["key"]?.stringValue)
-        var alice = try OlmSession.outbound(from: aliceAccount, theirIdentityKey: bobAccount.curve25519, theirOneTimeKey: key)
-        let first = try alice.encrypt([1])
-        var (bob, _) = try OlmSession.inbound(to: &bobAccount, theirIdentityKey: aliceAccount.curve25519, preKeyMessage: first.body)
+        var (alice, bob, _, _) = try pair()
         let late = try alice.encrypt([2])
         let reply = try bob.encrypt([3])
         var keptAlice = try OlmSession(state: JSONDecoder().decode(OlmSession.State.self, from: JSONEncoder().encode(alice.state)))
