@@ -38,7 +38,7 @@ let package = Package(
         ]),
         // The Matrix client-server API over HTTP: sign-in, rooms, media, events. No D-Bus, no SQLite.
         .target(name: "FerryMatrix", dependencies: [
-            "FerryCore",
+            "FerryCore", "FerryCrypto",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
@@ -96,7 +96,7 @@ let package = Package(
         // `make bench`'s reference for a cold start: a GApplication and nothing else.
         .executableTarget(name: "bare-gapplication", dependencies: ["CGLib"], path: "Tests/bench/BareGApplication"),
         // The interoperability tests' way into FerryCrypto: JSON lines in, JSON lines out.
-        .executableTarget(name: "ferry-crypto-probe", dependencies: ["FerryCrypto"], path: "Tests/crypto/Probe"),
+        .executableTarget(name: "ferry-crypto-probe", dependencies: ["FerryCrypto", "FerryMatrix"], path: "Tests/crypto/Probe"),
         .testTarget(name: "FerryCryptoTests", dependencies: ["FerryCrypto"]),
         .testTarget(name: "FerryCoreTests", dependencies: ["FerryCore", "FerryContract"]),
         .testTarget(name: "FerryOutboxTests", dependencies: ["FerryOutbox", "FerryCore"]),

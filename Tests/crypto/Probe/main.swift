@@ -3,6 +3,7 @@
 // protocol code and implementations we did not write (libolm through python-olm, vodozemac).
 // Test-only: not installed, and it holds throwaway keys in memory only.
 import FerryCrypto
+import FerryMatrix
 import Foundation
 
 struct Request: Decodable {
@@ -20,6 +21,8 @@ struct Request: Decodable {
     var index: UInt32?
     var chunk: Int?
     var json: JSONValue?
+    var homeserver: String?
+    var token: String?
 }
 
 var account = OlmAccount()
@@ -29,7 +32,7 @@ var inbound: InboundGroupSession?
 
 func bytes(_ base64: String?) -> [UInt8] { UnpaddedBase64.decode(base64 ?? "") ?? [] }
 
-@MainActor func answer(_ request: Request) throws -> JSONValue {
+@MainActor func answer(_ request: Request) async throws -> JSONValue {
     switch request.op {
     case "account":
         let user = request.user_id ?? "@probe:localhost", device = request.device_id ?? "PROBE"
@@ -78,6 +81,18 @@ func bytes(_ base64: String?) -> [UInt8] { UnpaddedBase64.decode(base64 ?? "") ?
             out += try encryptor.encrypt(Array(plain[start..<min(plain.count, start + step)]))
         }
         return ["ciphertext": .string(UnpaddedBase64.encode(out)), "file": encryptor.file(url: "mxc://localhost/probe")]
+    case "upload_keys":
+        // The device's keys to a real homeserver, as the service will do at sign-in.
+        let user = request.user_id!, device = request.device_id!
+        let api = DeviceKeysAPI(http: MatrixHTTP(baseURL: request.homeserver!, accessToken: request.token!))
+        account.generateOneTimeKeys(request.count ?? 0)
+        account.generateFallbackKey()
+        let keys = account.unpublishedKeys(userID: user, deviceID: device)
+        let counts = try await api.upload(deviceKeys: account.deviceKeys(userID: user, deviceID: device),
+                                          oneTimeKeys: keys.oneTimeKeys, fallbackKeys: keys.fallbackKeys)
+        account.markKeysAsPublished()
+        return ["one_time_key_counts": .object(counts.mapValues { .int(Int64($0)) }), "curve25519": .string(account.curve25519),
+                "ed25519": .string(account.ed25519)]
     case "canonical":
         return ["canonical": .string(CanonicalJSON.string(request.json ?? .null))]
     default:
@@ -88,7 +103,7 @@ func bytes(_ base64: String?) -> [UInt8] { UnpaddedBase64.decode(base64 ?? "") ?
 while let line = readLine() {
     let reply: JSONValue
     do {
-        reply = try answer(JSONDecoder().decode(Request.self, from: Data(line.utf8)))
+        reply = try await answer(JSONDecoder().decode(Request.self, from: Data(line.utf8)))
     } catch {
         reply = ["error": .string("\(error)")]
     }

@@ -1,0 +1,47 @@
+import FerryCrypto
+import Foundation
+import NIOHTTP1
+
+/// The end-to-end encryption key endpoints of the client-server API: the device's keys up,
+/// other devices' keys down, one-time keys claimed, to-device messages out. Bodies are
+/// `JSONValue`, so signed objects reach the server exactly as they were signed.
+public struct DeviceKeysAPI: Sendable {
+    let http: MatrixHTTP
+
+    public init(http: MatrixHTTP) { self.http = http }
+
+    /// `POST /keys/upload`: the device keys (once; nil afterwards), new one-time keys and a new
+    /// fallback key. Returns how many one-time keys the server now holds, by algorithm.
+    public func upload(deviceKeys: JSONValue?, oneTimeKeys: [String: JSONValue], fallbackKeys: [String: JSONValue]) async throws(MatrixError) -> [String: Int] {
+        var body: [String: JSONValue] = [:]
+        if let deviceKeys { body["device_keys"] = deviceKeys }
+        if !oneTimeKeys.isEmpty { body["one_time_keys"] = .object(oneTimeKeys) }
+        if !fallbackKeys.isEmpty { body["fallback_keys"] = .object(fallbackKeys) }
+        struct Answer: Decodable { var one_time_key_counts: [String: LenientNumber]? }
+        let answer = try await http.call(.POST, "/_matrix/client/v3/keys/upload", json: JSONValue.object(body), as: Answer.self)
+        return (answer.one_time_key_counts ?? [:]).compactMapValues { $0.value.flatMap { Int(exactly: $0) } }
+    }
+
+    /// `POST /keys/query`: the device keys of `users`, as the server answers them (`device_keys`:
+    /// user → device → signed keys). The caller checks every device's self-signature.
+    public func query(users: [String]) async throws(MatrixError) -> JSONValue {
+        let body: JSONValue = ["device_keys": .object(Dictionary(uniqueKeysWithValues: users.map { ($0, JSONValue.array([])) }))]
+        return try await http.call(.POST, "/_matrix/client/v3/keys/query", json: body, as: JSONValue.self)["device_keys"] ?? [:]
+    }
+
+    /// `POST /keys/claim`: one `signed_curve25519` key for each device (user → device ids);
+    /// the answer's `one_time_keys` (user → device → key id → signed key).
+    public func claim(_ devices: [String: [String]]) async throws(MatrixError) -> JSONValue {
+        let wanted = devices.mapValues { ids in JSONValue.object(Dictionary(uniqueKeysWithValues: ids.map { ($0, JSONValue.string("signed_curve25519")) })) }
+        let body: JSONValue = ["one_time_keys": .object(wanted)]
+        return try await http.call(.POST, "/_matrix/client/v3/keys/claim", json: body, as: JSONValue.self)["one_time_keys"] ?? [:]
+    }
+
+    /// `PUT /sendToDevice/{type}/{txn}`: one message per device (user → device → content); the
+    /// same transaction id again is not delivered twice.
+    public func sendToDevice(type: String, transactionID: String, messages: [String: [String: JSONValue]]) async throws(MatrixError) {
+        let body: JSONValue = ["messages": .object(messages.mapValues { .object($0) })]
+        let path = "/_matrix/client/v3/sendToDevice/\(MatrixHTTP.percentEncoded(type))/\(MatrixHTTP.percentEncoded(transactionID))"
+        _ = try await http.call(.PUT, path, json: body, as: JSONValue.self)
+    }
+}
