@@ -63,6 +63,13 @@ class Libolm:
     def curve25519(self) -> str:
         return self.account.identity_keys["curve25519"]
 
+    @property
+    def ed25519(self) -> str:
+        return self.account.identity_keys["ed25519"]
+
+    def sign(self, message: bytes) -> str:
+        return self.account.sign(message.decode())
+
     def one_time_key(self) -> str:
         self.account.generate_one_time_keys(1)
         key = next(iter(self.account.one_time_keys["curve25519"].values()))
@@ -138,6 +145,13 @@ class Vodozemac:
     def curve25519(self) -> str:
         return self.account.curve25519_key.to_base64()
 
+    @property
+    def ed25519(self) -> str:
+        return self.account.ed25519_key.to_base64()
+
+    def sign(self, message: bytes) -> str:
+        return self.account.sign(message).to_base64()
+
     def one_time_key(self) -> str:
         self.account.generate_one_time_keys(1)
         key = next(iter(self.account.one_time_keys.values())).to_base64()
@@ -200,6 +214,20 @@ class VodozemacOutboundGroup:
 
     def encrypt(self, plaintext: bytes) -> str:
         return self.session.encrypt(plaintext).to_base64()
+
+
+def signed(peer, user_id: str, device_id: str, value: dict) -> dict:
+    """`value` with `peer`'s signature, as its own client would write it (its canonical JSON)."""
+    return {**value, "signatures": {user_id: {f"ed25519:{device_id}": peer.sign(canonical(value))}}}
+
+
+def device_keys(peer, user_id: str, device_id: str) -> dict:
+    """`peer`'s signed device keys, as /keys/query returns them."""
+    return signed(peer, user_id, device_id, {
+        "user_id": user_id, "device_id": device_id,
+        "algorithms": ["m.olm.v1.curve25519-aes-sha2", "m.megolm.v1.aes-sha2"],
+        "keys": {f"curve25519:{device_id}": peer.curve25519, f"ed25519:{device_id}": peer.ed25519},
+    })
 
 
 PEERS = [Libolm, Vodozemac]

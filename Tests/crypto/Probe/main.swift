@@ -22,6 +22,13 @@ struct Request: Decodable {
     var chunk: Int?
     var json: JSONValue?
     var homeserver: String?
+    var device: JSONValue?
+    var signed_key: JSONValue?
+    var room_id: String?
+    var sender_user: String?
+    var sender_device: String?
+    var event_type: String?
+    var content: JSONValue?
     var token: String?
 }
 
@@ -93,6 +100,26 @@ func bytes(_ base64: String?) -> [UInt8] { UnpaddedBase64.decode(base64 ?? "") ?
         account.markKeysAsPublished()
         return ["one_time_key_counts": .object(counts.mapValues { .int(Int64($0)) }), "curve25519": .string(account.curve25519),
                 "ed25519": .string(account.ed25519)]
+    case "verify_device":
+        let identity = try DeviceIdentity(verifying: request.device!, userID: request.user_id!, deviceID: request.device_id!)
+        return ["curve25519": .string(identity.curve25519), "ed25519": .string(identity.ed25519)]
+    case "share_room_key":
+        // What the sender will do per device: check its keys and its claimed key, start an Olm
+        // session, and send it the room's Megolm key.
+        let identity = try DeviceIdentity(verifying: request.device!, userID: request.user_id!, deviceID: request.device_id!)
+        var session = try OlmSession.outbound(from: account, theirIdentityKey: identity.curve25519,
+                                              theirOneTimeKey: identity.verifiedOneTimeKey(request.signed_key!))
+        if outbound == nil { outbound = OutboundGroupSession() }
+        let sender = EncryptedEvents.Sender(userID: request.sender_user!, deviceID: request.sender_device!, account: account)
+        let content = try EncryptedEvents.toDevice(
+            type: "m.room_key", content: EncryptedEvents.roomKey(outbound!, roomID: request.room_id!, sharedHistory: false),
+            from: sender, to: identity, session: &session)
+        olm = session
+        return ["content": content]
+    case "room_event":
+        let sender = EncryptedEvents.Sender(userID: request.sender_user!, deviceID: request.sender_device!, account: account)
+        return ["content": try EncryptedEvents.roomEvent(type: request.event_type!, content: request.content!, roomID: request.room_id!,
+                                                          from: sender, session: &outbound!)]
     case "canonical":
         return ["canonical": .string(CanonicalJSON.string(request.json ?? .null))]
     default:
