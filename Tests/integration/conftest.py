@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from cryptopeers import PEERS, Probe
 from ferryenv import APP_ID, FerrySession
 from homeserver import Homeserver, HomeserverError, MatrixUser
 
@@ -144,3 +145,17 @@ def pytest_runtest_makereport(item, call):
 
 # ferry-ui's tests share one display and accessibility bus (AT-SPI connects once per process).
 from uidesktop import desktop, ui  # noqa: E402,F401
+
+
+@pytest.fixture
+def probe():
+    """FerryCrypto behind ferry-crypto-probe (cryptopeers.Probe), ended after the test."""
+    running = Probe()
+    yield running
+    running.close()
+
+
+@pytest.fixture(params=PEERS, ids=lambda peer: peer.name)
+def peer(request):
+    """An Olm/Megolm implementation we did not write: each test runs once with libolm, once with vodozemac."""
+    return request.param()

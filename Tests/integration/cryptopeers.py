@@ -30,6 +30,11 @@ def unb64(text: str) -> bytes:
     return base64.b64decode(text + "=" * (-len(text) % 4))
 
 
+def strip(value: dict) -> dict:
+    """What a signature covers: the object without `signatures` and `unsigned`."""
+    return {key: item for key, item in value.items() if key not in ("signatures", "unsigned")}
+
+
 def canonical(value) -> bytes:
     """Matrix canonical JSON, as the spec's reference implementations write it in Python."""
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode()

@@ -15,25 +15,9 @@ import os
 import pytest
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
-from cryptopeers import PEERS, Probe, b64, canonical, unb64
+from cryptopeers import b64, canonical, strip, unb64
 
 MESSAGES = ["hello", "", "ünïcödé ✓ 🚢", "x" * 5000, json.dumps({"type": "m.room.message", "content": {"body": "hi"}})]
-
-
-@pytest.fixture
-def probe():
-    running = Probe()
-    yield running
-    running.close()
-
-
-@pytest.fixture(params=PEERS, ids=lambda peer: peer.name)
-def peer(request):
-    return request.param()
-
-
-def strip(signed: dict) -> dict:
-    return {key: value for key, value in signed.items() if key not in ("signatures", "unsigned")}
 
 
 def test_device_keys_and_one_time_keys_verify_with_their_ed25519(probe, peer):

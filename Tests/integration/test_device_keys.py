@@ -8,25 +8,7 @@ canonical JSON of its own, and starts an Olm session with the claimed key that F
 
 from __future__ import annotations
 
-import pytest
-
-from cryptopeers import PEERS, Probe, canonical
-
-
-@pytest.fixture
-def probe():
-    running = Probe()
-    yield running
-    running.close()
-
-
-@pytest.fixture(params=PEERS, ids=lambda peer: peer.name)
-def peer(request):
-    return request.param()
-
-
-def strip(signed: dict) -> dict:
-    return {key: value for key, value in signed.items() if key not in ("signatures", "unsigned")}
+from cryptopeers import canonical, strip
 
 
 def test_uploaded_keys_are_what_others_find_and_verify(homeserver, matrix_user, probe, peer):

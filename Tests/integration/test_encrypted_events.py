@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from cryptopeers import PEERS, Probe, canonical, device_keys, signed
+from cryptopeers import canonical, device_keys, signed, strip
 
 FERRY, FERRY_DEVICE = "@ferry:localhost", "FERRYDEV"
 READER, READER_DEVICE = "@reader:localhost", "READERDEV"
@@ -20,20 +20,10 @@ ROOM = "!room:localhost"
 
 
 @pytest.fixture
-def probe():
-    running = Probe()
-    running("account", user_id=FERRY, device_id=FERRY_DEVICE, count=0)
-    yield running
-    running.close()
-
-
-@pytest.fixture(params=PEERS, ids=lambda peer: peer.name)
-def peer(request):
-    return request.param()
-
-
-def strip(value: dict) -> dict:
-    return {key: item for key, item in value.items() if key not in ("signatures", "unsigned")}
+def probe(probe):
+    """The probe, with Ferry's account as FERRY's device FERRY_DEVICE."""
+    probe("account", user_id=FERRY, device_id=FERRY_DEVICE, count=0)
+    return probe
 
 
 def test_ferry_accepts_a_device_signed_by_itself(probe, peer):
