@@ -185,7 +185,8 @@ public struct OlmSession: Sendable {
     /// Steps `chain` to `index`, keeping the keys of the messages skipped on the way; returns the
     /// message key at `index` and leaves the chain one past it.
     private mutating func advance(_ chain: inout ReceiverChain, to index: UInt32) throws(CryptoError) -> [UInt8] {
-        guard index - chain.index <= Self.maxGap else {
+        // The last index would leave the chain with no next step; no honest sender gets there.
+        guard index < UInt32.max, index - chain.index <= Self.maxGap else {
             throw .replayedOrTooFar("an Olm message \(index - chain.index) steps ahead of its chain")
         }
         while chain.index < index {
