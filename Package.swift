@@ -38,7 +38,7 @@ let package = Package(
         ]),
         // The Matrix client-server API over HTTP: sign-in, rooms, media, events. No D-Bus, no SQLite.
         .target(name: "FerryMatrix", dependencies: [
-            "FerryCore", "FerryCrypto",
+            "FerryCore",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
@@ -58,7 +58,7 @@ let package = Package(
         // Olm and Megolm, the protocol layer only: every primitive is swift-crypto's (BoringSSL).
         // Pure: no I/O, no HTTP, no SQLite; state is values the caller keeps.
         .target(name: "FerryCrypto", dependencies: [
-            .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
+            "FerryCore", .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
         ]),
         // The Share1 contract as Swift sees it: bus names, the a{sv} codecs, one typed client.
         // The service, the command line and the UI all use it; it knows nothing of how a share is kept or sent.
@@ -96,8 +96,8 @@ let package = Package(
         // `make bench`'s reference for a cold start: a GApplication and nothing else.
         .executableTarget(name: "bare-gapplication", dependencies: ["CGLib"], path: "Tests/bench/BareGApplication"),
         // The interoperability tests' way into FerryCrypto: JSON lines in, JSON lines out.
-        .executableTarget(name: "ferry-crypto-probe", dependencies: ["FerryCrypto", "FerryMatrix"], path: "Tests/crypto/Probe"),
-        .testTarget(name: "FerryCryptoTests", dependencies: ["FerryCrypto"]),
+        .executableTarget(name: "ferry-crypto-probe", dependencies: ["FerryCrypto", "FerryCore", "FerryMatrix"], path: "Tests/crypto/Probe"),
+        .testTarget(name: "FerryCryptoTests", dependencies: ["FerryCrypto", "FerryCore"]),
         .testTarget(name: "FerryCoreTests", dependencies: ["FerryCore", "FerryContract"]),
         .testTarget(name: "FerryOutboxTests", dependencies: ["FerryOutbox", "FerryCore"]),
         .testTarget(name: "FerryStagingTests", dependencies: ["FerryStaging", "FerryCore", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),

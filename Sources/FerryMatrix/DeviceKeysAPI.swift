@@ -1,4 +1,4 @@
-import FerryCrypto
+import FerryCore
 import Foundation
 import NIOHTTP1
 

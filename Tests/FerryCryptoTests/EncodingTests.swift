@@ -1,3 +1,4 @@
+import FerryCore
 @testable import FerryCrypto
 import Foundation
 import Testing

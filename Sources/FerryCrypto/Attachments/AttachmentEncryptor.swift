@@ -1,3 +1,4 @@
+import FerryCore
 import Crypto
 import Foundation
 import _CryptoExtras

@@ -1,3 +1,4 @@
+import FerryCore
 import Crypto
 
 /// Another device as its signed device keys describe it, once their self-signature has been

@@ -1,3 +1,5 @@
+import FerryCore
+
 /// The event contents end-to-end encryption puts on the wire, built from the sessions: a room
 /// key for one device (Olm, to-device), and a room event (Megolm, `m.room.encrypted`).
 public enum EncryptedEvents {

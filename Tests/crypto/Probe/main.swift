@@ -2,6 +2,7 @@
 // JSON answer a line, so that the interoperability tests can hold a conversation between Ferry's
 // protocol code and implementations we did not write (libolm through python-olm, vodozemac).
 // Test-only: not installed, and it holds throwaway keys in memory only.
+import FerryCore
 import FerryCrypto
 import FerryMatrix
 import Foundation

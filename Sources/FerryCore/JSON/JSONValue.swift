@@ -1,5 +1,3 @@
-import Foundation
-
 /// A JSON value as Matrix allows it in signed objects: no floating-point numbers, integers only.
 ///
 /// Signed JSON (device keys, one-time keys, cross-signing signatures) must be re-encoded byte for
