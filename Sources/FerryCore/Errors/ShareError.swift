@@ -8,7 +8,7 @@ public enum ShareError: Error, Equatable, Sendable {
     case invalidArgument(String)
     /// A share with no file, text or link in it.
     case emptyShare
-    /// More files than `Limits.maxItems` in one share.
+    /// More URIs (files and links together) than `Limits.maxItems` in one share.
     case tooManyItems(count: Int, limit: Int)
     /// A file that does not exist (at the path given).
     case fileNotFound(String)
