@@ -18,7 +18,7 @@ public struct DeviceIdentity: Sendable, Hashable {
     /// its own Ed25519 signature over its canonical JSON. A server cannot hand Ferry a key of its
     /// own making for someone else's device: it would need the device's signing key.
     public init(verifying keys: JSONValue, userID: String, deviceID: String) throws(CryptoError) {
-        guard var object = keys.objectValue else { throw .malformed("device keys that are not an object") }
+        guard let object = keys.objectValue else { throw .malformed("device keys that are not an object") }
         guard object["user_id"]?.stringValue == userID, object["device_id"]?.stringValue == deviceID else {
             throw .authenticationFailed("device keys listed under \(userID) \(deviceID) name another device")
         }
@@ -28,13 +28,7 @@ public struct DeviceIdentity: Sendable, Hashable {
               let curveBytes = UnpaddedBase64.decode(curve), curveBytes.count == 32 else {
             throw .malformed("device keys without a usable Curve25519 and Ed25519 key")
         }
-        guard let signature = object["signatures"]?[userID]?["ed25519:\(deviceID)"]?.stringValue,
-              let signatureBytes = UnpaddedBase64.decode(signature) else {
-            throw .authenticationFailed("device keys of \(userID) \(deviceID) without the device's own signature")
-        }
-        object["signatures"] = nil
-        object["unsigned"] = nil
-        guard signingKey.isValidSignature(signatureBytes, for: CanonicalJSON.encode(.object(object))) else {
+        guard Self.isSigned(object, by: signingKey, userID: userID, deviceID: deviceID) else {
             throw .authenticationFailed("the device keys of \(userID) \(deviceID) are not signed by that device")
         }
         self.userID = userID
@@ -46,17 +40,22 @@ public struct DeviceIdentity: Sendable, Hashable {
     /// Checks a one-time or fallback key claimed for this device (`signed_curve25519`): it must
     /// carry this device's signature. Returns the key, base64.
     public func verifiedOneTimeKey(_ signed: JSONValue) throws(CryptoError) -> String {
-        guard var object = signed.objectValue, let key = object["key"]?.stringValue,
-              let signature = object["signatures"]?[userID]?["ed25519:\(deviceID)"]?.stringValue,
-              let signatureBytes = UnpaddedBase64.decode(signature),
-              let signingKey = try? Curve25519.Signing.PublicKey(rawRepresentation: UnpaddedBase64.decode(ed25519) ?? []) else {
-            throw .authenticationFailed("a one-time key of \(userID) \(deviceID) without the device's signature")
-        }
-        object["signatures"] = nil
-        object["unsigned"] = nil
-        guard signingKey.isValidSignature(signatureBytes, for: CanonicalJSON.encode(.object(object))) else {
+        guard let object = signed.objectValue, let key = object["key"]?.stringValue,
+              let signingKey = try? Curve25519.Signing.PublicKey(rawRepresentation: UnpaddedBase64.decode(ed25519) ?? []),
+              Self.isSigned(object, by: signingKey, userID: userID, deviceID: deviceID) else {
             throw .authenticationFailed("a one-time key of \(userID) \(deviceID) not signed by that device")
         }
         return key
+    }
+
+    /// Whether `object` carries `userID`'s `ed25519:<deviceID>` signature by `key` over its
+    /// canonical JSON without `signatures` and `unsigned` (the Matrix rule for signed JSON).
+    static func isSigned(_ object: [String: JSONValue], by key: Curve25519.Signing.PublicKey, userID: String, deviceID: String) -> Bool {
+        guard let signature = object["signatures"]?[userID]?["ed25519:\(deviceID)"]?.stringValue,
+              let signatureBytes = UnpaddedBase64.decode(signature) else { return false }
+        var covered = object
+        covered["signatures"] = nil
+        covered["unsigned"] = nil
+        return key.isValidSignature(signatureBytes, for: CanonicalJSON.encode(.object(covered)))
     }
 }
