@@ -62,6 +62,12 @@ let package = Package(
         ]),
         // The Share1 contract as Swift sees it: bus names, the a{sv} codecs, one typed client.
         // The service, the command line and the UI all use it; it knows nothing of how a share is kept or sent.
+        // End-to-end encryption for the sender: the device, its sessions kept sealed in the
+        // outbox, and a homeserver that encrypts (FerryCrypto does the protocol).
+        .target(name: "FerryEncryption", dependencies: [
+            "FerryCore", "FerryCrypto", "FerryMatrix", "FerryOutbox", "FerryAccount",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .target(name: "FerryContract", dependencies: ["FerryCore", "GLibAdapter"]),
         // Turns D-Bus calls (Share1, org.freedesktop.Application.Open) into share requests.
         .target(name: "FerryIntake", dependencies: [
@@ -71,7 +77,7 @@ let package = Package(
         // The headless GApplication that owns everything: wiring and lifetime.
         .target(name: "FerryService", dependencies: [
             "FerryCore", "FerryContract", "FerryIntake", "FerryOutbox", "FerryStaging", "FerryAccount", "FerrySender", "FerryMatrix",
-            "GLibAdapter",
+            "FerryEncryption", "GLibAdapter",
             .product(name: "Logging", package: "swift-log"),
         ], resources: [
             // The interface XML in data/dbus is the contract; the service exports exactly that text.

@@ -122,8 +122,7 @@ public final class Account: @unchecked Sendable {
                 let flows = try await FerryMatrix.SignIn.flows(http)
                 guard flows.sso else { throw ShareError.unsupportedLogin(credentials.homeserver, method: "the browser (single sign-on)") }
                 let token = try await browserLoginToken(http, open: open)
-                session = try await FerryMatrix.SignIn.loginToken(http, token: token,
-                                                                  deviceID: lock.withLock { stored?.homeserver == homeserver ? stored?.deviceID : nil })
+                session = try await FerryMatrix.SignIn.loginToken(http, token: token, deviceID: deviceToKeep(user: nil, homeserver: homeserver))
             }
         } catch let error as ShareError {
             throw error
@@ -155,8 +154,8 @@ public final class Account: @unchecked Sendable {
         }
     }
 
-    /// Signs out: the token is forgotten (and ended on the server when `remote`); the device id
-    /// is kept for the next sign-in.
+    /// Signs out: the token is forgotten (and ended on the server when `remote`). The service
+    /// deletes the device's encryption keys too, so the next sign-in is a new device.
     public func signOut(remote: Bool) async {
         await tokenRead()
         guard let session = lock.withLock({ self.session }) else { return }
@@ -166,7 +165,8 @@ public final class Account: @unchecked Sendable {
         forget(session)
     }
 
-    /// The server no longer takes the token (401 M_UNKNOWN_TOKEN): forget it, keep the device.
+    /// The server no longer takes the token (401 M_UNKNOWN_TOKEN): forget it, keep the device
+    /// (and its encryption keys) for the next sign-in.
     public func invalidate(token: String) {
         guard let session = lock.withLock({ self.session }), session.accessToken == token else { return }
         logger.notice("the homeserver ended this sign-in; sign in again", metadata: ["user": "\(session.userID)"])
@@ -231,10 +231,15 @@ public final class Account: @unchecked Sendable {
         return token
     }
 
-    /// The device to sign in with: the last one, when it is the same person on the same server.
-    private func deviceToKeep(user: String, homeserver: String) -> String? {
-        lock.withLock {
+    /// The device to sign in with: the last one, when it is the same person (nil: whoever the
+    /// browser signs in) on the same server and its encryption keys are still kept. A device's
+    /// keys never change under the same id (other clients would take it for an impostor), so
+    /// after a sign-out, which deletes them, the next sign-in is a new device.
+    private func deviceToKeep(user: String?, homeserver: String) -> String? {
+        guard (try? outbox.hasCryptoRecords()) == true else { return nil }
+        return lock.withLock {
             guard let stored, stored.homeserver == homeserver, !stored.deviceID.isEmpty else { return nil }
+            guard let user else { return stored.deviceID }
             let local = stored.userID.dropFirst().split(separator: ":").first.map(String.init)
             return stored.userID == user || local == user || "@" + user == stored.userID ? stored.deviceID : nil
         }

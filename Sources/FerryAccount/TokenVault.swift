@@ -4,29 +4,48 @@ import Logging
 import Glibc
 #endif
 
-/// Where an access token is kept: the Secret Service when one answers, otherwise a file only the
-/// user can read, with a warning; never in the database, logs or process arguments
-/// (docs/ARCHITECTURE.md, "Rules that hold everywhere").
+/// Where a secret is kept: the Secret Service when one answers, otherwise a file only the user
+/// can read, with a warning; never in the database, logs or process arguments
+/// (docs/ARCHITECTURE.md, "Rules that hold everywhere"). Two are kept: the access token, and the
+/// key that seals what end-to-end encryption keeps in the database (`encryptionKey`), each under
+/// its own schema and file.
 public struct TokenVault: Sendable {
     public enum Storage: String, Sendable { case secretService = "secret-service", file }
 
-    let secrets = SecretService(schema: "io.github.ferryshare.Ferry.AccessToken")
+    let secrets: SecretService
     let filePath: String
+    /// What the secret is, for its label and warnings ("sign-in", "encryption key").
+    let what: String
     let logger: Logger
 
+    /// The vault of the access token.
     public init(stateDirectory: String, logger: Logger) {
-        filePath = stateDirectory + "/access-token"
+        self.init(schema: "io.github.ferryshare.Ferry.AccessToken", filePath: stateDirectory + "/access-token",
+                  what: "sign-in", logger: logger)
+    }
+
+    init(schema: String, filePath: String, what: String, logger: Logger) {
+        secrets = SecretService(schema: schema)
+        self.filePath = filePath
+        self.what = what
         self.logger = logger
     }
 
-    /// Stores the token; returns where it went.
+    /// The vault of the key that seals the encryption state, next to the token and kept the same way.
+    public static func encryptionKey(stateDirectory: String, logger: Logger) -> TokenVault {
+        TokenVault(schema: "io.github.ferryshare.Ferry.EncryptionKey", filePath: stateDirectory + "/encryption-key",
+                   what: "encryption key", logger: logger)
+    }
+
+    /// Stores the secret; returns where it went.
     public func store(_ token: String, userID: String, homeserver: String) -> Storage? {
         do {
-            try secrets.store(label: "Ferry: \(userID) on \(homeserver)", attributes: attributes(userID), secret: token)
+            let label = what == "sign-in" ? "Ferry: \(userID) on \(homeserver)" : "Ferry \(what): \(userID) on \(homeserver)"
+            try secrets.store(label: label, attributes: attributes(userID), secret: token)
             removeFile()
             return .secretService
         } catch {
-            logger.warning("no Secret Service to keep the sign-in in (\(error.message)); keeping it in a file only you can read",
+            logger.warning("no Secret Service to keep the \(what) in (\(error.message)); keeping it in a file only you can read",
                            metadata: ["file": "\(filePath)"])
         }
         return writeFile(token) ? .file : nil
@@ -37,7 +56,7 @@ public struct TokenVault: Sendable {
         do {
             return try secrets.lookup(attributes: attributes(userID))
         } catch {
-            logger.warning("cannot read the sign-in from the Secret Service: \(error.message)")
+            logger.warning("cannot read the \(what) from the Secret Service: \(error.message)")
             return nil
         }
     }

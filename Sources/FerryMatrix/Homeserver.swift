@@ -26,16 +26,25 @@ public protocol Homeserver: Sendable {
     /// Uploads a file; returns its `mxc:` URI. See `Media.upload`.
     func upload(path: String, size: UInt64, contentType: String, filename: String, available: FileChunks.Available?,
                 progress: @escaping @Sendable (UInt64) -> Void) async throws(MatrixError) -> String
-    /// Sends a room event under `transactionID`: the same id again returns the same event, never a second one.
-    func send(_ content: MessageContent, to roomID: String, transactionID: String) async throws(MatrixError) -> String
+    /// Sends a room event under `transactionID`: the same id again returns the same event, never a
+    /// second one. `encrypted`: the room is end-to-end encrypted, and the event goes out as
+    /// `m.room.encrypted` or not at all.
+    func send(_ content: MessageContent, to roomID: String, transactionID: String, encrypted: Bool) async throws(MatrixError) -> String
+    /// Whether `send` can encrypt (the service's homeserver can; a bare client cannot).
+    var encrypts: Bool { get }
     /// The events this user sent into the room tagged with any of `transactionIDs` (see
     /// `MessageContent.transaction`), by transaction id, looking back no further than `since`.
     func sent(in roomID: String, transactionIDs: Set<String>, since: Int64) async throws(MatrixError) -> [String: String]
 }
 
-/// The homeserver over the client-server API, as one signed-in user.
+extension Homeserver {
+    public var encrypts: Bool { false }
+}
+
+/// The homeserver over the client-server API, as one signed-in user, without encryption: an
+/// encrypted room is refused (`EncryptingHomeserver` wraps it to send there).
 public struct MatrixClient: Homeserver {
-    let http: MatrixHTTP
+    public let http: MatrixHTTP
     let rooms: Rooms
     let userID: String
 
@@ -64,8 +73,9 @@ public struct MatrixClient: Homeserver {
         try await Media(http: http).upload(path: path, size: size, contentType: contentType, filename: filename,
                                            available: available, progress: progress)
     }
-    public func send(_ content: MessageContent, to roomID: String, transactionID: String) async throws(MatrixError) -> String {
-        try await RoomEvents(http: http).send(content, to: roomID, transactionID: transactionID)
+    public func send(_ content: MessageContent, to roomID: String, transactionID: String, encrypted: Bool) async throws(MatrixError) -> String {
+        guard !encrypted else { throw MatrixError(kind: .refused, errcode: MatrixError.encryptionErrcode, message: "this client cannot encrypt") }
+        return try await RoomEvents(http: http).send(content, to: roomID, transactionID: transactionID)
     }
     public func sent(in roomID: String, transactionIDs: Set<String>, since: Int64) async throws(MatrixError) -> [String: String] {
         try await RoomEvents(http: http).sent(in: roomID, by: userID, transactionIDs: transactionIDs, since: since)

@@ -30,6 +30,10 @@ public struct MatrixError: Error, Sendable, CustomStringConvertible {
         self.softLogout = softLogout
     }
 
+    /// The errcode of a failure to encrypt on Ferry's side (never a server's): the destination
+    /// fails as EncryptedRoom, and nothing is sent there unencrypted.
+    public static let encryptionErrcode = "IO.GITHUB.FERRYSHARE.ENCRYPTION"
+
     public var status: Int? { if case .http(let status) = kind { return status }; return nil }
 
     /// The access token is no longer valid: the person must sign in again.

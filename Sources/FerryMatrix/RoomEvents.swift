@@ -1,3 +1,4 @@
+import FerryCore
 import Foundation
 import NIOHTTP1
 
@@ -19,14 +20,19 @@ public struct MessageContent: Encodable, Sendable, Equatable {
     public var msgtype: String
     public var body: String
     public var url: String?
+    /// An encrypted attachment's `file` object (key, iv, hashes, url), in place of `url`.
+    public var file: JSONValue?
     public var filename: String?
     public var info: Info?
     /// The transaction id the event is sent under, in Ferry's own namespace: clients ignore it,
     /// and Ferry finds the event by it when the device it was sent from is gone (`RoomEvents.sent`).
     public var transaction: String?
 
+    /// The content key of `transaction`.
+    public static let transactionKey = "io.github.ferryshare.transaction"
+
     enum CodingKeys: String, CodingKey {
-        case msgtype, body, url, filename, info
+        case msgtype, body, url, filename, info, file
         case transaction = "io.github.ferryshare.transaction"
     }
 

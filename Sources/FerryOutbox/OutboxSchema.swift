@@ -112,6 +112,16 @@ enum OutboxSchema {
                 t.add(column: "sign_in", .integer)
             }
         }
+        // What end-to-end encryption keeps: the device's account, Olm sessions, outbound Megolm
+        // sessions and encrypted events about to be sent, each sealed (FerryCrypto's StateSeal)
+        // under a key that lives in the Secret Service, never here. Opaque to the outbox.
+        migrator.registerMigration("v6: sealed encryption records") { db in
+            try db.create(table: "crypto_record") { t in
+                t.primaryKey("name", .text)
+                t.column("sealed", .blob).notNull()
+                t.column("updated", .integer).notNull()
+            }
+        }
         return migrator
     }
 }

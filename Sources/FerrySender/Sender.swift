@@ -276,13 +276,18 @@ public actor Sender {
                 roomToRecord = roomID
             }
         }
-        // Never plain text into an encrypted room, checked before anything is sent
-        // (docs/ARCHITECTURE.md, "Rules that hold everywhere").
-        if try await attempt({ () async throws(MatrixError) in try await isEncrypted(roomID, on: homeserver) }) {
-            unencryptedUntil[roomID] = nil
-            throw .permanent(.encryptedRoom(destination))
-        }
         let steps = (try? outbox.steps(shareID: share.id, position: position)) ?? []
+        // Never plain text into an encrypted room, checked before anything is sent
+        // (docs/ARCHITECTURE.md, "Rules that hold everywhere"): its events go out encrypted,
+        // or, where this homeserver cannot encrypt, not at all.
+        let encrypted = try await attempt { () async throws(MatrixError) in try await isEncrypted(roomID, on: homeserver) }
+        if encrypted {
+            unencryptedUntil[roomID] = nil
+            guard homeserver.encrypts else { throw .permanent(.encryptedRoom(destination, reason: "this sender cannot encrypt")) }
+            if steps.contains(where: { $0.item != nil }) {
+                throw .permanent(.encryptedRoom(destination, reason: "encrypted attachments are not sent yet"))
+            }
+        }
         let items = share.intent.items
         let files = steps.compactMap(\.item).map { items[$0] }
         if !files.isEmpty, steps.contains(where: { $0.item != nil && $0.contentURI == nil }),
@@ -369,7 +374,7 @@ public actor Sender {
             let eventID: String
             do {
                 eventID = try await attempt { () async throws(MatrixError) in
-                    try await homeserver.send(content, to: roomID, transactionID: step.transactionID)
+                    try await homeserver.send(content, to: roomID, transactionID: step.transactionID, encrypted: encrypted)
                 }
             } catch {
                 gate.leave(shareID: share.id, destination: destination)

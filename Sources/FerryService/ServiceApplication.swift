@@ -1,6 +1,7 @@
 import FerryAccount
 import FerryContract
 import FerryCore
+import FerryEncryption
 import FerryOutbox
 import FerrySender
 import FerryStaging
@@ -61,8 +62,13 @@ public enum ServiceApplication {
             crashed = CrashedShares.setAside(notesAt: crashNotes, outbox: outbox, at: Clock.microseconds())
             CrashWitness.install(path: crashNotes)
             senderEvents.working = { CrashWitness.working(on: $0) }
+            let encryption = Encryption(outbox: outbox, vault: .encryptionKey(stateDirectory: settings.paths.stateDirectory,
+                                                                              logger: logger),
+                                        logger: logger, clock: Clock.microseconds)
+            service.encryption = encryption
             service.sender = Sender(outbox: outbox, spool: spool, account: account, backoff: settings.backoff,
-                                    events: senderEvents, logger: logger, clock: Clock.microseconds)
+                                    events: senderEvents, logger: logger, clock: Clock.microseconds,
+                                    connect: { EncryptingHomeserver(session: $0, encryption: encryption) })
             // The shared session connection is the one GApplication will own the name on:
             // exporting Share1 on it now makes it reachable the moment the name is owned.
             share1 = Share1Object(service: service, connection: try BusConnection.session(), lifetime: lifetime,

@@ -1,5 +1,6 @@
 import FerryAccount
 import FerryCore
+import FerryEncryption
 import FerryMatrix
 import FerryOutbox
 import FerrySender
@@ -8,7 +9,11 @@ import FerrySender
 /// server ending the sign-in) makes queued shares wait for the next one.
 extension ShareService {
     public func signIn(_ credentials: Credentials) async throws(ShareError) -> Session {
+        let previous = account.signedInUser
         let session = try await account.signIn(credentials)
+        // Another person's device keys and sessions are never this one's.
+        if let previous, previous != session.userID { await encryption.forget(userID: previous) }
+        prepareDevice(session)
         await directory.forget()
         // Signed in as someone else: what was on its way as the previous person waits for them.
         let parked = (try? outbox.park(sharesNotOf: session.userID, at: clock())) ?? []
@@ -19,10 +24,26 @@ extension ShareService {
     }
 
     public func signOut() async {
+        let user = account.signedInUser
         await account.signOut(remote: true)
+        if let user { await encryption.forget(userID: user) }
         await directory.forget()
         parkQueuedShares()
         events.accountChanged()
+    }
+
+    /// The device's identity made and its keys uploaded, in the background: a sign-in answers at
+    /// once, and a failure here is tried again before the first encrypted event.
+    private func prepareDevice(_ session: Session) {
+        let encryption = encryption!
+        let logger = logger
+        Task {
+            do throws(EncryptionFailure) {
+                try await encryption.prepareDevice(for: session)
+            } catch {
+                logger.warning("the device's encryption keys could not be uploaded yet", metadata: ["error": "\(error.matrixError.message)"])
+            }
+        }
     }
 
     /// The homeserver no longer takes the token: the sender parked its shares already.

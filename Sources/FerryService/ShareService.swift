@@ -1,5 +1,6 @@
 import FerryAccount
 import FerryCore
+import FerryEncryption
 import FerryIntake
 import FerryOutbox
 import FerrySender
@@ -40,6 +41,8 @@ public final class ShareService: @unchecked Sendable {
     var sender: Sender! {
         didSet { intake.uploadAhead = sender }
     }
+    /// The device's end-to-end encryption: prepared at sign-in, deleted at sign-out.
+    var encryption: Encryption!
     let directory: DestinationDirectory
     /// Whether the homeserver answered the last request (the sender says; Online reads it).
     var online: Bool {

@@ -38,7 +38,7 @@ final class ShareErrorTests: XCTestCase {
         .homeserverUnreachable("example.org", reason: "Connection refused"),
         .unsupportedLogin("example.org", method: "a password"),
         .signInInProgress,
-        .encryptedRoom("!secret"),
+        .encryptedRoom("!secret", reason: "no way to encrypt"),
         .forbidden("!room", reason: "You are not in this room"),
         .roomNotFound("#gone:example.org"),
         .fileTooLargeForServer("movie.mkv", size: 200_000_000, limit: 100_000_000),

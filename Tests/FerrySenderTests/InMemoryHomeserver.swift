@@ -88,7 +88,7 @@ final class InMemoryHomeserver: Homeserver {
         }
     }
 
-    func send(_ content: MessageContent, to roomID: String, transactionID: String) async throws(MatrixError) -> String {
+    func send(_ content: MessageContent, to roomID: String, transactionID: String, encrypted: Bool) async throws(MatrixError) -> String {
         let (outcome, fault): (Result<String, MatrixError>, Fault?) = state.withLock { state in
             state.sendRequests.append(transactionID)
             guard state.rooms[roomID] != nil else {

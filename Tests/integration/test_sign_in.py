@@ -160,7 +160,7 @@ def test_ferry_login_access_token_stdin_signs_in(fresh_bus, homeserver, matrix_u
     assert get_property(fresh_bus, "AccountId") == user.user_id
 
 
-def test_sign_out_and_in_again_keeps_the_device(fresh_bus, homeserver, matrix_user):
+def test_sign_out_and_in_again_is_a_new_device(fresh_bus, homeserver, matrix_user):
     # Given Ferry signed in
     user = matrix_user("signout")
     first = sign_in(fresh_bus, homeserver, user)
@@ -174,9 +174,10 @@ def test_sign_out_and_in_again_keeps_the_device(fresh_bus, homeserver, matrix_us
     share_id = fresh_bus.share_ok(text="after sign-out", destinations=["!nowhere:ferry.test"])
     assert fresh_bus.get_share(share_id)["state"] == "awaiting-sign-in"
 
-    # And signing in again uses the same device (transaction ids stay meaningful)
+    # And signing in again is a new device: sign-out deleted the old one's encryption keys, and
+    # a device id never gets new keys (other clients would take it for an impostor)
     second = sign_in(fresh_bus, homeserver, user)
-    assert second["device-id"] == first["device-id"]
+    assert second["device-id"] != first["device-id"]
 
 
 def test_ferry_logout_signs_out(fresh_bus, homeserver, matrix_user):

@@ -68,8 +68,9 @@ public enum ShareError: Error, Equatable, Sendable {
     /// A browser sign-in already waits for its redirect.
     case signInInProgress
     // Delivering: a permanent refusal for one destination.
-    /// An end-to-end encrypted room: Ferry never sends plain text there.
-    case encryptedRoom(String)
+    /// An end-to-end encrypted room Ferry could not encrypt for (`reason`); it never sends plain
+    /// text there instead.
+    case encryptedRoom(String, reason: String)
     /// The homeserver refused to send to the room (not allowed, banned, left).
     case forbidden(String, reason: String)
     /// The room does not exist, or the account is not in it.
@@ -181,8 +182,8 @@ public enum ShareError: Error, Equatable, Sendable {
         case .unsupportedLogin(let server, let method):
             return "The homeserver \(q(server)) does not offer sign-in with \(method)."
         case .signInInProgress: return "A sign-in through the browser is already waiting; finish or close it first."
-        case .encryptedRoom(let room):
-            return "\(q(room)) is end-to-end encrypted; Ferry cannot encrypt yet and never sends unencrypted messages there."
+        case .encryptedRoom(let room, let reason):
+            return "\(q(room)) is end-to-end encrypted and Ferry could not encrypt for it: \(reason). Nothing was sent there unencrypted."
         case .forbidden(let room, let reason): return "The homeserver refused to send to \(q(room)): \(reason)."
         case .roomNotFound(let room): return "\(q(room)) does not exist, or you are not in it."
         case .fileTooLargeForServer(let name, let size, let limit):

@@ -1,0 +1,85 @@
+import FerryCore
+import FerryCrypto
+import FerryOutbox
+
+/// What end-to-end encryption keeps, sealed in the outbox's `crypto_record` table under a key from
+/// the Secret Service. Names say what a record is:
+///
+/// - `account`: the device (`DeviceRecord`);
+/// - `olm:<curve25519>`: the Olm session with another device, by its identity key;
+/// - `room:<room id>`: the room's outbound Megolm session and who has its key (`RoomRecord`);
+/// - `event:<transaction id>`: an encrypted event made but not known to be sent yet, so that a
+///   retry after a crash sends the same ciphertext again, never a second message index.
+struct CryptoStore: Sendable {
+    let outbox: Outbox
+    let seal: StateSeal
+    let clock: @Sendable () -> Int64
+
+    /// A change to make durable together with others (`write`).
+    struct Change {
+        fileprivate let name: String
+        fileprivate let value: (any Encodable & Sendable)?
+    }
+
+    static func set<Value: Encodable & Sendable>(_ name: String, _ value: Value) -> Change { Change(name: name, value: value) }
+    static func delete(_ name: String) -> Change { Change(name: name, value: nil) }
+
+    /// The record `name`, or nil when there is none. A record that does not open (another key, an
+    /// edited database) throws: it is never silently replaced by a fresh state.
+    func load<Value: Decodable>(_ name: String, as type: Value.Type = Value.self) throws(EncryptionFailure) -> Value? {
+        let bytes: [UInt8]?
+        do { bytes = try outbox.cryptoRecord(name) } catch { throw .storage("\(error)") }
+        guard let bytes else { return nil }
+        do { return try seal.open(bytes, as: name, type: Value.self) } catch { throw .sealedStateUnreadable(name) }
+    }
+
+    /// Seals and writes every change in one durable transaction.
+    func write(_ changes: [Change]) throws(EncryptionFailure) {
+        var sealed: [Outbox.CryptoChange] = []
+        for change in changes {
+            if let value = change.value {
+                do { sealed.append(.init(name: change.name, sealed: try seal.seal(AnyEncodable(value), as: change.name))) } catch {
+                    throw .storage("a state that cannot be sealed")
+                }
+            } else {
+                sealed.append(.init(name: change.name, sealed: nil))
+            }
+        }
+        do { try outbox.writeCryptoRecords(sealed, at: clock()) } catch { throw .storage("\(error)") }
+    }
+
+    /// Encrypted events made more than `age` microseconds ago: their shares have long been sent or
+    /// given up.
+    func dropEvents(olderThan age: Int64) {
+        guard let old = try? outbox.cryptoRecords(prefix: "event:").filter({ clock() - $0.updated > age }), !old.isEmpty else { return }
+        try? outbox.writeCryptoRecords(old.map { .init(name: $0.name, sealed: nil) }, at: clock())
+    }
+}
+
+/// Lets `write` take a list of differently typed values.
+private struct AnyEncodable: Encodable {
+    let value: any Encodable
+    init(_ value: any Encodable) { self.value = value }
+    func encode(to encoder: Encoder) throws { try value.encode(to: encoder) }
+}
+
+/// Ferry's device as kept: whose it is, its keys, and whether the server has its device keys.
+struct DeviceRecord: Codable, Sendable {
+    var userID: String
+    var deviceID: String
+    var account: OlmAccount.State
+    var deviceKeysPublished: Bool
+}
+
+/// A room's outbound Megolm session as kept, with what rotation and key sharing need.
+struct RoomRecord: Codable, Sendable {
+    var session: OutboundGroupSession.State
+    /// When the session was made (µs).
+    var created: Int64
+    /// Messages encrypted with it.
+    var messages: Int
+    /// Who has its key: user → device id → the device's Curve25519 key.
+    var sharedWith: [String: [String: String]]
+    /// Devices told `m.room_key.withheld` for it (user → device ids), so they are told once.
+    var withheldFrom: [String: [String]] = [:]
+}

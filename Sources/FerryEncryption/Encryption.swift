@@ -1,0 +1,151 @@
+import FerryAccount
+import FerryCore
+import FerryCrypto
+import FerryMatrix
+import FerryOutbox
+import Foundation
+import Logging
+
+/// End-to-end encryption for the signed-in person's device: its identity on the server, and the
+/// events it encrypts. One actor for the whole process, so a ratchet is never stepped by two
+/// tasks at once; every step is kept durably before what it produced leaves the machine.
+///
+/// Nothing is done until it is needed: a cold start that takes a share never reads the key, and a
+/// person who never shares into an encrypted room only pays for the device at sign-in.
+public actor Encryption {
+    let outbox: Outbox
+    let vault: TokenVault
+    let logger: Logger
+    let clock: @Sendable () -> Int64
+    /// The store opened for this user (their seal key read).
+    private var opened: (userID: String, store: CryptoStore)?
+    /// The device as last kept, and when its one-time keys were last counted.
+    private var device: (record: DeviceRecord, checked: Int64)?
+
+    /// One-time keys the server should hold for others to start sessions with; topped up to
+    /// `oneTimeKeyTarget` when fewer than half are left.
+    static let oneTimeKeyTarget = 50
+    /// How often the count is looked at again (µs): ten minutes.
+    static let topUpInterval: Int64 = 600_000_000
+    /// Encrypted events older than this are dropped from the store (µs): a week.
+    static let eventRecordAge: Int64 = 604_800_000_000
+
+    public init(outbox: Outbox, vault: TokenVault, logger: Logger, clock: @escaping @Sendable () -> Int64) {
+        self.outbox = outbox
+        self.vault = vault
+        self.logger = logger
+        self.clock = clock
+    }
+
+    /// Whether the store holds a device for this sign-in: the device id may be signed in with
+    /// again only then (a device's keys never change under the same id).
+    public nonisolated func keepsDevice() -> Bool { (try? outbox.hasCryptoRecords()) ?? false }
+
+    /// The device's identity exists and its keys (device keys, one-time keys, a fallback key) are
+    /// on the server. At sign-in, and before encrypting.
+    @discardableResult
+    public func prepareDevice(for session: Session) async throws(EncryptionFailure) -> (ed25519: String, curve25519: String) {
+        let (_, record) = try await ready(session)
+        let account = try Self.account(record)
+        return (account.ed25519, account.curve25519)
+    }
+
+    /// Sign-out: the device's keys, sessions and the key that sealed them are deleted.
+    public func forget(userID: String) {
+        try? outbox.deleteCryptoRecords()
+        vault.remove(userID: userID)
+        opened = nil
+        device = nil
+    }
+
+    // MARK: - The store and the device
+
+    func store(for session: Session) throws(EncryptionFailure) -> CryptoStore {
+        if let opened, opened.userID == session.userID { return opened.store }
+        device = nil
+        let kept = vault.token(userID: session.userID, storage: .file)
+            ?? vault.token(userID: session.userID, storage: .secretService)
+        let seal: StateSeal
+        if let kept, let bytes = Data(base64Encoded: kept), let existing = StateSeal(keyBytes: Array(bytes)) {
+            seal = existing
+        } else {
+            if keepsDevice() {
+                // Sealed records without their key can never be opened again: they go, and a
+                // new device identity is made (under a new device id at the next sign-in).
+                logger.warning("the key of the kept encryption state is gone; starting again with a new device identity")
+                try? outbox.deleteCryptoRecords()
+            }
+            seal = StateSeal()
+            guard vault.store(Data(seal.keyBytes).base64EncodedString(), userID: session.userID,
+                              homeserver: session.homeserver) != nil else { throw .noSealKey }
+        }
+        let store = CryptoStore(outbox: outbox, seal: seal, clock: clock)
+        opened = (session.userID, store)
+        return store
+    }
+
+    /// The store and the device for `session`, its keys uploaded and topped up.
+    func ready(_ session: Session) async throws(EncryptionFailure) -> (CryptoStore, DeviceRecord) {
+        let store = try store(for: session)
+        if let device, device.record.userID == session.userID, device.record.deviceID == session.deviceID,
+           clock() - device.checked < Self.topUpInterval {
+            return (store, device.record)
+        }
+        var record = try store.load("account", as: DeviceRecord.self)
+        if let kept = record, kept.userID != session.userID || kept.deviceID != session.deviceID {
+            // Another person's or another device's state: never used for this one.
+            logger.notice("encryption state of another device found; starting afresh for this one")
+            try? outbox.deleteCryptoRecords()
+            record = nil
+        }
+        if record == nil {
+            var account = OlmAccount()
+            account.generateFallbackKey()
+            account.generateOneTimeKeys(Self.oneTimeKeyTarget)
+            record = DeviceRecord(userID: session.userID, deviceID: session.deviceID, account: account.state,
+                                  deviceKeysPublished: false)
+            try store.write([CryptoStore.set("account", record!)])
+            logger.info("made this device's encryption identity", metadata: ["device": "\(session.deviceID)"])
+        }
+        var kept = record!
+        let api = DeviceKeysAPI(http: MatrixHTTP(baseURL: session.homeserver, accessToken: session.accessToken))
+        var counts = try await upload(&kept, session: session, api: api, store: store)
+        let onServer = counts["signed_curve25519"] ?? 0
+        if onServer < Self.oneTimeKeyTarget / 2 {
+            var account = try Self.account(kept)
+            account.generateOneTimeKeys(Self.oneTimeKeyTarget - onServer)
+            kept.account = account.state
+            try store.write([CryptoStore.set("account", kept)])
+            counts = try await upload(&kept, session: session, api: api, store: store)
+            logger.info("topped up one-time keys", metadata: ["on server": "\(counts["signed_curve25519"] ?? 0)"])
+        }
+        store.dropEvents(olderThan: Self.eventRecordAge)
+        device = (kept, clock())
+        return (store, kept)
+    }
+
+    /// Uploads what the server lacks (the device keys once, new one-time and fallback keys), then
+    /// notes it published; an empty upload just counts the keys the server holds.
+    private func upload(_ record: inout DeviceRecord, session: Session, api: DeviceKeysAPI,
+                        store: CryptoStore) async throws(EncryptionFailure) -> [String: Int] {
+        var account = try Self.account(record)
+        let keys = account.unpublishedKeys(userID: session.userID, deviceID: session.deviceID)
+        let deviceKeys = record.deviceKeysPublished ? nil : account.deviceKeys(userID: session.userID, deviceID: session.deviceID)
+        let counts: [String: Int]
+        do {
+            counts = try await api.upload(deviceKeys: deviceKeys, oneTimeKeys: keys.oneTimeKeys, fallbackKeys: keys.fallbackKeys)
+        } catch {
+            throw .server(error)
+        }
+        guard deviceKeys != nil || !keys.oneTimeKeys.isEmpty || !keys.fallbackKeys.isEmpty else { return counts }
+        account.markKeysAsPublished()
+        record.account = account.state
+        record.deviceKeysPublished = true
+        try store.write([CryptoStore.set("account", record)])
+        return counts
+    }
+
+    static func account(_ record: DeviceRecord) throws(EncryptionFailure) -> OlmAccount {
+        do { return try OlmAccount(state: record.account) } catch { throw .crypto("the kept device identity does not decode") }
+    }
+}

@@ -1,0 +1,34 @@
+import FerryCore
+import FerryMatrix
+
+/// Why an event for an encrypted room could not be made. Each is permanent for the share (Ferry
+/// never falls back to sending it unencrypted) except a server error, which is retried as any.
+public enum EncryptionFailure: Error, Sendable {
+    /// The homeserver failed a request (a key query, a claim, a to-device message).
+    case server(MatrixError)
+    /// The outbox could not keep a state; nothing was sent.
+    case storage(String)
+    /// A kept state does not open with the key in the Secret Service.
+    case sealedStateUnreadable(String)
+    /// No key to seal the state with could be kept (neither Secret Service nor a private file).
+    case noSealKey
+    /// The room asks for an algorithm Ferry does not speak.
+    case unsupportedAlgorithm(String)
+    /// The protocol layer refused (a ratchet at its end, a state that does not decode).
+    case crypto(String)
+
+    /// As the sender hears it: a server error as it is; the rest as a refusal marked
+    /// `encryptionErrcode`, which fails this destination with EncryptedRoom (no key material in it).
+    public var matrixError: MatrixError {
+        let reason: String
+        switch self {
+        case .server(let error): return error
+        case .storage(let why): reason = "its encryption state could not be kept (\(why))"
+        case .sealedStateUnreadable(let name): reason = "the kept encryption state (\(name)) does not open with its key"
+        case .noSealKey: reason = "no key to protect the encryption state could be kept"
+        case .unsupportedAlgorithm(let algorithm): reason = "the room asks for encryption by \(algorithm), which Ferry does not speak"
+        case .crypto(let why): reason = why
+        }
+        return MatrixError(kind: .refused, errcode: MatrixError.encryptionErrcode, message: reason)
+    }
+}

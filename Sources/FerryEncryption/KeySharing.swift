@@ -1,0 +1,119 @@
+import FerryCore
+import FerryCrypto
+import FerryMatrix
+import Foundation
+import Logging
+
+/// Handing a room key to devices: each reached by an Olm session (kept, or started from a
+/// one-time key it signed), all in one to-device request; a device that cannot be reached is told
+/// `m.room_key.withheld` (`m.no_olm`) once, so its person sees why, not a silent gap.
+struct KeySharing {
+    let store: CryptoStore
+    let sender: EncryptedEvents.Sender
+    let api: DeviceKeysAPI
+    let logger: Logger
+
+    /// The devices of `users` (user → device id → identity) whose keys carry their own signature,
+    /// without Ferry's own device. A device whose keys do not verify is left out, and logged: a
+    /// server cannot slip a key of its own making into the room.
+    static func devices(of users: [String], except me: Session, api: DeviceKeysAPI,
+                        logger: Logger) async throws(EncryptionFailure) -> [String: [String: DeviceIdentity]] {
+        guard !users.isEmpty else { return [:] }
+        let answer: JSONValue
+        do { answer = try await api.query(users: users) } catch { throw .server(error) }
+        var devices: [String: [String: DeviceIdentity]] = [:]
+        let wanted = Set(users)
+        for (user, listed) in answer.objectValue ?? [:] where wanted.contains(user) {
+            var byID: [String: DeviceIdentity] = [:]
+            for (deviceID, keys) in listed.objectValue ?? [:] {
+                if user == me.userID && deviceID == me.deviceID { continue }
+                do {
+                    byID[deviceID] = try DeviceIdentity(verifying: keys, userID: user, deviceID: deviceID)
+                } catch {
+                    logger.warning("left out a device whose keys do not verify", metadata: ["user": "\(user)", "device": "\(deviceID)"])
+                }
+            }
+            devices[user] = byID
+        }
+        return devices
+    }
+
+    struct Outcome {
+        var received: [DeviceIdentity] = []
+        var withheld: [DeviceIdentity] = []
+    }
+
+    /// Sends `roomKey` to `devices`. Olm sessions are kept (their chains stepped) before the
+    /// request; the key counts as received once the server took the request.
+    func share(_ roomKey: JSONValue, with devices: [DeviceIdentity], withheld alreadyTold: [String: [String]],
+               roomID: String, sessionID: String) async throws(EncryptionFailure) -> Outcome {
+        var sessions: [String: OlmSession] = [:]
+        var needSession: [DeviceIdentity] = []
+        for device in devices {
+            if let state = try store.load("olm:\(device.curve25519)", as: OlmSession.State.self),
+               let session = try? OlmSession(state: state) {
+                sessions[device.curve25519] = session
+            } else {
+                needSession.append(device)
+            }
+        }
+        if !needSession.isEmpty {
+            let claimed: JSONValue
+            do {
+                claimed = try await api.claim(Dictionary(grouping: needSession, by: \.userID).mapValues { $0.map(\.deviceID) })
+            } catch {
+                throw .server(error)
+            }
+            for device in needSession {
+                guard let keys = claimed[device.userID]?[device.deviceID]?.objectValue,
+                      let signed = keys.first(where: { $0.key.hasPrefix("signed_curve25519:") })?.value,
+                      let key = try? device.verifiedOneTimeKey(signed),
+                      let session = try? OlmSession.outbound(from: sender.account, theirIdentityKey: device.curve25519,
+                                                             theirOneTimeKey: key) else { continue }
+                sessions[device.curve25519] = session
+            }
+        }
+        var outcome = Outcome()
+        var messages: [String: [String: JSONValue]] = [:]
+        var changes: [CryptoStore.Change] = []
+        for device in devices {
+            guard var session = sessions[device.curve25519] else {
+                if !(alreadyTold[device.userID] ?? []).contains(device.deviceID) { outcome.withheld.append(device) }
+                continue
+            }
+            do {
+                messages[device.userID, default: [:]][device.deviceID] = try EncryptedEvents.toDevice(
+                    type: "m.room_key", content: roomKey, from: sender, to: device, session: &session)
+            } catch {
+                throw .crypto("\(error)")
+            }
+            changes.append(CryptoStore.set("olm:\(device.curve25519)", session.state))
+            outcome.received.append(device)
+        }
+        try store.write(changes)
+        do {
+            if !messages.isEmpty {
+                try await api.sendToDevice(type: "m.room.encrypted", transactionID: Self.transactionID(), messages: messages)
+            }
+            if !outcome.withheld.isEmpty {
+                let notice: JSONValue = [
+                    "algorithm": "m.megolm.v1.aes-sha2", "room_id": .string(roomID), "session_id": .string(sessionID),
+                    "sender_key": .string(sender.account.curve25519), "code": "m.no_olm",
+                    "reason": "Unable to establish a secure channel.",
+                ]
+                var notices: [String: [String: JSONValue]] = [:]
+                for device in outcome.withheld { notices[device.userID, default: [:]][device.deviceID] = notice }
+                try await api.sendToDevice(type: "m.room_key.withheld", transactionID: Self.transactionID(), messages: notices)
+            }
+        } catch {
+            throw .server(error)
+        }
+        if !outcome.withheld.isEmpty {
+            logger.notice("room key withheld from devices without a one-time key", metadata: ["devices": "\(outcome.withheld.count)"])
+        }
+        return outcome
+    }
+
+    /// A new to-device transaction id: each request carries new ciphertexts, so it is never a repeat.
+    static func transactionID() -> String { "ferry-key-" + UUID().uuidString.lowercased() }
+}

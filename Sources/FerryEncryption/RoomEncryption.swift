@@ -1,0 +1,95 @@
+import FerryCore
+import FerryCrypto
+import FerryMatrix
+import Foundation
+
+/// Encrypting one event for a room: the room's outbound Megolm session made or rotated as the
+/// room asks, its key shared by Olm with every device of every reader that lacks it, then the
+/// event encrypted with it. Each step is kept before the next request.
+extension Encryption {
+    static let megolm = "m.megolm.v1.aes-sha2"
+
+    /// The `m.room.encrypted` content for `content` (an event of `type`) in `roomID`, made once per
+    /// `transactionID`: asked again (a retry, a restart) it is the same ciphertext, so the server's
+    /// transaction id dedupe holds and no message index is ever used twice.
+    public func encrypt(_ content: JSONValue, type: String, roomID: String, transactionID: String,
+                        session: Session) async throws(EncryptionFailure) -> JSONValue {
+        let (store, device) = try await ready(session)
+        let eventName = "event:\(transactionID)"
+        if let made = try store.load(eventName, as: JSONValue.self) { return made }
+        let http = MatrixHTTP(baseURL: session.homeserver, accessToken: session.accessToken)
+        let rooms = EncryptedRooms(http: http)
+        let settings: EncryptedRooms.Settings?
+        let readers: EncryptedRooms.Readers
+        do {
+            settings = try await rooms.settings(of: roomID)
+            readers = try await rooms.readers(of: roomID)
+        } catch {
+            throw .server(error)
+        }
+        guard let settings else { throw .crypto("the room is no longer encrypted as it was") }
+        guard settings.algorithm == Self.megolm else { throw .unsupportedAlgorithm(settings.algorithm) }
+        let account = try Self.account(device)
+        let sender = EncryptedEvents.Sender(userID: session.userID, deviceID: session.deviceID, account: account)
+        let devices = try await KeySharing.devices(of: readers.users, except: session, api: DeviceKeysAPI(http: http), logger: logger)
+
+        let roomName = "room:\(roomID)"
+        var record = try store.load(roomName, as: RoomRecord.self)
+        if let kept = record, let why = Self.rotation(kept, settings: settings, readers: readers.users, devices: devices, now: clock()) {
+            logger.info("new room session", metadata: ["why": "\(why)"])
+            record = nil
+        }
+        if record == nil {
+            record = RoomRecord(session: OutboundGroupSession().state, created: clock(), messages: 0, sharedWith: [:])
+            try store.write([CryptoStore.set(roomName, record!)])
+        }
+        var room = record!
+        guard var outbound = OutboundGroupSession(state: room.session) else { throw .crypto("the kept room session does not decode") }
+
+        let missing = devices.flatMap { user, byID in
+            byID.values.filter { room.sharedWith[user]?[$0.deviceID] != $0.curve25519 }
+        }
+        if !missing.isEmpty {
+            let sharing = KeySharing(store: store, sender: sender, api: DeviceKeysAPI(http: http), logger: logger)
+            let key = EncryptedEvents.roomKey(outbound, roomID: roomID, sharedHistory: readers.sharedHistory)
+            let outcome = try await sharing.share(key, with: missing,
+                                                  withheld: room.withheldFrom, roomID: roomID, sessionID: outbound.sessionID)
+            for device in outcome.received { room.sharedWith[device.userID, default: [:]][device.deviceID] = device.curve25519 }
+            for device in outcome.withheld { room.withheldFrom[device.userID, default: []].append(device.deviceID) }
+            try store.write([CryptoStore.set(roomName, room)])
+        }
+
+        var encrypted: JSONValue
+        do {
+            encrypted = try EncryptedEvents.roomEvent(type: type, content: content, roomID: roomID, from: sender, session: &outbound)
+        } catch {
+            throw .crypto("\(error)")
+        }
+        // The transaction tag outside the ciphertext too: after a sign-in on a new device Ferry
+        // finds what it sent by it (RoomEvents.sent), and it says nothing about the content.
+        if var members = encrypted.objectValue, let tag = content[MessageContent.transactionKey] {
+            members[MessageContent.transactionKey] = tag
+            encrypted = .object(members)
+        }
+        room.session = outbound.state
+        room.messages += 1
+        try store.write([CryptoStore.set(roomName, room), CryptoStore.set(eventName, encrypted)])
+        return encrypted
+    }
+
+    /// Why the room's session must be replaced, or nil to keep it: used up (messages or age), or
+    /// someone who had its key may no longer read (a member left, a device gone or re-keyed).
+    /// Users whose devices the server did not list (a remote server away) count as unchanged.
+    static func rotation(_ room: RoomRecord, settings: EncryptedRooms.Settings, readers: [String],
+                         devices: [String: [String: DeviceIdentity]], now: Int64) -> String? {
+        if room.messages >= settings.rotationMessages { return "\(room.messages) messages" }
+        if now - room.created >= settings.rotationMilliseconds * 1000 { return "its age" }
+        let current = Set(readers)
+        if room.sharedWith.keys.contains(where: { !current.contains($0) }) { return "a member left" }
+        for (user, shared) in room.sharedWith {
+            guard let listed = devices[user] else { continue }
+            if shared.contains(where: { listed[$0.key]?.curve25519 != $0.value }) { return "a device is gone" }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import GRDB
+
+/// The sealed records of end-to-end encryption (OutboxSchema v6), by name. The outbox never sees
+/// inside them; it only makes each change durable, and several changes one transaction, so that
+/// a ratchet's new state and what it encrypted are kept together or not at all.
+extension Outbox {
+    /// One change: `sealed` bytes for `name`, or nil to delete the record.
+    public struct CryptoChange: Sendable {
+        public var name: String
+        public var sealed: [UInt8]?
+        public init(name: String, sealed: [UInt8]?) {
+            self.name = name
+            self.sealed = sealed
+        }
+    }
+
+    /// The sealed bytes kept under `name`, if any.
+    public func cryptoRecord(_ name: String) throws -> [UInt8]? {
+        try database.read { db in
+            try Data.fetchOne(db, sql: "SELECT sealed FROM crypto_record WHERE name = ?", arguments: [name]).map { [UInt8]($0) }
+        }
+    }
+
+    /// The records whose names start with `prefix`, with when each was last written (µs).
+    public func cryptoRecords(prefix: String) throws -> [(name: String, sealed: [UInt8], updated: Int64)] {
+        try database.read { db in
+            try Row.fetchAll(db, sql: "SELECT name, sealed, updated FROM crypto_record WHERE substr(name, 1, ?) = ?",
+                             arguments: [prefix.utf8.count, prefix]).map { row in
+                (row["name"], [UInt8](row["sealed"] as Data), row["updated"])
+            }
+        }
+    }
+
+    /// Applies every change in one transaction, durably (synchronous=FULL): a ratchet step is on
+    /// disk before anything it produced leaves the machine.
+    public func writeCryptoRecords(_ changes: [CryptoChange], at time: Int64) throws {
+        try database.write { db in
+            for change in changes {
+                if let sealed = change.sealed {
+                    try db.execute(sql: "INSERT OR REPLACE INTO crypto_record (name, sealed, updated) VALUES (?, ?, ?)",
+                                   arguments: [change.name, Data(sealed), time])
+                } else {
+                    try db.execute(sql: "DELETE FROM crypto_record WHERE name = ?", arguments: [change.name])
+                }
+            }
+        }
+    }
+
+    /// Deletes every encryption record (at sign-out: the device's keys and sessions go with it).
+    public func deleteCryptoRecords() throws {
+        try database.write { db in try db.execute(sql: "DELETE FROM crypto_record") }
+    }
+
+    /// Whether any encryption record is kept.
+    public func hasCryptoRecords() throws -> Bool {
+        try database.read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM crypto_record)") ?? false }
+    }
+}
