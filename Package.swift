@@ -66,7 +66,7 @@ let package = Package(
         // outbox, and a homeserver that encrypts (FerryCrypto does the protocol).
         .target(name: "FerryEncryption", dependencies: [
             "FerryCore", "FerryCrypto", "FerryMatrix", "FerryOutbox", "FerryAccount",
-            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Logging", package: "swift-log"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
         .target(name: "FerryContract", dependencies: ["FerryCore", "GLibAdapter"]),
         // Turns D-Bus calls (Share1, org.freedesktop.Application.Open) into share requests.

@@ -9,7 +9,8 @@ import FerryOutbox
 /// - `olm:<curve25519>`: the Olm session with another device, by its identity key;
 /// - `room:<room id>`: the room's outbound Megolm session and who has its key (`RoomRecord`);
 /// - `event:<transaction id>`: an encrypted event made but not known to be sent yet, so that a
-///   retry after a crash sends the same ciphertext again, never a second message index.
+///   retry after a crash sends the same ciphertext again, never a second message index;
+/// - `file:<mxc uri>`: an encrypted attachment's `file` object (its key), until its event is made.
 struct CryptoStore: Sendable {
     let outbox: Outbox
     let seal: StateSeal
@@ -48,10 +49,13 @@ struct CryptoStore: Sendable {
         do { try outbox.writeCryptoRecords(sealed, at: clock()) } catch { throw .storage("\(error)") }
     }
 
-    /// Encrypted events made more than `age` microseconds ago: their shares have long been sent or
-    /// given up.
+    /// Encrypted events and attachment keys kept more than `age` microseconds: their shares have
+    /// long been sent or given up.
     func dropEvents(olderThan age: Int64) {
-        guard let old = try? outbox.cryptoRecords(prefix: "event:").filter({ clock() - $0.updated > age }), !old.isEmpty else { return }
+        let old = ["event:", "file:"].flatMap { prefix in
+            ((try? outbox.cryptoRecords(prefix: prefix)) ?? []).filter { clock() - $0.updated > age }
+        }
+        guard !old.isEmpty else { return }
         try? outbox.writeCryptoRecords(old.map { .init(name: $0.name, sealed: nil) }, at: clock())
     }
 }

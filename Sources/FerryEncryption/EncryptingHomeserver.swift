@@ -30,19 +30,57 @@ public struct EncryptingHomeserver: Homeserver {
         try await plain.directChat(createdWith: marker)
     }
     public func resolve(alias: String) async throws(MatrixError) -> String { try await plain.resolve(alias: alias) }
-    public func isEncrypted(_ roomID: String) async throws(MatrixError) -> Bool { try await plain.isEncrypted(roomID) }
+    /// Whether the room is encrypted; a room encrypted by an algorithm Ferry does not speak is
+    /// refused here, before anything is uploaded for it.
+    public func isEncrypted(_ roomID: String) async throws(MatrixError) -> Bool {
+        guard let settings = try await EncryptedRooms(http: plain.http).settings(of: roomID) else { return false }
+        guard settings.algorithm == Encryption.megolm else {
+            throw EncryptionFailure.unsupportedAlgorithm(settings.algorithm).matrixError
+        }
+        return true
+    }
     public func uploadLimit() async throws(MatrixError) -> UInt64? { try await plain.uploadLimit() }
     public func upload(path: String, size: UInt64, contentType: String, filename: String, available: FileChunks.Available?,
                        progress: @escaping @Sendable (UInt64) -> Void) async throws(MatrixError) -> String {
         try await plain.upload(path: path, size: size, contentType: contentType, filename: filename, available: available,
                                progress: progress)
     }
+    public func uploadEncrypted(path: String, size: UInt64, progress: @escaping @Sendable (UInt64) -> Void) async throws(MatrixError) -> String {
+        // A fresh key and IV for every attempt: a retried upload is a new ciphertext, and only
+        // the one the server took is kept with its key.
+        let cipher = AttachmentCipher()
+        // Nothing about the file leaves in the clear: no name, and a type that says only "bytes".
+        let uri = try await Media(http: plain.http).upload(path: path, size: size, contentType: "application/octet-stream",
+                                                           filename: nil, transform: cipher.encrypt, progress: progress)
+        guard let file = cipher.file(url: uri, size: size) else {
+            throw EncryptionFailure.crypto("the file was not encrypted whole").matrixError
+        }
+        do {
+            try await encryption.keep(file: file, for: uri, session: session)
+        } catch {
+            throw error.matrixError
+        }
+        return uri
+    }
+
     public func sent(in roomID: String, transactionIDs: Set<String>, since: Int64) async throws(MatrixError) -> [String: String] {
         try await plain.sent(in: roomID, transactionIDs: transactionIDs, since: since)
     }
 
     public func send(_ content: MessageContent, to roomID: String, transactionID: String, encrypted: Bool) async throws(MatrixError) -> String {
         guard encrypted else { return try await plain.send(content, to: roomID, transactionID: transactionID, encrypted: false) }
+        var content = content
+        if let uri = content.url {
+            // An attachment: its `file` (key, IV, hash) in place of the plain URL. A URL without a
+            // kept key was not uploaded encrypted, and is never sent to this room.
+            let file: JSONValue?
+            do { file = try await encryption.file(for: uri, session: session) } catch { throw error.matrixError }
+            guard let file else {
+                throw EncryptionFailure.crypto("the file was uploaded before the room was encrypted; share it again").matrixError
+            }
+            content.url = nil
+            content.file = file
+        }
         let json: JSONValue
         do {
             json = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(content))

@@ -149,3 +149,15 @@ public actor Encryption {
         do { return try OlmAccount(state: record.account) } catch { throw .crypto("the kept device identity does not decode") }
     }
 }
+
+/// The keys of encrypted attachments, kept sealed under their `mxc:` URI from the upload until
+/// the event that carries them is made (`file:<uri>`).
+extension Encryption {
+    func keep(file: JSONValue, for uri: String, session: Session) throws(EncryptionFailure) {
+        try store(for: session).write([CryptoStore.set("file:\(uri)", file)])
+    }
+
+    func file(for uri: String, session: Session) throws(EncryptionFailure) -> JSONValue? {
+        try store(for: session).load("file:\(uri)", as: JSONValue.self)
+    }
+}

@@ -26,6 +26,9 @@ public protocol Homeserver: Sendable {
     /// Uploads a file; returns its `mxc:` URI. See `Media.upload`.
     func upload(path: String, size: UInt64, contentType: String, filename: String, available: FileChunks.Available?,
                 progress: @escaping @Sendable (UInt64) -> Void) async throws(MatrixError) -> String
+    /// Uploads a file encrypted (AES-256-CTR, a fresh key) for an encrypted room; returns its
+    /// `mxc:` URI, under which `send(encrypted: true)` finds the key again.
+    func uploadEncrypted(path: String, size: UInt64, progress: @escaping @Sendable (UInt64) -> Void) async throws(MatrixError) -> String
     /// Sends a room event under `transactionID`: the same id again returns the same event, never a
     /// second one. `encrypted`: the room is end-to-end encrypted, and the event goes out as
     /// `m.room.encrypted` or not at all.
@@ -39,6 +42,9 @@ public protocol Homeserver: Sendable {
 
 extension Homeserver {
     public var encrypts: Bool { false }
+    public func uploadEncrypted(path: String, size: UInt64, progress: @escaping @Sendable (UInt64) -> Void) async throws(MatrixError) -> String {
+        throw MatrixError(kind: .refused, errcode: MatrixError.encryptionErrcode, message: "this client cannot encrypt")
+    }
 }
 
 /// The homeserver over the client-server API, as one signed-in user, without encryption: an

@@ -30,13 +30,16 @@ public struct Media: Sendable {
     /// Uploads the file at `path`; `progress` is told the bytes sent so far. Returns the `mxc:` URI.
     /// `available`, for a file still being written, is asked before each chunk how many bytes
     /// from the start may be read (see FileChunks.Available).
-    public func upload(path: String, size: UInt64, contentType: String, filename: String,
-                       available: FileChunks.Available? = nil,
+    /// `transform` (an encryption) is applied to each chunk on its way, keeping its length;
+    /// `filename` nil sends no name (an encrypted file's name is inside its event only).
+    public func upload(path: String, size: UInt64, contentType: String, filename: String?,
+                       available: FileChunks.Available? = nil, transform: FileChunks.Transform? = nil,
                        progress: @escaping @Sendable (UInt64) -> Void) async throws(MatrixError) -> String {
         struct Answer: Decodable { var content_uri: String }
-        let chunks = FileChunks(path: path, size: size, available: available, progress: progress)
+        var chunks = FileChunks(path: path, size: size, available: available, progress: progress)
+        chunks.transform = transform
         // No deadline for the whole upload: it may take as long as it keeps moving (sendFile).
-        let data = try await http.sendFile(.POST, "/_matrix/media/v3/upload", query: [("filename", filename)],
+        let data = try await http.sendFile(.POST, "/_matrix/media/v3/upload", query: filename.map { [("filename", $0)] } ?? [],
                                            chunks: chunks, size: size, contentType: contentType,
                                            stall: MatrixHTTP.uploadStall)
         do {
@@ -55,6 +58,11 @@ public struct FileChunks: AsyncSequence, Sendable {
     /// and returns how many from the start may be read; given the whole size, returns it once the
     /// file is complete. Throws to abandon the upload.
     public typealias Available = @Sendable (_ read: UInt64) async throws -> UInt64
+    /// Turns each chunk, as read, into what is sent in its place, of the same length (the
+    /// encryption of an attachment for an encrypted room). Chunks come in order, each but the
+    /// last a whole number of 16-byte blocks.
+    public typealias Transform = @Sendable ([UInt8]) throws -> [UInt8]
+    var transform: Transform?
     let path: String
     let size: UInt64
     let available: Available?
@@ -154,6 +162,13 @@ public struct FileChunks: AsyncSequence, Sendable {
             if count == 0 {
                 if chunks.available != nil { throw MatrixError(kind: .malformed, message: "\(path) ended early") }
                 return nil
+            }
+            if let transform = chunks.transform {
+                let plain = ring[slot].readBytes(length: ring[slot].readableBytes) ?? []
+                let changed = try transform(plain)
+                guard changed.count == plain.count else { throw MatrixError(kind: .malformed, message: "a chunk changed its length") }
+                ring[slot].clear()
+                ring[slot].writeBytes(changed)
             }
             sent += UInt64(count)
             chunks.progress(sent)

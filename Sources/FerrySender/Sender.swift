@@ -284,9 +284,6 @@ public actor Sender {
         if encrypted {
             unencryptedUntil[roomID] = nil
             guard homeserver.encrypts else { throw .permanent(.encryptedRoom(destination, reason: "this sender cannot encrypt")) }
-            if steps.contains(where: { $0.item != nil }) {
-                throw .permanent(.encryptedRoom(destination, reason: "encrypted attachments are not sent yet"))
-            }
         }
         let items = share.intent.items
         let files = steps.compactMap(\.item).map { items[$0] }
@@ -334,7 +331,8 @@ public actor Sender {
                         Task { await self.reportProgress(share.id, position, bytes: base + sent) }
                     }
                     let uri: String
-                    if let early = await earlyUpload(shareID: share.id, position: index, progress: { throttle.update($0) }) {
+                    // An upload begun early is plain: never used for an encrypted room.
+                    if !encrypted, let early = await earlyUpload(shareID: share.id, position: index, progress: { throttle.update($0) }) {
                         uri = early
                     } else {
                         // The share may have been cancelled while its early upload was awaited.
@@ -346,8 +344,10 @@ public actor Sender {
                         }
                         do {
                             uri = try await attempt { () async throws(MatrixError) in
-                                try await homeserver.upload(path: path, size: item.size, contentType: item.contentType,
-                                                            filename: item.name, available: nil, progress: { throttle.update($0) })
+                                encrypted
+                                    ? try await homeserver.uploadEncrypted(path: path, size: item.size, progress: { throttle.update($0) })
+                                    : try await homeserver.upload(path: path, size: item.size, contentType: item.contentType,
+                                                                  filename: item.name, available: nil, progress: { throttle.update($0) })
                             }
                         } catch {
                             // Cancel removes the copy while it is read: that is a cancel, not a lost file.

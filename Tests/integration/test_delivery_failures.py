@@ -1,4 +1,4 @@
-"""When delivery cannot go ahead: a file over the server's upload limit, an encrypted room, a room
+"""When delivery cannot go ahead: a file over the server's upload limit, a room encrypted in a way Ferry cannot speak, a room
 that does not exist, a room that refuses the user (and Retry once it no longer does), the
 homeserver away for a while, a share cancelled while it waits, and a server that answers 429.
 
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import urllib.parse
 import uuid
 
 import pytest
@@ -76,10 +77,18 @@ def test_a_file_over_the_servers_upload_limit_fails_with_file_too_large_for_serv
     assert server.messages(user.token, room) == []
 
 
-def test_an_encrypted_room_is_refused_with_encrypted_room_before_anything_is_sent(sender, homeserver):
+def encrypted_by_an_unknown_algorithm(homeserver, token: str, name: str) -> str:
+    """A room encrypted by an algorithm Ferry does not speak: it can only refuse it."""
+    room = homeserver.create_room(token, name=name)
+    homeserver.call("PUT", f"/_matrix/client/v3/rooms/{urllib.parse.quote(room)}/state/m.room.encryption/", token,
+                    json_body={"algorithm": "org.example.unknown.v9"})
+    return room
+
+
+def test_a_room_encrypted_by_an_unknown_algorithm_is_refused_before_anything_is_sent(sender, homeserver):
     session, user = sender
-    # Given an end-to-end encrypted room
-    room = homeserver.create_room(user.token, name="Secret", encrypted=True)
+    # Given a room encrypted by an algorithm Ferry does not speak
+    room = encrypted_by_an_unknown_algorithm(homeserver, user.token, "Secret")
     photo = session.files / "private.png"
     photo.write_bytes(png_of_size(3, 3, seed=3))
     media_before = len(user_media(homeserver, user.user_id))
@@ -96,11 +105,11 @@ def test_an_encrypted_room_is_refused_with_encrypted_room_before_anything_is_sen
     assert len(user_media(homeserver, user.user_id)) == media_before
 
 
-def test_an_encrypted_room_among_several_destinations_leaves_the_others_going(sender, homeserver):
+def test_a_room_ferry_cannot_encrypt_for_among_several_destinations_leaves_the_others_going(sender, homeserver):
     session, user = sender
-    # Given a plain room and an encrypted one
+    # Given a plain room and one Ferry cannot encrypt for
     plain = homeserver.create_room(user.token, name="Plain")
-    secret = homeserver.create_room(user.token, name="Secret too", encrypted=True)
+    secret = encrypted_by_an_unknown_algorithm(homeserver, user.token, "Secret too")
 
     # When one text goes to both
     share_id = session.share_ok(text="To both rooms", destinations=[secret, plain])
@@ -116,9 +125,9 @@ def test_an_encrypted_room_among_several_destinations_leaves_the_others_going(se
 
 def test_ferry_text_exits_1_when_one_of_several_destinations_could_not_be_reached(sender, homeserver):
     session, user = sender
-    # Given a plain room and an encrypted one
+    # Given a plain room and one Ferry cannot encrypt for
     plain = homeserver.create_room(user.token, name="Plain for the CLI")
-    secret = homeserver.create_room(user.token, name="Secret for the CLI", encrypted=True)
+    secret = encrypted_by_an_unknown_algorithm(homeserver, user.token, "Secret for the CLI")
 
     # When `ferry text` sends to both and waits
     done = session.ferry("text", "Partly delivered", "--to", plain, "--to", secret)
