@@ -140,7 +140,7 @@ def test_a_file_opened_with_gio_open_goes_to_the_room_picked_by_typing_with_the_
     assert room_messages(homeserver, person, team) == []
 
 
-def test_page_one_lists_recent_rooms_first_and_shows_an_encrypted_room_that_cannot_be_picked(
+def test_page_one_lists_recent_rooms_first_and_an_encrypted_room_as_a_choice_with_a_lock(
         ui, homeserver, person, tmp_path):
     # Given rooms with people in them, a direct chat, one room end-to-end encrypted, and one a
     # share went to before (a recent)
@@ -165,11 +165,12 @@ def test_page_one_lists_recent_rooms_first_and_shows_an_encrypted_room_that_cann
                       timeout=15, what="recent destinations")
     assert recent == ["Design Team"]
     find(window, "Bob Martin", "list item")
-    # And the encrypted room is listed, greyed out, saying why, with nothing to tick
+    # And the encrypted room is a choice like any other, saying it is encrypted, with a lock
     secret = find(window, "Secret Plans", "list item")
-    assert not has_state(secret, "sensitive")
-    assert "encrypted" in secret.description
-    assert "Choose Secret Plans" not in names_of(window, "check box")
+    assert has_state(secret, "sensitive")
+    assert "end-to-end encrypted" in secret.description
+    assert "Choose Secret Plans" in names_of(window, "check box")
+    find(secret, "End-to-end encrypted", "image")
     # And Next waits for a choice
     assert not has_state(find(window, "Next", "push button"), "sensitive")
     wait_for(lambda: (focused(window) or window).name == "Search rooms and people", timeout=5, what="focus")

@@ -68,7 +68,7 @@ enum DestinationJSON {
             var notes: [String] = []
             if entry["recent"]?.boolValue == true { notes.append("recent") }
             if entry["kind"]?.stringValue == "person" { notes.append("new direct chat") }
-            if entry["encrypted"]?.boolValue == true { notes.append("encrypted: Ferry cannot send here") }
+            if entry["encrypted"]?.boolValue == true { notes.append("end-to-end encrypted") }
             return "\(name)  \(SafeDisplay.escaped(id))" + (notes.isEmpty ? "" : "  (" + notes.joined(separator: ", ") + ")")
         }.joined(separator: "\n")
     }

@@ -43,14 +43,15 @@ public struct DestinationOption: Equatable {
 
     /// The second line of its row.
     public var detail: String {
-        if isEncrypted { return "End-to-end encrypted — Ferry cannot send here" }
+        let plain: String
         switch kind {
-        case .person: return (userID ?? id) + " · new direct chat"
-        case .direct: return userID ?? "Direct chat"
+        case .person: plain = (userID ?? id) + " · new direct chat"
+        case .direct: plain = userID ?? "Direct chat"
         case .room:
             let members = self.members == 1 ? "1 member" : "\(self.members) members"
-            if let alias, alias != displayName { return alias + " · " + members }
-            return self.members > 0 ? members : (alias ?? "")
+            if let alias, alias != displayName { plain = alias + " · " + members } else { plain = self.members > 0 ? members : (alias ?? "") }
         }
+        guard isEncrypted else { return plain }
+        return plain.isEmpty ? "End-to-end encrypted" : plain + " · end-to-end encrypted"
     }
 }

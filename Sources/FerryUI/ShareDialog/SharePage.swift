@@ -3,7 +3,7 @@ import GLibAdapter
 import GtkAdapter
 
 /// Page 1, "Share to": a search field with focus, recent destinations and then the rest, several
-/// can be ticked; encrypted rooms are listed but cannot be picked, and say why.
+/// can be ticked; encrypted rooms carry a lock.
 @GLibMain final class SharePage {
     let root: Box
     let search: TextField
@@ -47,7 +47,7 @@ import GtkAdapter
         search.onChange { [weak self] in self?.reload() }
         // Enter in the search field ticks the first destination that can be picked.
         search.onActivate { [weak self] in
-            guard let self, let first = self.shown.first(where: { !$0.isEncrypted }) else { return }
+            guard let self, let first = self.shown.first else { return }
             if !self.chosen.contains(where: { $0.id == first.id }) { self.toggle(first) }
         }
     }
@@ -76,7 +76,7 @@ import GtkAdapter
     private func show(_ options: [DestinationOption], query: String) {
         shown = options
         if !suggested.isEmpty, query.isEmpty {
-            for option in options where !option.isEncrypted && !chosen.contains(where: { $0.id == option.id })
+            for option in options where !chosen.contains(where: { $0.id == option.id })
                 && suggested.contains(where: { [option.id, option.alias, option.userID].contains($0) }) {
                 chosen.append(option)
             }
@@ -112,12 +112,11 @@ import GtkAdapter
         let row = Row(title: name, subtitle: SafeDisplay.escaped(option.detail))
         row.addPrefix(Avatar(name: option.displayName, size: 32))
         if option.isEncrypted {
-            row.addSuffix(Icon(name: "channel-secure-symbolic"))
-            row.isSensitive = false
-            row.accessibleName = name
-            row.setAccessibleDescription(option.detail)
-            row.tooltip = option.detail
-            return row
+            // A lock beside the name: what is shared there is end-to-end encrypted.
+            let lock = Icon(name: "channel-secure-symbolic")
+            lock.accessibleName = "End-to-end encrypted"
+            lock.tooltip = "End-to-end encrypted"
+            row.addSuffix(lock)
         }
         let check = CheckButton()
         check.accessibleName = "Choose " + name
