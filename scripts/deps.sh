@@ -74,3 +74,25 @@ if [[ ! -x $synapse_venv/bin/python || "$(cat "$synapse_stamp" 2>/dev/null)" != 
 sys.exit(m.version('matrix-synapse') != '$synapse_version')"
     echo "$synapse_want" >"$synapse_stamp"
 fi
+
+# Two matrix-nio clients, each in a virtualenv of its own, read what Ferry sends into encrypted rooms
+# the way clients we did not write would (Tests/integration/nioreader.py): nio 0.25 does Olm and
+# Megolm with libolm (python-olm), nio 0.26 with vodozemac. Their pins clash with each other (nio
+# 0.25 wants cachetools 5, 0.26 has 8), so neither shares a virtualenv with the other, the test
+# runner or Synapse; and no --system-site-packages, so nothing of Debian's Python leaks in. The
+# requirements pin matrix-nio itself and every dependency; the stamp works as Synapse's does.
+for nio in nio25 nio26; do
+    nio_venv="$root/.venv-$nio"
+    nio_requirements="$root/scripts/$nio-requirements.txt"
+    nio_stamp="$nio_venv/.ferry-stamp"
+    nio_want="$(sha256sum "$nio_requirements" | cut -d' ' -f1)"
+    if [[ ! -x $nio_venv/bin/python || "$(cat "$nio_stamp" 2>/dev/null)" != "$nio_want" ]]; then
+        echo "deps: creating the matrix-nio virtualenv $nio_venv (scripts/$nio-requirements.txt)"
+        rm -rf "$nio_venv"
+        /usr/bin/python3 -m venv "$nio_venv"
+        "$nio_venv/bin/pip" install -q --disable-pip-version-check --only-binary :all: -r "$nio_requirements"
+        # Without its e2e dependencies nio still imports, and silently cannot decrypt: ask it.
+        "$nio_venv/bin/python" -c "import nio.crypto, sys; sys.exit(not nio.crypto.ENCRYPTION_ENABLED)"
+        echo "$nio_want" >"$nio_stamp"
+    fi
+done
