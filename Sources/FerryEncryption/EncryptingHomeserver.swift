@@ -21,7 +21,8 @@ public struct EncryptingHomeserver: Homeserver {
     public func joinedRooms() async throws(MatrixError) -> [String] { try await plain.joinedRooms() }
     public func directChats() async throws(MatrixError) -> [String: [String]] { try await plain.directChats() }
     public func createDirectChat(with person: String, marker: String?) async throws(MatrixError) -> String {
-        try await plain.createDirectChat(with: person, marker: marker)
+        // Encrypted from the start, as Element makes direct chats.
+        try await plain.createEncryptedDirectChat(with: person, marker: marker)
     }
     public func recordDirectChat(_ roomID: String, with person: String) async throws(MatrixError) {
         try await plain.recordDirectChat(roomID, with: person)

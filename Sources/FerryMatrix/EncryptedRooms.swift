@@ -21,6 +21,17 @@ public struct EncryptedRooms: Sendable {
         public static let defaultMessages = 100
         public static let defaultMilliseconds: Int64 = 604_800_000
 
+        /// Read from the state event's content, the numbers brought into range (see `settings(of:)`).
+        public init(content: JSONValue) {
+            self.init(algorithm: content["algorithm"]?.stringValue ?? "")
+            if let messages = content["rotation_period_msgs"]?.intValue {
+                rotationMessages = Int(min(max(messages, 1), Int64(Self.defaultMessages * 10)))
+            }
+            if let milliseconds = content["rotation_period_ms"]?.intValue {
+                rotationMilliseconds = min(max(milliseconds, 3_600_000), Self.defaultMilliseconds * 10)
+            }
+        }
+
         public init(algorithm: String, rotationMessages: Int = Self.defaultMessages,
                     rotationMilliseconds: Int64 = Self.defaultMilliseconds) {
             self.algorithm = algorithm
@@ -58,14 +69,7 @@ public struct EncryptedRooms: Sendable {
         } catch where error.status == 404 {
             return nil
         }
-        var settings = Settings(algorithm: content["algorithm"]?.stringValue ?? "")
-        if let messages = content["rotation_period_msgs"]?.intValue {
-            settings.rotationMessages = Int(min(max(messages, 1), Int64(Settings.defaultMessages * 10)))
-        }
-        if let milliseconds = content["rotation_period_ms"]?.intValue {
-            settings.rotationMilliseconds = min(max(milliseconds, 3_600_000), Settings.defaultMilliseconds * 10)
-        }
-        return settings
+        return Settings(content: content)
     }
 
     /// The users whose devices get the room's key: joined members, and invited ones unless the

@@ -65,6 +65,10 @@ public struct MatrixClient: Homeserver {
     public func createDirectChat(with person: String, marker: String?) async throws(MatrixError) -> String {
         try await rooms.createDirectChat(with: person, marker: marker)
     }
+    /// A new direct chat, end-to-end encrypted from its start (for a client that encrypts).
+    public func createEncryptedDirectChat(with person: String, marker: String?) async throws(MatrixError) -> String {
+        try await rooms.createDirectChat(with: person, marker: marker, encrypted: true)
+    }
     public func recordDirectChat(_ roomID: String, with person: String) async throws(MatrixError) {
         try await rooms.recordDirectChat(roomID, with: person)
     }

@@ -93,15 +93,23 @@ public struct Rooms: Sendable {
     /// A new direct chat with `person`, recorded in `m.direct` so every client shows it as one.
     /// `marker` goes into the room's creation content (`io.github.ferryshare.creation`), so that
     /// the room can be found again should its id be lost (`directChat(createdWith:)`).
-    public func createDirectChat(with person: String, marker: String? = nil) async throws(MatrixError) -> String {
+    /// `encrypted`: the chat is end-to-end encrypted from its first event, as Element makes them.
+    public func createDirectChat(with person: String, marker: String? = nil, encrypted: Bool = false) async throws(MatrixError) -> String {
         struct Body: Encodable {
+            struct State: Encodable {
+                var type = "m.room.encryption"
+                var state_key = ""
+                var content = ["algorithm": "m.megolm.v1.aes-sha2"]
+            }
             var is_direct = true
             var invite: [String]
             var preset = "trusted_private_chat"
             var creation_content: [String: String]?
+            var initial_state: [State]?
         }
         struct Answer: Decodable { var room_id: String }
-        let body = Body(invite: [person], creation_content: marker.map { [Self.creationMarkerKey: $0] })
+        let body = Body(invite: [person], creation_content: marker.map { [Self.creationMarkerKey: $0] },
+                        initial_state: encrypted ? [Body.State()] : nil)
         let roomID = try await http.call(.POST, "/_matrix/client/v3/createRoom", json: body, as: Answer.self).room_id
         try await recordDirectChat(roomID, with: person)
         return roomID

@@ -257,9 +257,14 @@ def test_a_user_id_without_a_direct_chat_makes_a_new_one_recorded_in_m_direct(se
     invite = member_event(homeserver, user.token, dm, stranger.user_id)
     assert invite["content"]["membership"] == "invite"
     assert invite["content"].get("is_direct") is True
-    # And the person can join and read the text
+    # And the chat is end-to-end encrypted from its start, as Element makes them: the text is
+    # in it as one m.room.encrypted, never as a plain m.room.message (test_encrypted_delivery
+    # reads such texts with clients of its own)
     homeserver.join(stranger.token, dm)
-    assert bodies(homeserver.messages(stranger.token, dm)) == ["Hello, new friend"]
+    assert homeserver.call("GET", f"/_matrix/client/v3/rooms/{urllib.parse.quote(dm)}/state/m.room.encryption/",
+                           stranger.token)["algorithm"] == "m.megolm.v1.aes-sha2"
+    assert homeserver.messages(stranger.token, dm) == []
+    assert len(homeserver.events(stranger.token, dm, "m.room.encrypted")) == 1
 
     # When a second text goes to the same person
     again = session.ferry("text", "And again", "--to", stranger.user_id)
@@ -267,7 +272,7 @@ def test_a_user_id_without_a_direct_chat_makes_a_new_one_recorded_in_m_direct(se
 
     # Then it uses the same DM: no second room
     assert set(homeserver.joined_rooms(user.token)) - rooms_before == {dm}
-    assert bodies(homeserver.messages(stranger.token, dm)) == ["Hello, new friend", "And again"]
+    assert len(homeserver.events(stranger.token, dm, "m.room.encrypted")) == 2
 
 
 def test_staged_files_are_removed_once_the_share_is_sent(sender, homeserver):

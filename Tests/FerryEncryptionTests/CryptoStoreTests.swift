@@ -1,0 +1,82 @@
+import FerryCore
+import FerryCrypto
+import FerryOutbox
+import Foundation
+import Testing
+@testable import FerryEncryption
+
+/// The sealed records in a real outbox file: what is written opens again under its own name and
+/// key only, and several changes are one transaction.
+@Suite struct CryptoStoreTests {
+    let directory: String
+    let outbox: Outbox
+    let store: CryptoStore
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-crypto-store-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        outbox = try Outbox(path: directory + "/ferry.sqlite3")
+        store = CryptoStore(outbox: outbox, seal: StateSeal(), clock: { 1_000 })
+    }
+
+    @Test func aRecordOpensAgainAndIsDeletedWithTheOthers() throws {
+        let room = RoomRecord(session: OutboundGroupSession().state, created: 7, messages: 2, sharedWith: ["@a:x": ["A": "key"]])
+        try store.write([CryptoStore.set("room:!r", room), CryptoStore.set("event:t1", JSONValue.object(["ciphertext": "x"]))])
+        let back = try #require(try store.load("room:!r", as: RoomRecord.self))
+        #expect(back.session == room.session && back.messages == 2 && back.sharedWith == room.sharedWith)
+        #expect(try store.load("event:t1", as: JSONValue.self) == ["ciphertext": "x"])
+        #expect(try store.load("room:!other", as: RoomRecord.self) == nil)
+        try store.write([CryptoStore.delete("event:t1")])
+        #expect(try store.load("event:t1", as: JSONValue.self) == Optional<JSONValue>.none)
+        try outbox.deleteCryptoRecords()
+        #expect(try outbox.hasCryptoRecords() == false)
+    }
+
+    @Test func aRecordCopiedOverAnotherDoesNotOpen() throws {
+        // An old session state written over the new one (a database edited behind Ferry's back)
+        // would make Ferry reuse message indexes: it must not open.
+        try store.write([CryptoStore.set("room:!a", JSONValue.string("a")), CryptoStore.set("room:!b", JSONValue.string("b"))])
+        let sealedA = try #require(try outbox.cryptoRecord("room:!a"))
+        try outbox.writeCryptoRecords([.init(name: "room:!b", sealed: sealedA)], at: 2)
+        #expect(throws: EncryptionFailure.self) { try store.load("room:!b", as: JSONValue.self) }
+        // Nor does anything under another key.
+        let other = CryptoStore(outbox: outbox, seal: StateSeal(), clock: { 1 })
+        #expect(throws: EncryptionFailure.self) { try other.load("room:!a", as: JSONValue.self) }
+    }
+
+    @Test func oldEventsAndFileKeysAreDroppedAndTheRestKept() throws {
+        let early = CryptoStore(outbox: outbox, seal: store.seal, clock: { 0 })
+        try early.write([CryptoStore.set("event:old", JSONValue.null), CryptoStore.set("file:mxc://x/old", JSONValue.null),
+                         CryptoStore.set("room:!kept", JSONValue.null)])
+        let late = CryptoStore(outbox: outbox, seal: store.seal, clock: { 10_000 })
+        try late.write([CryptoStore.set("event:new", JSONValue.null)])
+        late.dropEvents(olderThan: 5_000)
+        #expect(try outbox.cryptoRecord("event:old") == nil && outbox.cryptoRecord("file:mxc://x/old") == nil)
+        #expect(try outbox.cryptoRecord("event:new") != nil && outbox.cryptoRecord("room:!kept") != nil)
+    }
+}
+
+/// An attachment encrypted as an upload streams it reads back whole with its key, and gives no
+/// `file` object for a file that was not read to its end.
+@Suite struct AttachmentCipherTests {
+    @Test func chunksEncryptedInTurnDecryptWithTheFilesKey() throws {
+        let plain = (0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        let cipher = AttachmentCipher()
+        var ciphertext: [UInt8] = []
+        for start in stride(from: 0, to: plain.count, by: 16 * 1024) {
+            ciphertext += try cipher.encrypt(Array(plain[start..<min(start + 16 * 1024, plain.count)]))
+        }
+        #expect(cipher.file(url: "mxc://x/y", size: 100_001) == Optional<JSONValue>.none)
+        let file = try #require(cipher.file(url: "mxc://x/y", size: 100_000))
+        #expect(file["url"] == "mxc://x/y" && file["v"] == "v2")
+        let key = try #require(file["key"]?["k"]?.stringValue.flatMap(Self.base64URL))
+        let iv = try #require(file["iv"]?.stringValue.flatMap(UnpaddedBase64.decode))
+        var reader = try AttachmentEncryptor(key: key, iv: iv)
+        #expect(try reader.encrypt(ciphertext) == plain)
+        #expect(ciphertext != plain)
+    }
+
+    static func base64URL(_ text: String) -> [UInt8]? {
+        UnpaddedBase64.decode(text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/"))
+    }
+}
