@@ -15,10 +15,6 @@ final class AttachmentCipher: Sendable {
 
     /// The `file` object for the event, when all `size` bytes were encrypted; nil otherwise.
     func file(url: String, size: UInt64) -> JSONValue? {
-        // Spelled out: JSONValue takes a nil literal as JSON null, which a ternary would pick.
-        state.withLockedValue { encryptor -> JSONValue? in
-            guard encryptor.offset == size else { return Optional<JSONValue>.none }
-            return encryptor.file(url: url)
-        }
+        state.withLockedValue { encryptor in encryptor.offset == size ? encryptor.file(url: url) : nil }
     }
 }

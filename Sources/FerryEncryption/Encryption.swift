@@ -109,6 +109,11 @@ public actor Encryption {
         }
         var kept = record!
         let api = DeviceKeysAPI(http: MatrixHTTP(baseURL: session.homeserver, accessToken: session.accessToken))
+        if kept.deviceKeysPublished, try await !serverHasKeys(of: kept, api: api) {
+            // The device was deleted at the server (signed out elsewhere) and made again by a
+            // sign-in under its id: its keys go up again, the same keys.
+            kept.deviceKeysPublished = false
+        }
         var counts = try await upload(&kept, session: session, api: api, store: store)
         let onServer = counts["signed_curve25519"] ?? 0
         if onServer < Self.oneTimeKeyTarget / 2 {
@@ -122,6 +127,16 @@ public actor Encryption {
         store.dropEvents(olderThan: Self.eventRecordAge)
         device = (kept, clock())
         return (store, kept)
+    }
+
+    /// Whether the server lists this device with these very keys.
+    private func serverHasKeys(of record: DeviceRecord, api: DeviceKeysAPI) async throws(EncryptionFailure) -> Bool {
+        let listed: JSONValue
+        do { listed = try await api.query(users: [record.userID]) } catch { throw .server(error) }
+        let account = try Self.account(record)
+        let keys = listed[record.userID]?[record.deviceID]?["keys"]
+        return keys?["ed25519:\(record.deviceID)"]?.stringValue == account.ed25519
+            && keys?["curve25519:\(record.deviceID)"]?.stringValue == account.curve25519
     }
 
     /// Uploads what the server lacks (the device keys once, new one-time and fallback keys), then

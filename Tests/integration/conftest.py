@@ -22,6 +22,7 @@ import pytest
 from cryptopeers import PEERS, Probe
 from ferryenv import APP_ID, FerrySession
 from homeserver import Homeserver, HomeserverError, MatrixUser
+from nioreaders import NioReader, reader_python
 
 REQUIRED_TOOLS = ("dbus-daemon", "dbus-monitor", "gdbus", "busctl", "gio", "gapplication", "xdg-open",
                   "xdg-mime", "update-desktop-database")
@@ -159,3 +160,20 @@ def probe():
 def peer(request):
     """An Olm/Megolm implementation we did not write: each test runs once with libolm, once with vodozemac."""
     return request.param()
+
+
+@pytest.fixture
+def nio_reader(homeserver: Homeserver, tmp_path):
+    """nio_reader(kind, user) starts a reader signed in as a new device of `user`; all are
+    closed after the test, and a failing test shows the end of each one's log."""
+    started: list[NioReader] = []
+
+    def make(kind: str, user: MatrixUser) -> NioReader:
+        store = tmp_path / f"{kind}-{user.user_id[1:].split(':')[0]}-{len(started)}"
+        reader = NioReader(reader_python(kind), store, homeserver.base_url, user.user_id, user.password)
+        started.append(reader)
+        return reader
+
+    yield make
+    for reader in started:
+        reader.close()

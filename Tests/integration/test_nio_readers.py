@@ -18,26 +18,9 @@ import pytest
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
 from homeserver import Homeserver, MatrixUser
-from nioreaders import READERS, NioReader, NioReaderError, reader_python
+from nioreaders import READERS, NioReaderError
 
 PAIRS = [(sender, reader) for sender in READERS for reader in READERS]
-
-
-@pytest.fixture
-def nio_reader(homeserver: Homeserver, tmp_path):
-    """nio_reader(kind, user) starts a reader signed in as a new device of `user`; all are
-    closed after the test, and a failing test shows the end of each one's log."""
-    started: list[NioReader] = []
-
-    def make(kind: str, user: MatrixUser) -> NioReader:
-        store = tmp_path / f"{kind}-{user.user_id[1:].split(':')[0]}-{len(started)}"
-        reader = NioReader(reader_python(kind), store, homeserver.base_url, user.user_id, user.password)
-        started.append(reader)
-        return reader
-
-    yield make
-    for reader in started:
-        reader.close()
 
 
 def _b64(data: bytes) -> str:

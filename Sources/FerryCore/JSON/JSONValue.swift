@@ -43,7 +43,9 @@ public enum JSONValue: Sendable, Hashable {
 }
 
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
-    ExpressibleByDictionaryLiteral, ExpressibleByArrayLiteral, ExpressibleByNilLiteral {
+    ExpressibleByDictionaryLiteral, ExpressibleByArrayLiteral {
+    // Not ExpressibleByNilLiteral: `cond ? nil : value` would then pick JSON null where an
+    // absent value was meant (it sent `"device_keys": null` once). JSON null is `.null`.
     /// A string literal as a JSON string.
     public init(stringLiteral value: String) { self = .string(value) }
     /// An integer literal as a JSON number.
@@ -56,8 +58,6 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Ex
     }
     /// An array literal as a JSON array.
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
-    /// `nil` as JSON's `null`.
-    public init(nilLiteral: ()) { self = .null }
 }
 
 extension JSONValue: Codable {

@@ -1,0 +1,227 @@
+"""Shares into end-to-end encrypted rooms, read by clients we did not write.
+
+Ferry signs in to a real Synapse, makes its device and sends; readers are matrix-nio 0.25 (over
+libolm) and matrix-nio 0.26 (over vodozemac), each a device of its own that decrypts with its own
+code (nioreaders). What is checked: every share kind arrives decryptable and the same as sent
+(attachments by SHA-256 of the decrypted bytes), nothing of Ferry's reaches an encrypted room as a
+plain m.room.message, a device added later gets the key of the next message, a member who left
+does not get the new one, and neither a kill -9 nor a revoked sign-in makes a second message.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import signal
+import threading
+import urllib.parse
+
+import pytest
+
+from ferryenv import EX_OK, file_uri, wait_for
+from hostileproxy import HostileProxy
+from matrixflow import new_share_id, png_of_size, sign_in, sign_in_call, wait_for_state
+from nioreaders import READERS
+
+MEGOLM = "m.megolm.v1.aes-sha2"
+
+
+@pytest.fixture(scope="module")
+def ferry(new_session, homeserver):
+    """(session, user, device id): a Ferry signed in as a user of its own on the shared server."""
+    user = homeserver.new_user("e2ee")
+    session = new_session()
+    account = sign_in(session, homeserver, user)
+    yield session, user, account["device-id"]
+    session.stop()
+
+
+def encrypted_room(homeserver, owner, *members, name: str = "Secret") -> str:
+    room = homeserver.create_room(owner.token, name=name, encrypted=True, invite=[m.user_id for m in members])
+    for member in members:
+        homeserver.join(member.token, room)
+    return room
+
+
+def plain_messages_from(homeserver, token: str, room: str, sender: str) -> list[dict]:
+    """Ferry's m.room.message events in the room, read over plain HTTP: must stay empty."""
+    return [e for e in homeserver.messages(token, room) if e["sender"] == sender]
+
+
+def decrypted(reader, room: str, sender: str) -> list[dict]:
+    """The reader's view of the sender's encrypted events, oldest first."""
+    return [e for e in reader.encrypted_messages(room) if e["sender"] == sender]
+
+
+@pytest.mark.parametrize("kind", READERS)
+def test_a_text_arrives_encrypted_and_the_reader_decrypts_it(ferry, homeserver, matrix_user, nio_reader, kind):
+    session, me, device = ferry
+    # Given a reader on a device of its own in an encrypted room with Ferry's person
+    friend = matrix_user("reader")
+    reader = nio_reader(kind, friend)
+    room = encrypted_room(homeserver, me, friend)
+
+    # When a text is shared there with the CLI (which waits until it is sent)
+    done = session.ferry("text", "Only for us ✓", "--to", room)
+    assert done.returncode == EX_OK, done.stderr
+
+    # Then the reader decrypts exactly that text, from Ferry's device, by Megolm
+    [event] = decrypted(reader, room, me.user_id)
+    assert event["decrypted"], event
+    assert event["decrypted_type"] == "m.room.message" and event["plaintext_room_id"] == room
+    assert (event["content"]["msgtype"], event["content"]["body"]) == ("m.text", "Only for us ✓")
+    assert event["algorithm"] == MEGOLM
+    assert event["sender_device"] == device
+    # And nothing of Ferry's is in the room as a plain message
+    assert plain_messages_from(homeserver, friend.token, room, me.user_id) == []
+
+
+@pytest.mark.parametrize("kind", READERS)
+def test_a_link_with_a_message_is_one_encrypted_event_and_a_picture_follows_its_message(
+        ferry, homeserver, matrix_user, nio_reader, kind):
+    session, me, _ = ferry
+    friend = matrix_user("reader")
+    reader = nio_reader(kind, friend)
+    room = encrypted_room(homeserver, me, friend)
+
+    # When a link with a message is shared, and then a picture with a message
+    link = session.share_ok(text="https://example.org/secret-plans", message="Look", destinations=[room])
+    wait_for_state(session, link, "sent")
+    photo = session.files / "private.png"
+    picture = png_of_size(64, 48, seed=9)
+    photo.write_bytes(picture)
+    share_id = session.share_ok(uris=[file_uri(photo)], message="Our photo", destinations=[room])
+    wait_for_state(session, share_id, "sent")
+
+    # Then the reader decrypts three events: the link and message as one, the message, the picture
+    events = decrypted(reader, room, me.user_id)
+    assert all(e["decrypted"] for e in events), events
+    first, message, image = (e["content"] for e in events)
+    assert "Look" in first["body"] and "https://example.org/secret-plans" in first["body"]
+    assert (message["msgtype"], message["body"]) == ("m.text", "Our photo")
+    assert (image["msgtype"], image["body"]) == ("m.image", "private.png")
+    assert image["info"]["mimetype"] == "image/png" and (image["info"]["w"], image["info"]["h"]) == (64, 48)
+    # And the picture is an encrypted attachment: a `file` with its key in place of a `url`
+    assert "url" not in image
+    file = image["file"]
+    assert file["v"] == "v2" and file["key"]["alg"] == "A256CTR" and file["key"]["kty"] == "oct"
+    assert set(file["key"]["key_ops"]) == {"encrypt", "decrypt"} and file["key"]["ext"] is True
+    got = reader.download(file)
+    assert (got["sha256"], got["size"]) == (hashlib.sha256(picture).hexdigest(), len(picture))
+    # And what the server keeps is not the picture: no name, no type, other bytes
+    raw = homeserver.download(friend.token, file["url"])
+    assert raw != picture and hashlib.sha256(raw).hexdigest() != got["sha256"] and len(raw) == len(picture)
+    assert plain_messages_from(homeserver, friend.token, room, me.user_id) == []
+
+
+def test_one_share_to_a_plain_and_an_encrypted_room_is_plain_in_one_and_encrypted_in_the_other(
+        ferry, homeserver, matrix_user, nio_reader):
+    session, me, _ = ferry
+    friend = matrix_user("reader")
+    reader = nio_reader(READERS[-1], friend)
+    secret = encrypted_room(homeserver, me, friend)
+    plain = homeserver.create_room(me.token, name="Plain")
+
+    done = session.ferry("text", "To both", "--to", plain, "--to", secret)
+    assert done.returncode == EX_OK, done.stderr
+
+    assert [e["content"]["body"] for e in homeserver.messages(me.token, plain)] == ["To both"]
+    [event] = decrypted(reader, secret, me.user_id)
+    assert event["content"]["body"] == "To both"
+    assert plain_messages_from(homeserver, friend.token, secret, me.user_id) == []
+
+
+@pytest.mark.parametrize("kind", READERS)
+def test_a_device_added_after_the_first_message_gets_the_key_of_the_next(ferry, homeserver, matrix_user, nio_reader, kind):
+    session, me, _ = ferry
+    friend = matrix_user("reader")
+    phone = nio_reader(kind, friend)
+    room = encrypted_room(homeserver, me, friend)
+    assert session.ferry("text", "First", "--to", room).returncode == EX_OK
+
+    # When the friend signs in on a second device, and Ferry sends again
+    laptop = nio_reader(kind, friend)
+    assert session.ferry("text", "Second", "--to", room).returncode == EX_OK
+
+    # Then the new device reads the second message (the session's key was shared with it) and
+    # not the first, which went out before it existed; the first device reads both
+    first, second = decrypted(laptop, room, me.user_id)
+    assert not first["decrypted"] and second["decrypted"] and second["content"]["body"] == "Second"
+    assert [e["content"]["body"] for e in decrypted(phone, room, me.user_id)] == ["First", "Second"]
+    # And it was the same session (a new device is no reason for a new one)
+    assert first["session_id"] == second["session_id"]
+
+
+@pytest.mark.parametrize("kind", READERS)
+def test_a_member_who_left_does_not_get_the_next_session(ferry, homeserver, matrix_user, nio_reader, kind):
+    session, me, _ = ferry
+    stays, leaves = matrix_user("stays"), matrix_user("leaves")
+    staying, leaving = nio_reader(kind, stays), nio_reader(kind, leaves)
+    room = encrypted_room(homeserver, me, stays, leaves)
+    assert session.ferry("text", "Before", "--to", room).returncode == EX_OK
+    assert [e["content"]["body"] for e in decrypted(leaving, room, me.user_id)] == ["Before"]
+
+    # When one member leaves and Ferry sends again
+    homeserver.call("POST", f"/_matrix/client/v3/rooms/{urllib.parse.quote(room)}/leave", leaves.token, json_body={})
+    assert session.ferry("text", "After", "--to", room).returncode == EX_OK
+
+    # Then the one who stayed reads it, in a new session
+    before, after = decrypted(staying, room, me.user_id)
+    assert after["decrypted"] and after["content"]["body"] == "After"
+    assert before["session_id"] != after["session_id"]
+    # And the one who left, let back in, cannot: the new session's key never reached them
+    homeserver.invite(me.token, room, leaves.user_id)
+    leaving.join(room)
+    seen = {e["event_id"]: e for e in decrypted(leaving, room, me.user_id)}
+    assert not seen[after["event_id"]]["decrypted"], seen[after["event_id"]]
+
+
+def test_a_kill_after_the_encrypted_event_reached_the_server_sends_it_once(new_session, homeserver, matrix_user, nio_reader):
+    proxy = HostileProxy(homeserver).start()
+    me, friend = matrix_user("killed"), matrix_user("reader")
+    reader = nio_reader(READERS[0], friend)
+    room = encrypted_room(homeserver, me, friend)
+    session = new_session()
+    sign_in_call(session, homeserver=proxy.base_url, user=me.user_id, password=me.password).expect_ok()
+    # Given a server whose answer to the encrypted event is held (it has the event by then)
+    release = threading.Event()
+    held = proxy.answer("PUT", r"/_matrix/client/v3/rooms/[^/]+/send/m\.room\.encrypted/.*", passthrough=True,
+                        hold_answer=release, times=1)
+
+    # When the service is killed while the answer is held, and started again
+    done = session.ferry("text", "Exactly once, encrypted", "--to", room, "--no-wait")
+    assert done.returncode == EX_OK, done.stderr
+    share_id = new_share_id(done)
+    wait_for(lambda: held.done == 1, timeout=30, what="the encrypted event on the server, its answer held")
+    session.kill_service(signal.SIGKILL)
+    release.set()
+    session.get_share(share_id)
+    wait_for_state(session, share_id, "sent", timeout=60)
+
+    # Then the room holds it once (the same ciphertext went again under the same transaction id)
+    # and the reader decrypts it
+    assert len([e for e in homeserver.events(friend.token, room, "m.room.encrypted") if e["sender"] == me.user_id]) == 1
+    [event] = decrypted(reader, room, me.user_id)
+    assert event["decrypted"] and event["content"]["body"] == "Exactly once, encrypted"
+    session.stop()
+    proxy.stop()
+
+
+def test_a_revoked_sign_in_mid_share_goes_on_after_signing_in_again(new_session, homeserver, matrix_user, nio_reader):
+    me, friend = matrix_user("revoked"), matrix_user("reader")
+    reader = nio_reader(READERS[-1], friend)
+    room = encrypted_room(homeserver, me, friend)
+    session = new_session()
+    account = sign_in(session, homeserver, me)
+    assert session.ferry("text", "Before", "--to", room).returncode == EX_OK
+
+    # When the server admin deletes Ferry's device (its token with it) and a share is made
+    homeserver.revoke_device(me.user_id, account["device-id"])
+    share_id = session.share_ok(text="After", destinations=[room])
+    wait_for_state(session, share_id, "awaiting-sign-in", timeout=60)
+
+    # Then after signing in again (the same device, its keys uploaded again) it is delivered, and
+    # the reader decrypts both
+    assert sign_in(session, homeserver, me)["device-id"] == account["device-id"]
+    wait_for_state(session, share_id, "sent", timeout=60)
+    assert [e["content"]["body"] for e in decrypted(reader, room, me.user_id)] == ["Before", "After"]
+    assert plain_messages_from(homeserver, friend.token, room, me.user_id) == []
