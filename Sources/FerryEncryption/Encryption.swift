@@ -30,7 +30,13 @@ public actor Encryption {
     /// Encrypted events older than this are dropped from the store (µs): a week.
     static let eventRecordAge: Int64 = 604_800_000_000
 
-    public init(outbox: Outbox, vault: TokenVault, logger: Logger, clock: @escaping @Sendable () -> Int64) {
+    /// Room keys go only to devices their owners verified (cross-signed); the rest are told
+    /// `m.room_key.withheld` with `m.unverified`. Off by default, as in Element.
+    let onlyVerifiedDevices: Bool
+
+    public init(outbox: Outbox, vault: TokenVault, onlyVerifiedDevices: Bool = false, logger: Logger,
+                clock: @escaping @Sendable () -> Int64) {
+        self.onlyVerifiedDevices = onlyVerifiedDevices
         self.outbox = outbox
         self.vault = vault
         self.logger = logger

@@ -13,29 +13,42 @@ struct KeySharing {
     let api: DeviceKeysAPI
     let logger: Logger
 
-    /// The devices of `users` (user → device id → identity) whose keys carry their own signature,
-    /// without Ferry's own device. A device whose keys do not verify is left out, and logged: a
-    /// server cannot slip a key of its own making into the room.
-    static func devices(of users: [String], except me: Session, api: DeviceKeysAPI,
-                        logger: Logger) async throws(EncryptionFailure) -> [String: [String: DeviceIdentity]] {
-        guard !users.isEmpty else { return [:] }
-        let answer: JSONValue
-        do { answer = try await api.query(users: users) } catch { throw .server(error) }
+    /// Readers' devices as the server lists them, each checked.
+    struct Listed {
+        /// user → device id → identity: devices whose keys carry their own signature, without
+        /// Ferry's own. A device whose keys do not verify is left out, and logged: a server
+        /// cannot slip a key of its own making into the room.
         var devices: [String: [String: DeviceIdentity]] = [:]
+        /// The Curve25519 keys of devices their owners verified (cross-signed).
+        var verifiedByOwner: Set<String> = []
+    }
+
+    /// The devices of `users`, by `/keys/query`.
+    static func devices(of users: [String], except me: Session, api: DeviceKeysAPI,
+                        logger: Logger) async throws(EncryptionFailure) -> Listed {
+        guard !users.isEmpty else { return Listed() }
+        let answer: JSONValue
+        do { answer = try await api.queryAnswer(users: users) } catch { throw .server(error) }
+        var listed = Listed()
         let wanted = Set(users)
-        for (user, listed) in answer.objectValue ?? [:] where wanted.contains(user) {
+        for (user, devices) in answer["device_keys"]?.objectValue ?? [:] where wanted.contains(user) {
             var byID: [String: DeviceIdentity] = [:]
-            for (deviceID, keys) in listed.objectValue ?? [:] {
+            for (deviceID, keys) in devices.objectValue ?? [:] {
                 if user == me.userID && deviceID == me.deviceID { continue }
                 do {
-                    byID[deviceID] = try DeviceIdentity(verifying: keys, userID: user, deviceID: deviceID)
+                    let device = try DeviceIdentity(verifying: keys, userID: user, deviceID: deviceID)
+                    byID[deviceID] = device
+                    if CrossSigning.isVerifiedByOwner(keys, of: device, masterKey: answer["master_keys"]?[user],
+                                                      selfSigningKey: answer["self_signing_keys"]?[user]) {
+                        listed.verifiedByOwner.insert(device.curve25519)
+                    }
                 } catch {
                     logger.warning("left out a device whose keys do not verify", metadata: ["user": "\(user)", "device": "\(deviceID)"])
                 }
             }
-            devices[user] = byID
+            listed.devices[user] = byID
         }
-        return devices
+        return listed
     }
 
     struct Outcome {
@@ -95,23 +108,43 @@ struct KeySharing {
             if !messages.isEmpty {
                 try await api.sendToDevice(type: "m.room.encrypted", transactionID: Self.transactionID(), messages: messages)
             }
-            if !outcome.withheld.isEmpty {
-                let notice: JSONValue = [
-                    "algorithm": "m.megolm.v1.aes-sha2", "room_id": .string(roomID), "session_id": .string(sessionID),
-                    "sender_key": .string(sender.account.curve25519), "code": "m.no_olm",
-                    "reason": "Unable to establish a secure channel.",
-                ]
-                var notices: [String: [String: JSONValue]] = [:]
-                for device in outcome.withheld { notices[device.userID, default: [:]][device.deviceID] = notice }
-                try await api.sendToDevice(type: "m.room_key.withheld", transactionID: Self.transactionID(), messages: notices)
-            }
         } catch {
             throw .server(error)
         }
-        if !outcome.withheld.isEmpty {
-            logger.notice("room key withheld from devices without a one-time key", metadata: ["devices": "\(outcome.withheld.count)"])
-        }
+        try await withhold(.noOlm, from: outcome.withheld, roomID: roomID, sessionID: sessionID)
         return outcome
+    }
+
+    /// Why a room key is withheld, as `m.room_key.withheld` says it.
+    enum Withheld: String {
+        case noOlm = "m.no_olm"
+        case unverified = "m.unverified"
+
+        var reason: String {
+            switch self {
+            case .noOlm: return "Unable to establish a secure channel."
+            case .unverified: return "The sender has disabled encrypting to unverified devices."
+            }
+        }
+    }
+
+    /// Tells `devices` that the room's key is withheld from them, and why (not encrypted: the
+    /// notice holds no secret, and a device without an Olm session could not read it).
+    func withhold(_ code: Withheld, from devices: [DeviceIdentity], roomID: String, sessionID: String) async throws(EncryptionFailure) {
+        guard !devices.isEmpty else { return }
+        let notice: JSONValue = [
+            "algorithm": "m.megolm.v1.aes-sha2", "room_id": .string(roomID), "session_id": .string(sessionID),
+            "sender_key": .string(sender.account.curve25519), "from_device": .string(sender.deviceID),
+            "code": .string(code.rawValue), "reason": .string(code.reason),
+        ]
+        var notices: [String: [String: JSONValue]] = [:]
+        for device in devices { notices[device.userID, default: [:]][device.deviceID] = notice }
+        do {
+            try await api.sendToDevice(type: "m.room_key.withheld", transactionID: Self.transactionID(), messages: notices)
+        } catch {
+            throw .server(error)
+        }
+        logger.notice("room key withheld", metadata: ["code": "\(code.rawValue)", "devices": "\(devices.count)"])
     }
 
     /// A new to-device transaction id: each request carries new ciphertexts, so it is never a repeat.

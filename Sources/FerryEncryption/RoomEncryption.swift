@@ -31,7 +31,8 @@ extension Encryption {
         guard settings.algorithm == Self.megolm else { throw .unsupportedAlgorithm(settings.algorithm) }
         let account = try Self.account(device)
         let sender = EncryptedEvents.Sender(userID: session.userID, deviceID: session.deviceID, account: account)
-        let devices = try await KeySharing.devices(of: readers.users, except: session, api: DeviceKeysAPI(http: http), logger: logger)
+        let listed = try await KeySharing.devices(of: readers.users, except: session, api: DeviceKeysAPI(http: http), logger: logger)
+        let devices = listed.devices
 
         let roomName = "room:\(roomID)"
         var record = try store.load(roomName, as: RoomRecord.self)
@@ -46,11 +47,22 @@ extension Encryption {
         var room = record!
         guard var outbound = OutboundGroupSession(state: room.session) else { throw .crypto("the kept room session does not decode") }
 
-        let missing = devices.flatMap { user, byID in
+        var missing = devices.flatMap { user, byID in
             byID.values.filter { room.sharedWith[user]?[$0.deviceID] != $0.curve25519 }
         }
+        let sharing = KeySharing(store: store, sender: sender, api: DeviceKeysAPI(http: http), logger: logger)
+        if onlyVerifiedDevices {
+            // The setting: devices their owners have not verified get no key, and are told why once.
+            let unverified = missing.filter { !listed.verifiedByOwner.contains($0.curve25519) }
+            missing.removeAll { !listed.verifiedByOwner.contains($0.curve25519) }
+            let untold = unverified.filter { !(room.withheldFrom[$0.userID] ?? []).contains($0.deviceID) }
+            if !untold.isEmpty {
+                try await sharing.withhold(.unverified, from: untold, roomID: roomID, sessionID: outbound.sessionID)
+                for device in untold { room.withheldFrom[device.userID, default: []].append(device.deviceID) }
+                try store.write([CryptoStore.set(roomName, room)])
+            }
+        }
         if !missing.isEmpty {
-            let sharing = KeySharing(store: store, sender: sender, api: DeviceKeysAPI(http: http), logger: logger)
             let key = EncryptedEvents.roomKey(outbound, roomID: roomID, sharedHistory: readers.sharedHistory)
             let outcome = try await sharing.share(key, with: missing,
                                                   withheld: room.withheldFrom, roomID: roomID, sessionID: outbound.sessionID)

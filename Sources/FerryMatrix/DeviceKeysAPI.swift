@@ -25,8 +25,14 @@ public struct DeviceKeysAPI: Sendable {
     /// `POST /keys/query`: the device keys of `users`, as the server answers them (`device_keys`:
     /// user → device → signed keys). The caller checks every device's self-signature.
     public func query(users: [String]) async throws(MatrixError) -> JSONValue {
-        let body: JSONValue = ["device_keys": .object(Dictionary(uniqueKeysWithValues: users.map { ($0, JSONValue.array([])) }))]
-        return try await http.call(.POST, "/_matrix/client/v3/keys/query", json: body, as: JSONValue.self)["device_keys"] ?? [:]
+        try await queryAnswer(users: users)["device_keys"] ?? [:]
+    }
+
+    /// `POST /keys/query`'s whole answer: `device_keys`, and the cross-signing keys
+    /// (`master_keys`, `self_signing_keys`: user → key object).
+    public func queryAnswer(users: [String]) async throws(MatrixError) -> JSONValue {
+        let body: JSONValue = ["device_keys": .object(Dictionary(users.map { ($0, JSONValue.array([])) }, uniquingKeysWith: { a, _ in a }))]
+        return try await http.call(.POST, "/_matrix/client/v3/keys/query", json: body, as: JSONValue.self)
     }
 
     /// `POST /keys/claim`: one `signed_curve25519` key for each device (user → device ids);

@@ -64,7 +64,7 @@ public enum ServiceApplication {
             senderEvents.working = { CrashWitness.working(on: $0) }
             let encryption = Encryption(outbox: outbox, vault: .encryptionKey(stateDirectory: settings.paths.stateDirectory,
                                                                               logger: logger),
-                                        logger: logger, clock: Clock.microseconds)
+                                        onlyVerifiedDevices: settings.onlyVerifiedDevices, logger: logger, clock: Clock.microseconds)
             service.encryption = encryption
             service.sender = Sender(outbox: outbox, spool: spool, account: account, backoff: settings.backoff,
                                     events: senderEvents, logger: logger, clock: Clock.microseconds,

@@ -12,6 +12,9 @@ public struct ServiceSettings: Sendable {
     /// How long the sender waits between tries of a delivery that failed for a passing reason.
     public var backoff: Backoff
 
+    /// Room keys only for devices their owners verified (`FERRY_ONLY_VERIFIED_DEVICES=1`).
+    public var onlyVerifiedDevices: Bool
+
     /// The service's environment, passed on to the dialog process (DISPLAY, the bus, XDG directories).
     public var environment: [String: String]
 
@@ -21,6 +24,7 @@ public struct ServiceSettings: Sendable {
         limits = Limits.fromEnvironment(environment)
         idleTimeout = idleTimeoutOverride ?? environment["FERRY_IDLE_TIMEOUT"].flatMap(UInt32.init) ?? 10
         logLevel = Self.logLevel(environment["FERRY_LOG"])
+        onlyVerifiedDevices = ["1", "true", "yes"].contains(environment["FERRY_ONLY_VERIFIED_DEVICES"]?.lowercased() ?? "")
         backoff = Backoff()
         if let seconds = environment["FERRY_RETRY_MAX_SECONDS"].flatMap(Int64.init), seconds > 0 {
             backoff.maximum = seconds * 1_000_000

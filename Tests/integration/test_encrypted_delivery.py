@@ -11,12 +11,15 @@ does not get the new one, and neither a kill -9 nor a revoked sign-in makes a se
 from __future__ import annotations
 
 import hashlib
+import json
 import signal
 import threading
 import urllib.parse
 
 import pytest
 
+from crosssigning import CrossSigningIdentity
+from cryptopeers import Vodozemac, device_keys, signed
 from ferryenv import EX_OK, file_uri, wait_for
 from hostileproxy import HostileProxy
 from matrixflow import new_share_id, png_of_size, sign_in, sign_in_call, wait_for_state
@@ -225,3 +228,62 @@ def test_a_revoked_sign_in_mid_share_goes_on_after_signing_in_again(new_session,
     wait_for_state(session, share_id, "sent", timeout=60)
     assert [e["content"]["body"] for e in decrypted(reader, room, me.user_id)] == ["Before", "After"]
     assert plain_messages_from(homeserver, friend.token, room, me.user_id) == []
+
+
+def raw_device(homeserver, user, peer) -> tuple[str, str]:
+    """A device of `user` with `peer`'s keys and one one-time key, read over plain /sync."""
+    token, device = homeserver.login(user.user_id, user.password)
+    key = {"key": peer.one_time_key()}
+    homeserver.call("POST", "/_matrix/client/v3/keys/upload", token, json_body={
+        "device_keys": device_keys(peer, user.user_id, device),
+        "one_time_keys": {"signed_curve25519:AAAAAQ": signed(peer, user.user_id, device, key)}})
+    return token, device
+
+
+def to_device_events(homeserver, token: str) -> list[dict]:
+    return homeserver.call("GET", "/_matrix/client/v3/sync?timeout=0", token).get("to_device", {}).get("events", [])
+
+
+@pytest.mark.parametrize("kind", READERS)
+def test_with_only_verified_devices_on_an_unverified_device_is_told_m_unverified_and_gets_no_key(
+        new_session, homeserver, matrix_user, nio_reader, kind):
+    me, friend = matrix_user("strict"), matrix_user("reader")
+    # Given a friend with two devices, one of them verified by its owner (cross-signed)
+    verified, unverified = nio_reader(kind, friend), nio_reader(kind, friend)
+    identity = CrossSigningIdentity(friend.user_id)
+    identity.upload(homeserver, friend.token, friend.password)
+    identity.verify_device(homeserver, friend.token, verified.device()["device_id"])
+    # and a third, unverified, whose to-device messages the test reads itself
+    raw_token, _ = raw_device(homeserver, friend, Vodozemac())
+    room = encrypted_room(homeserver, me, friend)
+
+    # When Ferry, set to encrypt only for verified devices, sends a text
+    session = new_session(FERRY_ONLY_VERIFIED_DEVICES="1")
+    sign_in(session, homeserver, me)
+    assert session.ferry("text", "Only for verified devices", "--to", room).returncode == EX_OK
+
+    # Then the verified device reads it and the unverified one cannot
+    [seen] = decrypted(verified, room, me.user_id)
+    assert seen["decrypted"] and seen["content"]["body"] == "Only for verified devices"
+    [unseen] = decrypted(unverified, room, me.user_id)
+    assert not unseen["decrypted"]
+    # And the raw device was told why (m.unverified) and given no key
+    events = to_device_events(homeserver, raw_token)
+    assert [e["type"] for e in events] == ["m.room_key.withheld"], events
+    withheld = events[0]["content"]
+    assert withheld["code"] == "m.unverified" and withheld["room_id"] == room
+    assert withheld["session_id"] == seen["session_id"] and withheld["algorithm"] == MEGOLM
+
+
+def test_by_default_every_device_gets_the_key_verified_or_not(ferry, homeserver, matrix_user):
+    session, me, _ = ferry
+    friend = matrix_user("reader")
+    peer = Vodozemac()
+    raw_token, _ = raw_device(homeserver, friend, peer)
+    room = encrypted_room(homeserver, me, friend)
+    assert session.ferry("text", "For every device", "--to", room).returncode == EX_OK
+    [event] = [e for e in to_device_events(homeserver, raw_token) if e["type"] == "m.room.encrypted"]
+    assert event["sender"] == me.user_id
+    body = event["content"]["ciphertext"][peer.curve25519]
+    plaintext = json.loads(peer.inbound(event["content"]["sender_key"], body["body"]))
+    assert plaintext["type"] == "m.room_key" and plaintext["content"]["room_id"] == room

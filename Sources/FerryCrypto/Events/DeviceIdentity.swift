@@ -51,7 +51,12 @@ public struct DeviceIdentity: Sendable, Hashable {
     /// Whether `object` carries `userID`'s `ed25519:<deviceID>` signature by `key` over its
     /// canonical JSON without `signatures` and `unsigned` (the Matrix rule for signed JSON).
     static func isSigned(_ object: [String: JSONValue], by key: Curve25519.Signing.PublicKey, userID: String, deviceID: String) -> Bool {
-        guard let signature = object["signatures"]?[userID]?["ed25519:\(deviceID)"]?.stringValue,
+        isSigned(object, by: key, userID: userID, keyID: "ed25519:\(deviceID)")
+    }
+
+    /// The same for any key id (a cross-signing key's is `ed25519:<its public key>`).
+    static func isSigned(_ object: [String: JSONValue], by key: Curve25519.Signing.PublicKey, userID: String, keyID: String) -> Bool {
+        guard let signature = object["signatures"]?[userID]?[keyID]?.stringValue,
               let signatureBytes = UnpaddedBase64.decode(signature) else { return false }
         var covered = object
         covered["signatures"] = nil
