@@ -209,6 +209,40 @@ def test_a_kill_after_the_encrypted_event_reached_the_server_sends_it_once(new_s
     proxy.stop()
 
 
+@pytest.mark.parametrize("kind", READERS)
+def test_a_kill_between_sharing_the_key_and_sending_the_event_sends_it_once_and_readable(
+        new_session, homeserver, matrix_user, nio_reader, kind):
+    proxy = HostileProxy(homeserver).start()
+    me, friend = matrix_user("keykill"), matrix_user("reader")
+    reader = nio_reader(kind, friend)
+    room = encrypted_room(homeserver, me, friend)
+    session = new_session()
+    sign_in_call(session, homeserver=proxy.base_url, user=me.user_id, password=me.password).expect_ok()
+    # Given a server whose answer to the room key's to-device request is held (the key is on its
+    # way to the reader by then, and the event not sent)
+    release = threading.Event()
+    held = proxy.answer("PUT", r"/_matrix/client/v3/sendToDevice/m\.room\.encrypted/.*", passthrough=True,
+                        hold_answer=release, times=1)
+
+    # When the service is killed there, and started again
+    done = session.ferry("text", "Key first, then the text", "--to", room, "--no-wait")
+    assert done.returncode == EX_OK, done.stderr
+    share_id = new_share_id(done)
+    wait_for(lambda: held.done == 1, timeout=30, what="the room key on the server, its answer held")
+    session.kill_service(signal.SIGKILL)
+    release.set()
+    session.get_share(share_id)
+    wait_for_state(session, share_id, "sent", timeout=60)
+
+    # Then the text is in the room once, and the reader decrypts it
+    assert len([e for e in homeserver.events(friend.token, room, "m.room.encrypted") if e["sender"] == me.user_id]) == 1
+    [event] = decrypted(reader, room, me.user_id)
+    assert event["decrypted"] and event["content"]["body"] == "Key first, then the text"
+    assert plain_messages_from(homeserver, friend.token, room, me.user_id) == []
+    session.stop()
+    proxy.stop()
+
+
 def test_a_revoked_sign_in_mid_share_goes_on_after_signing_in_again(new_session, homeserver, matrix_user, nio_reader):
     me, friend = matrix_user("revoked"), matrix_user("reader")
     reader = nio_reader(READERS[-1], friend)
