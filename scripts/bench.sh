@@ -12,4 +12,5 @@ bare="$(swift build -c release --show-bin-path)/bare-gapplication"
 .venv-test/bin/python Tests/bench/bench_service.py "$prefix" "$bare"
 scripts/bench-references.sh install
 .venv-test/bin/python Tests/bench/bench_sender.py "$prefix"
+.venv-test/bin/python Tests/bench/bench_encryption.py "$prefix"
 .venv-test/bin/python Tests/bench/bench_ui.py "$prefix"

@@ -61,6 +61,14 @@ public struct TokenVault: Sendable {
         }
     }
 
+    /// The secret kept for `userID`, looked for in the private file and then in the Secret
+    /// Service: nil when neither holds one; an error when the Secret Service could not be asked
+    /// (locked, not running yet), which is not the same as "there is none".
+    public func kept(userID: String) throws(GLibError) -> String? {
+        if let fromFile = readFile() { return fromFile }
+        return try secrets.lookup(attributes: attributes(userID))
+    }
+
     public func remove(userID: String) {
         try? secrets.clear(attributes: attributes(userID))
         removeFile()

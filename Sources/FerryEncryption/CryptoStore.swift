@@ -86,4 +86,7 @@ struct RoomRecord: Codable, Sendable {
     var sharedWith: [String: [String: String]]
     /// Devices told `m.room_key.withheld` for it (user → device ids), so they are told once.
     var withheldFrom: [String: [String]] = [:]
+    /// The `shared_history` its key was shared with: a change of the room's history visibility
+    /// needs a new session.
+    var sharedHistory: Bool? = nil
 }

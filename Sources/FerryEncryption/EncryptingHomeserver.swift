@@ -69,7 +69,14 @@ public struct EncryptingHomeserver: Homeserver {
     }
 
     public func send(_ content: MessageContent, to roomID: String, transactionID: String, encrypted: Bool) async throws(MatrixError) -> String {
-        guard encrypted else { return try await plain.send(content, to: roomID, transactionID: transactionID, encrypted: false) }
+        guard encrypted else {
+            // A room Ferry has encrypted for is never sent to in the clear, whatever the server
+            // says of it now (encryption cannot be switched off).
+            guard !encryption.hasEncrypted(for: roomID) else {
+                throw EncryptionFailure.crypto("the server says the room is no longer encrypted, which cannot be").matrixError
+            }
+            return try await plain.send(content, to: roomID, transactionID: transactionID, encrypted: false)
+        }
         var content = content
         if let uri = content.url {
             // An attachment: its `file` (key, IV, hash) in place of the plain URL. A URL without a

@@ -19,8 +19,14 @@ public actor Encryption {
     let clock: @Sendable () -> Int64
     /// The store opened for this user (their seal key read).
     private var opened: (userID: String, store: CryptoStore)?
+    /// Whose turn it is (OneAtATime).
+    var turns = OneAtATime()
     /// The device as last kept, and when its one-time keys were last counted.
     private var device: (record: DeviceRecord, checked: Int64)?
+
+    /// What is known of encrypted rooms' readers, for one sign-in, from which sync token
+    /// (ReaderTracking).
+    var tracking: Tracking?
 
     /// One-time keys the server should hold for others to start sessions with; topped up to
     /// `oneTimeKeyTarget` when fewer than half are left.
@@ -50,18 +56,37 @@ public actor Encryption {
     /// The device's identity exists and its keys (device keys, one-time keys, a fallback key) are
     /// on the server. At sign-in, and before encrypting.
     @discardableResult
-    public func prepareDevice(for session: Session) async throws(EncryptionFailure) -> (ed25519: String, curve25519: String) {
-        let (_, record) = try await ready(session)
-        let account = try Self.account(record)
-        return (account.ed25519, account.curve25519)
+    public func prepareDevice(for session: Session) async throws(EncryptionFailure) -> DeviceKeys {
+        try await exclusively { () async throws(EncryptionFailure) in
+            let (_, record) = try await ready(session)
+            let account = try Self.account(record)
+            return DeviceKeys(ed25519: account.ed25519, curve25519: account.curve25519)
+        }
     }
 
-    /// Sign-out: the device's keys, sessions and the key that sealed them are deleted.
-    public func forget(userID: String) {
+    /// The public keys of Ferry's device.
+    public struct DeviceKeys: Sendable {
+        public var ed25519: String
+        public var curve25519: String
+    }
+
+    /// Sign-out: the device's keys, sessions and the key that sealed them are deleted (after an
+    /// event being made, never under it).
+    public func forget(userID: String) async {
+        _ = try? await exclusively { () async throws(EncryptionFailure) in forgetNow(userID: userID) }
+    }
+
+    private func forgetNow(userID: String) {
         try? outbox.deleteCryptoRecords()
         vault.remove(userID: userID)
         opened = nil
         device = nil
+        tracking = nil
+    }
+
+    /// Whether Ferry has a session for the room: it encrypted there before.
+    public nonisolated func hasEncrypted(for roomID: String) -> Bool {
+        ((try? outbox.cryptoRecord("room:\(roomID)")) ?? nil) != nil
     }
 
     // MARK: - The store and the device
@@ -69,17 +94,28 @@ public actor Encryption {
     func store(for session: Session) throws(EncryptionFailure) -> CryptoStore {
         if let opened, opened.userID == session.userID { return opened.store }
         device = nil
-        let kept = vault.token(userID: session.userID, storage: .file)
-            ?? vault.token(userID: session.userID, storage: .secretService)
+        var kept: String?
+        do {
+            kept = try vault.kept(userID: session.userID)
+        } catch {
+            // Locked, or not running yet: when there is a kept state, its key is asked again
+            // with the next event and nothing is deleted; with none, a new key is made (and kept
+            // where TokenVault can: the Secret Service, or the private file).
+            if keepsDevice() { throw .sealKeyUnavailable(error.message) }
+            kept = nil
+        }
         let seal: StateSeal
         if let kept, let bytes = Data(base64Encoded: kept), let existing = StateSeal(keyBytes: Array(bytes)) {
             seal = existing
         } else {
             if keepsDevice() {
-                // Sealed records without their key can never be opened again: they go, and a
-                // new device identity is made (under a new device id at the next sign-in).
-                logger.warning("the key of the kept encryption state is gone; starting again with a new device identity")
+                // Sealed records without their key can never be opened again. This device's
+                // keys cannot be made anew under the same id (others would take it for an
+                // impostor, and the server refuses one-time key ids it has seen): the records
+                // go, so that the next sign-in is a new device, and until then nothing is encrypted.
+                logger.warning("the key of the kept encryption state is gone; sign out and in again to encrypt")
                 try? outbox.deleteCryptoRecords()
+                throw .deviceKeysLost
             }
             seal = StateSeal()
             guard vault.store(Data(seal.keyBytes).base64EncodedString(), userID: session.userID,
@@ -121,10 +157,15 @@ public actor Encryption {
             kept.deviceKeysPublished = false
         }
         var counts = try await upload(&kept, session: session, api: api, store: store)
-        let onServer = counts["signed_curve25519"] ?? 0
+        // A server's count is brought into 0...target: a negative or huge one must neither trap
+        // nor make keys without end.
+        let onServer = min(max(counts["signed_curve25519"] ?? 0, 0), Self.oneTimeKeyTarget)
         if onServer < Self.oneTimeKeyTarget / 2 {
             var account = try Self.account(kept)
             account.generateOneTimeKeys(Self.oneTimeKeyTarget - onServer)
+            // Ferry never reads pre-key messages sent to it, so claimed keys are never used up
+            // here: only the newest are kept, enough for what the server holds and some in flight.
+            account.forgetOldestOneTimeKeys(keeping: Self.oneTimeKeyTarget * 2)
             kept.account = account.state
             try store.write([CryptoStore.set("account", kept)])
             counts = try await upload(&kept, session: session, api: api, store: store)
@@ -174,11 +215,11 @@ public actor Encryption {
 /// The keys of encrypted attachments, kept sealed under their `mxc:` URI from the upload until
 /// the event that carries them is made (`file:<uri>`).
 extension Encryption {
-    func keep(file: JSONValue, for uri: String, session: Session) throws(EncryptionFailure) {
-        try store(for: session).write([CryptoStore.set("file:\(uri)", file)])
+    func keep(file: JSONValue, for uri: String, session: Session) async throws(EncryptionFailure) {
+        try await exclusively { () throws(EncryptionFailure) in try store(for: session).write([CryptoStore.set("file:\(uri)", file)]) }
     }
 
-    func file(for uri: String, session: Session) throws(EncryptionFailure) -> JSONValue? {
-        try store(for: session).load("file:\(uri)", as: JSONValue.self)
+    func file(for uri: String, session: Session) async throws(EncryptionFailure) -> JSONValue? {
+        try await exclusively { () throws(EncryptionFailure) in try store(for: session).load("file:\(uri)", as: JSONValue.self) }
     }
 }

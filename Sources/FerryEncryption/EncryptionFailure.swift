@@ -12,6 +12,10 @@ public enum EncryptionFailure: Error, Sendable {
     case sealedStateUnreadable(String)
     /// No key to seal the state with could be kept (neither Secret Service nor a private file).
     case noSealKey
+    /// The Secret Service could not be asked for the key (locked, not running yet): tried again.
+    case sealKeyUnavailable(String)
+    /// The key of the kept state is gone: this device cannot encrypt until a new sign-in.
+    case deviceKeysLost
     /// The room asks for an algorithm Ferry does not speak.
     case unsupportedAlgorithm(String)
     /// The protocol layer refused (a ratchet at its end, a state that does not decode).
@@ -26,7 +30,14 @@ public enum EncryptionFailure: Error, Sendable {
         case .storage(let why): reason = "its encryption state could not be kept (\(why))"
         case .sealedStateUnreadable(let name): reason = "the kept encryption state (\(name)) does not open with its key"
         case .noSealKey: reason = "no key to protect the encryption state could be kept"
-        case .unsupportedAlgorithm(let algorithm): reason = "the room asks for encryption by \(algorithm), which Ferry does not speak"
+        case .sealKeyUnavailable(let why):
+            // Passing: retried like a server that is away, never a reason to give the share up.
+            return MatrixError(kind: .http(status: 503), errcode: MatrixError.encryptionErrcode,
+                               message: "the keyring holding Ferry's encryption key did not answer (\(why))")
+        case .deviceKeysLost: reason = "this device's encryption keys are lost; sign out and sign in again"
+        case .unsupportedAlgorithm(let algorithm):
+            reason = algorithm.isEmpty ? "the room's encryption names no algorithm"
+                : "the room asks for encryption by \(algorithm), which Ferry does not speak"
         case .crypto(let why): reason = why
         }
         return MatrixError(kind: .refused, errcode: MatrixError.encryptionErrcode, message: reason)

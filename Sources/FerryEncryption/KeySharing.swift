@@ -48,6 +48,17 @@ struct KeySharing {
             }
             listed.devices[user] = byID
         }
+        // An identity key is one device's: listed twice (someone's device copying another's key
+        // under its own signature), both are left out, or the two would share one Olm session,
+        // the same chain step read by both.
+        var seen: [String: Int] = [:]
+        for byID in listed.devices.values { for device in byID.values { seen[device.curve25519, default: 0] += 1 } }
+        let repeated = Set(seen.filter { $0.value > 1 }.keys)
+        if !repeated.isEmpty {
+            logger.warning("left out devices that share an identity key", metadata: ["keys": "\(repeated.count)"])
+            for (user, byID) in listed.devices { listed.devices[user] = byID.filter { !repeated.contains($0.value.curve25519) } }
+            listed.verifiedByOwner.subtract(repeated)
+        }
         return listed
     }
 
@@ -70,14 +81,15 @@ struct KeySharing {
                 needSession.append(device)
             }
         }
-        if !needSession.isEmpty {
+        for start in stride(from: 0, to: needSession.count, by: Self.batch) {
+            let batch = needSession[start..<min(start + Self.batch, needSession.count)]
             let claimed: JSONValue
             do {
-                claimed = try await api.claim(Dictionary(grouping: needSession, by: \.userID).mapValues { $0.map(\.deviceID) })
+                claimed = try await api.claim(Dictionary(grouping: batch, by: \.userID).mapValues { $0.map(\.deviceID) })
             } catch {
                 throw .server(error)
             }
-            for device in needSession {
+            for device in batch {
                 guard let keys = claimed[device.userID]?[device.deviceID]?.objectValue,
                       let signed = keys.first(where: { $0.key.hasPrefix("signed_curve25519:") })?.value,
                       let key = try? device.verifiedOneTimeKey(signed),
@@ -87,29 +99,38 @@ struct KeySharing {
             }
         }
         var outcome = Outcome()
-        var messages: [String: [String: JSONValue]] = [:]
-        var changes: [CryptoStore.Change] = []
+        var reachable: [DeviceIdentity] = []
         for device in devices {
-            guard var session = sessions[device.curve25519] else {
-                if !(alreadyTold[device.userID] ?? []).contains(device.deviceID) { outcome.withheld.append(device) }
-                continue
+            if sessions[device.curve25519] != nil {
+                reachable.append(device)
+            } else if !(alreadyTold[device.userID] ?? []).contains(device.deviceID) {
+                outcome.withheld.append(device)
             }
-            do {
-                messages[device.userID, default: [:]][device.deviceID] = try EncryptedEvents.toDevice(
-                    type: "m.room_key", content: roomKey, from: sender, to: device, session: &session)
-            } catch {
-                throw .crypto("\(error)")
-            }
-            changes.append(CryptoStore.set("olm:\(device.curve25519)", session.state))
-            outcome.received.append(device)
         }
-        try store.write(changes)
-        do {
-            if !messages.isEmpty {
-                try await api.sendToDevice(type: "m.room.encrypted", transactionID: Self.transactionID(), messages: messages)
+        // In batches: one request for thousands of devices is one the server refuses.
+        for start in stride(from: 0, to: reachable.count, by: Self.batch) {
+            var messages: [String: [String: JSONValue]] = [:]
+            var changes: [CryptoStore.Change] = []
+            let batch = reachable[start..<min(start + Self.batch, reachable.count)]
+            for device in batch {
+                guard var session = sessions[device.curve25519] else { continue }
+                do {
+                    messages[device.userID, default: [:]][device.deviceID] = try EncryptedEvents.toDevice(
+                        type: "m.room_key", content: roomKey, from: sender, to: device, session: &session)
+                } catch {
+                    throw .crypto("\(error)")
+                }
+                sessions[device.curve25519] = session
+                changes.append(CryptoStore.set("olm:\(device.curve25519)", session.state))
             }
-        } catch {
-            throw .server(error)
+            // Each chain step kept before the request that carries it.
+            try store.write(changes)
+            do {
+                try await api.sendToDevice(type: "m.room.encrypted", transactionID: Self.transactionID(), messages: messages)
+            } catch {
+                throw .server(error)
+            }
+            outcome.received.append(contentsOf: batch)
         }
         try await withhold(.noOlm, from: outcome.withheld, roomID: roomID, sessionID: sessionID)
         return outcome
@@ -137,15 +158,22 @@ struct KeySharing {
             "sender_key": .string(sender.account.curve25519), "from_device": .string(sender.deviceID),
             "code": .string(code.rawValue), "reason": .string(code.reason),
         ]
-        var notices: [String: [String: JSONValue]] = [:]
-        for device in devices { notices[device.userID, default: [:]][device.deviceID] = notice }
-        do {
-            try await api.sendToDevice(type: "m.room_key.withheld", transactionID: Self.transactionID(), messages: notices)
-        } catch {
-            throw .server(error)
+        for start in stride(from: 0, to: devices.count, by: Self.batch) {
+            var notices: [String: [String: JSONValue]] = [:]
+            for device in devices[start..<min(start + Self.batch, devices.count)] {
+                notices[device.userID, default: [:]][device.deviceID] = notice
+            }
+            do {
+                try await api.sendToDevice(type: "m.room_key.withheld", transactionID: Self.transactionID(), messages: notices)
+            } catch {
+                throw .server(error)
+            }
         }
         logger.notice("room key withheld", metadata: ["code": "\(code.rawValue)", "devices": "\(devices.count)"])
     }
+
+    /// Devices per to-device request.
+    static let batch = 250
 
     /// A new to-device transaction id: each request carries new ciphertexts, so it is never a repeat.
     static func transactionID() -> String { "ferry-key-" + UUID().uuidString.lowercased() }

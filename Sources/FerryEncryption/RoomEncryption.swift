@@ -14,34 +14,33 @@ extension Encryption {
     /// transaction id dedupe holds and no message index is ever used twice.
     public func encrypt(_ content: JSONValue, type: String, roomID: String, transactionID: String,
                         session: Session) async throws(EncryptionFailure) -> JSONValue {
+        try await exclusively { () async throws(EncryptionFailure) in
+            try await makeEncrypted(content, type: type, roomID: roomID, transactionID: transactionID, session: session)
+        }
+    }
+
+    private func makeEncrypted(_ content: JSONValue, type: String, roomID: String, transactionID: String,
+                               session: Session) async throws(EncryptionFailure) -> JSONValue {
         let (store, device) = try await ready(session)
         let eventName = "event:\(transactionID)"
         if let made = try store.load(eventName, as: JSONValue.self) { return made }
         let http = MatrixHTTP(baseURL: session.homeserver, accessToken: session.accessToken)
-        let rooms = EncryptedRooms(http: http)
-        let settings: EncryptedRooms.Settings?
-        let readers: EncryptedRooms.Readers
-        do {
-            settings = try await rooms.settings(of: roomID)
-            readers = try await rooms.readers(of: roomID)
-        } catch {
-            throw .server(error)
-        }
-        guard let settings else { throw .crypto("the room is no longer encrypted as it was") }
+        let known = try await readers(of: roomID, session: session, http: http)
+        let (settings, readers, listed) = (known.settings, known.readers, known.listed)
         guard settings.algorithm == Self.megolm else { throw .unsupportedAlgorithm(settings.algorithm) }
         let account = try Self.account(device)
         let sender = EncryptedEvents.Sender(userID: session.userID, deviceID: session.deviceID, account: account)
-        let listed = try await KeySharing.devices(of: readers.users, except: session, api: DeviceKeysAPI(http: http), logger: logger)
         let devices = listed.devices
 
         let roomName = "room:\(roomID)"
         var record = try store.load(roomName, as: RoomRecord.self)
-        if let kept = record, let why = Self.rotation(kept, settings: settings, readers: readers.users, devices: devices, now: clock()) {
+        if let kept = record, let why = Self.rotation(kept, settings: settings, readers: readers, devices: devices, now: clock()) {
             logger.info("new room session", metadata: ["why": "\(why)"])
             record = nil
         }
         if record == nil {
-            record = RoomRecord(session: OutboundGroupSession().state, created: clock(), messages: 0, sharedWith: [:])
+            record = RoomRecord(session: OutboundGroupSession().state, created: clock(), messages: 0, sharedWith: [:],
+                                sharedHistory: readers.sharedHistory)
             try store.write([CryptoStore.set(roomName, record!)])
         }
         var room = record!
@@ -92,11 +91,13 @@ extension Encryption {
     /// Why the room's session must be replaced, or nil to keep it: used up (messages or age), or
     /// someone who had its key may no longer read (a member left, a device gone or re-keyed).
     /// Users whose devices the server did not list (a remote server away) count as unchanged.
-    static func rotation(_ room: RoomRecord, settings: EncryptedRooms.Settings, readers: [String],
+    static func rotation(_ room: RoomRecord, settings: EncryptedRooms.Settings, readers: EncryptedRooms.Readers,
                          devices: [String: [String: DeviceIdentity]], now: Int64) -> String? {
         if room.messages >= settings.rotationMessages { return "\(room.messages) messages" }
-        if now - room.created >= settings.rotationMilliseconds * 1000 { return "its age" }
-        let current = Set(readers)
+        // A clock set back counts as time passed: the session's age is never trusted to shrink.
+        if now - room.created >= settings.rotationMilliseconds * 1000 || now < room.created { return "its age" }
+        if let shared = room.sharedHistory, shared != readers.sharedHistory { return "the history visibility changed" }
+        let current = Set(readers.users)
         if room.sharedWith.keys.contains(where: { !current.contains($0) }) { return "a member left" }
         for (user, shared) in room.sharedWith {
             guard let listed = devices[user] else { continue }

@@ -32,7 +32,7 @@ public struct DeviceKeysAPI: Sendable {
     /// (`master_keys`, `self_signing_keys`: user → key object).
     public func queryAnswer(users: [String]) async throws(MatrixError) -> JSONValue {
         let body: JSONValue = ["device_keys": .object(Dictionary(users.map { ($0, JSONValue.array([])) }, uniquingKeysWith: { a, _ in a }))]
-        return try await http.call(.POST, "/_matrix/client/v3/keys/query", json: body, as: JSONValue.self)
+        return try await http.call(.POST, "/_matrix/client/v3/keys/query", json: body, as: LenientJSON.self).value
     }
 
     /// `POST /keys/claim`: one `signed_curve25519` key for each device (user → device ids);
@@ -40,7 +40,7 @@ public struct DeviceKeysAPI: Sendable {
     public func claim(_ devices: [String: [String]]) async throws(MatrixError) -> JSONValue {
         let wanted = devices.mapValues { ids in JSONValue.object(Dictionary(uniqueKeysWithValues: ids.map { ($0, JSONValue.string("signed_curve25519")) })) }
         let body: JSONValue = ["one_time_keys": .object(wanted)]
-        return try await http.call(.POST, "/_matrix/client/v3/keys/claim", json: body, as: JSONValue.self)["one_time_keys"] ?? [:]
+        return try await http.call(.POST, "/_matrix/client/v3/keys/claim", json: body, as: LenientJSON.self).value["one_time_keys"] ?? [:]
     }
 
     /// `PUT /sendToDevice/{type}/{txn}`: one message per device (user → device → content); the

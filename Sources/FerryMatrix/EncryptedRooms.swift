@@ -65,7 +65,7 @@ public struct EncryptedRooms: Sendable {
         let path = "/_matrix/client/v3/rooms/\(MatrixHTTP.percentEncoded(roomID))/state/m.room.encryption/"
         let content: JSONValue
         do {
-            content = try await http.call(.GET, path, as: JSONValue.self)
+            content = try await http.call(.GET, path, as: LenientJSON.self).value
         } catch where error.status == 404 {
             return nil
         }
@@ -78,7 +78,7 @@ public struct EncryptedRooms: Sendable {
         let room = "/_matrix/client/v3/rooms/\(MatrixHTTP.percentEncoded(roomID))"
         var visibility = "shared"
         do {
-            let content = try await http.call(.GET, room + "/state/m.room.history_visibility/", as: JSONValue.self)
+            let content = try await http.call(.GET, room + "/state/m.room.history_visibility/", as: LenientJSON.self).value
             if let value = content["history_visibility"]?.stringValue { visibility = value }
         } catch where error.status == 404 {}
         struct Members: Decodable {

@@ -30,8 +30,11 @@ public actor Sender {
     private var waiter: CheckedContinuation<Void, Never>?
     private var online = true
     /// Rooms known not to be encrypted, until when: encryption can be switched on at any time, so a
-    /// "no" is only trusted for a minute; a "yes" is for good.
+    /// "no" is only trusted for a minute (and asked again before each event after that); a "yes"
+    /// is for good (`encryptedRooms`), whatever a server says later: encryption cannot be
+    /// switched off, and a server that claims so is not believed.
     private var unencryptedUntil: [String: Int64] = [:]
+    private var encryptedRooms: Set<String> = []
     private var uploadLimit: (bytes: UInt64?, until: Int64)?
     /// Uploads begun while their files were being staged (Sender+UploadAhead).
     let earlyUploads = EarlyUploads()
@@ -282,7 +285,6 @@ public actor Sender {
         // or, where this homeserver cannot encrypt, not at all.
         let encrypted = try await attempt { () async throws(MatrixError) in try await isEncrypted(roomID, on: homeserver) }
         if encrypted {
-            unencryptedUntil[roomID] = nil
             guard homeserver.encrypts else { throw .permanent(.encryptedRoom(destination, reason: "this sender cannot encrypt")) }
         }
         let items = share.intent.items
@@ -331,7 +333,11 @@ public actor Sender {
                         Task { await self.reportProgress(share.id, position, bytes: base + sent) }
                     }
                     let uri: String
-                    // An upload begun early is plain: never used for an encrypted room.
+                    // An upload begun early is plain: never used for an encrypted room, and stopped.
+                    if encrypted, let early = earlyUploads.take(shareID: share.id, position: index) {
+                        early.file.fail()
+                        early.task.cancel()
+                    }
                     if !encrypted, let early = await earlyUpload(shareID: share.id, position: index, progress: { throttle.update($0) }) {
                         uri = early
                     } else {
@@ -368,6 +374,12 @@ public actor Sender {
                 content = MessageContent(msgtype: "m.text", body: step.text ?? "")
             }
             content.transaction = step.transactionID
+            // A room that was plain when the delivery began may have been encrypted since (a long
+            // upload, a share of many files): asked again once the minute's answer is old, and
+            // then nothing more goes there in the clear.
+            if !encrypted, try await attempt({ () async throws(MatrixError) in try await isEncrypted(roomID, on: homeserver) }) {
+                throw .permanent(.encryptedRoom(destination, reason: "the room was end-to-end encrypted while the share was on its way; share it again"))
+            }
             // The last moment a Cancel stops this event; from here until it is recorded, a Cancel
             // hears that it came too late for this destination (SendGate).
             guard gate.enter(shareID: share.id, destination: destination, outbox: outbox) else { throw .cancelled }
@@ -415,9 +427,15 @@ public actor Sender {
     }
 
     func isEncrypted(_ roomID: String, on homeserver: any Homeserver) async throws(MatrixError) -> Bool {
+        if encryptedRooms.contains(roomID) { return true }
         if let until = unencryptedUntil[roomID], until > clock() { return false }
         let encrypted = try await homeserver.isEncrypted(roomID)
-        if !encrypted { unencryptedUntil[roomID] = clock() + 60_000_000 }
+        if encrypted {
+            encryptedRooms.insert(roomID)
+            unencryptedUntil[roomID] = nil
+        } else {
+            unencryptedUntil[roomID] = clock() + 60_000_000
+        }
         return encrypted
     }
 

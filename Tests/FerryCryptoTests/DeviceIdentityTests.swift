@@ -27,3 +27,20 @@ struct DeviceIdentityTests {
         #expect(throws: CryptoError.self) { try identity.verifiedOneTimeKey(["key": signed["key"]!]) }
     }
 }
+
+struct OneTimeKeyPruningTests {
+    @Test func theOldestKeysGoAndTheNewestStay() {
+        var account = OlmAccount()
+        account.generateOneTimeKeys(300)
+        let newest = account.unpublishedKeys(userID: "@a:x", deviceID: "A").oneTimeKeys
+        account.markKeysAsPublished()
+        account.forgetOldestOneTimeKeys(keeping: 100)
+        #expect(account.oneTimeKeys.count == 100)
+        // Ids count up from 1: what is left is 201…300, the newest.
+        let kept = account.oneTimeKeys.keys.compactMap { UnpaddedBase64.decode($0) }.map { $0.reduce(0) { $0 << 8 | Int($1) } }
+        #expect(kept.min() == 201 && kept.max() == 300)
+        #expect(newest.count == 300)
+        account.forgetOldestOneTimeKeys(keeping: 500)
+        #expect(account.oneTimeKeys.count == 100)
+    }
+}

@@ -25,44 +25,48 @@ import Testing
         return byUser
     }
 
+    static func readers(_ users: [String], visibility: String = "shared") -> EncryptedRooms.Readers {
+        EncryptedRooms.Readers(users: users, historyVisibility: visibility)
+    }
+
     let ana = Self.device("@ana:x", "A1")
     let bob = Self.device("@bob:x", "B1")
 
     @Test func aSessionInUseWithTheSameReadersIsKept() {
         let room = Self.room(sharedWith: [ana, bob], messages: 2, created: 1_000)
-        #expect(Encryption.rotation(room, settings: Self.settings, readers: ["@ana:x", "@bob:x"],
+        #expect(Encryption.rotation(room, settings: Self.settings, readers: Self.readers(["@ana:x", "@bob:x"]),
                                     devices: Self.listed([ana, bob]), now: 1_000 + 59_999_000) == nil)
     }
 
     @Test func aNewDeviceIsGivenTheKeyWithoutANewSession() {
         let room = Self.room(sharedWith: [ana])
         let tablet = Self.device("@ana:x", "A2")
-        #expect(Encryption.rotation(room, settings: Self.settings, readers: ["@ana:x"], devices: Self.listed([ana, tablet]), now: 0) == nil)
+        #expect(Encryption.rotation(room, settings: Self.settings, readers: Self.readers(["@ana:x"]), devices: Self.listed([ana, tablet]), now: 0) == nil)
     }
 
     @Test func theRoomsMessageCountEndsASession() {
         let room = Self.room(sharedWith: [ana], messages: 3)
-        #expect(Encryption.rotation(room, settings: Self.settings, readers: ["@ana:x"], devices: Self.listed([ana]), now: 0) != nil)
+        #expect(Encryption.rotation(room, settings: Self.settings, readers: Self.readers(["@ana:x"]), devices: Self.listed([ana]), now: 0) != nil)
     }
 
     @Test func theRoomsPeriodEndsASession() {
         let room = Self.room(sharedWith: [ana], created: 5)
-        #expect(Encryption.rotation(room, settings: Self.settings, readers: ["@ana:x"], devices: Self.listed([ana]),
+        #expect(Encryption.rotation(room, settings: Self.settings, readers: Self.readers(["@ana:x"]), devices: Self.listed([ana]),
                                     now: 5 + 60_000_000) != nil)
     }
 
     @Test func aMemberWhoLeftEndsASession() {
         let room = Self.room(sharedWith: [ana, bob])
-        #expect(Encryption.rotation(room, settings: Self.settings, readers: ["@ana:x"], devices: Self.listed([ana]), now: 0)
+        #expect(Encryption.rotation(room, settings: Self.settings, readers: Self.readers(["@ana:x"]), devices: Self.listed([ana]), now: 0)
                 == "a member left")
     }
 
     @Test func aDeviceGoneOrWithNewKeysEndsASession() {
         let room = Self.room(sharedWith: [ana, bob])
-        #expect(Encryption.rotation(room, settings: Self.settings, readers: ["@ana:x", "@bob:x"],
+        #expect(Encryption.rotation(room, settings: Self.settings, readers: Self.readers(["@ana:x", "@bob:x"]),
                                     devices: Self.listed([ana, Self.device("@bob:x", "B2")]), now: 0) == "a device is gone")
         let bobAgain = Self.device("@bob:x", "B1")
-        #expect(Encryption.rotation(room, settings: Self.settings, readers: ["@ana:x", "@bob:x"],
+        #expect(Encryption.rotation(room, settings: Self.settings, readers: Self.readers(["@ana:x", "@bob:x"]),
                                     devices: Self.listed([ana, bobAgain]), now: 0) == "a device is gone")
     }
 
@@ -70,12 +74,23 @@ import Testing
         // A remote server that did not answer the key query lists no devices for its user: that
         // is no reason to think Bob's device gone (and to rotate on every message).
         let room = Self.room(sharedWith: [ana, bob])
-        #expect(Encryption.rotation(room, settings: Self.settings, readers: ["@ana:x", "@bob:x"], devices: Self.listed([ana]).filter { $0.key != "@bob:x" },
+        #expect(Encryption.rotation(room, settings: Self.settings, readers: Self.readers(["@ana:x", "@bob:x"]), devices: Self.listed([ana]).filter { $0.key != "@bob:x" },
                                     now: 0) == nil)
         // Listed with no devices at all, Bob's device is gone.
         var devices = Self.listed([ana])
         devices["@bob:x"] = [:]
-        #expect(Encryption.rotation(room, settings: Self.settings, readers: ["@ana:x", "@bob:x"], devices: devices, now: 0) == "a device is gone")
+        #expect(Encryption.rotation(room, settings: Self.settings, readers: Self.readers(["@ana:x", "@bob:x"]), devices: devices, now: 0) == "a device is gone")
+    }
+
+    @Test func aChangedHistoryVisibilityOrAClockSetBackEndsASession() {
+        var room = Self.room(sharedWith: [ana], created: 1_000)
+        room.sharedHistory = true
+        #expect(Encryption.rotation(room, settings: Self.settings, readers: Self.readers(["@ana:x"]), devices: Self.listed([ana]),
+                                    now: 2_000) == nil)
+        #expect(Encryption.rotation(room, settings: Self.settings, readers: Self.readers(["@ana:x"], visibility: "joined"),
+                                    devices: Self.listed([ana]), now: 2_000) == "the history visibility changed")
+        #expect(Encryption.rotation(room, settings: Self.settings, readers: Self.readers(["@ana:x"]), devices: Self.listed([ana]),
+                                    now: 999) == "its age")
     }
 
     @Test func aHostileRoomsNumbersAreBroughtIntoRange() {

@@ -63,7 +63,7 @@ def test_a_large_file_sent_to_a_room_is_uploaded_while_it_is_staged_and_only_onc
     assert early_upload_logged(session, new_share_id(done)), session.log_tail()
 
 
-def test_a_large_file_for_an_encrypted_room_never_reaches_the_server(sender, homeserver):
+def test_a_large_file_for_an_encrypted_room_is_never_uploaded_in_the_clear(sender, homeserver):
     session, user = sender
     room = homeserver.create_room(user.token, name="Secret film", encrypted=True)
     path, _ = large_file(session, "secret.bin")
@@ -72,12 +72,15 @@ def test_a_large_file_for_an_encrypted_room_never_reaches_the_server(sender, hom
     # When a large file is shared to an end-to-end encrypted room
     share_id = session.share_ok(uris=[file_uri(path)], destinations=[room])
 
-    # Then the share fails as any share to an encrypted room does, and nothing was uploaded
-    share = wait_for_state(session, share_id, "failed")
-    [delivery] = deliveries(share)
-    assert delivery["error-name"] == "io.github.ferryshare.Ferry.Error.EncryptedRoom", delivery
-    assert len(user_media(homeserver, user.user_id)) == media_before
+    # Then it is not uploaded while staged (that upload would be plain), but sent encrypted once
+    # staged: one upload, whose bytes are not the file's, and one m.room.encrypted
+    wait_for_state(session, share_id, "sent")
     assert not early_upload_logged(session, share_id)
+    assert len(user_media(homeserver, user.user_id)) == media_before + 1
+    assert homeserver.messages(user.token, room) == []
+    [event] = homeserver.events(user.token, room, "m.room.encrypted")
+    assert event["sender"] == user.user_id
+    # (test_encrypted_delivery reads such files back with clients of its own)
 
 
 def test_a_large_file_waiting_for_its_destination_is_not_uploaded_before_one_is_chosen(sender, homeserver):

@@ -35,6 +35,12 @@ public enum JSONValue: Sendable, Hashable {
         return nil
     }
 
+    /// The elements of an array, if this is one.
+    public var arrayValue: [JSONValue]? {
+        if case .array(let elements) = self { return elements }
+        return nil
+    }
+
     /// The members of an object, if this is one.
     public var objectValue: [String: JSONValue]? {
         if case .object(let members) = self { return members }

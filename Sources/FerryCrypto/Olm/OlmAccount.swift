@@ -111,6 +111,18 @@ public struct OlmAccount: Sendable {
         }
     }
 
+    /// Forgets the oldest one-time keys beyond the newest `count` (by key id, which only grows):
+    /// a device that never receives the pre-key messages its keys were claimed for would
+    /// otherwise keep every key it ever made.
+    public mutating func forgetOldestOneTimeKeys(keeping count: Int) {
+        guard oneTimeKeys.count > count else { return }
+        let byAge = oneTimeKeys.keys.sorted { (UnpaddedBase64.decode($0) ?? []).lexicographicallyPrecedes(UnpaddedBase64.decode($1) ?? []) }
+        for id in byAge.prefix(oneTimeKeys.count - max(0, count)) {
+            oneTimeKeys[id] = nil
+            unpublished.remove(id)
+        }
+    }
+
     /// The one-time keys the server should hold: uploaded and not used yet.
     public var publishedOneTimeKeyCount: Int { oneTimeKeys.count - unpublished.count }
 
