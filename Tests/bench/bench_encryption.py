@@ -162,7 +162,7 @@ def main() -> None:
         sessions: list[FerrySession] = []
 
         def new_session(name: str, **env: str) -> FerrySession:
-            session = FerrySession(prefix=prefix, root=work / name, extra_env={"FERRY_LOG": "notice", **env}).start()
+            session = FerrySession(prefix=prefix, root=work / name, extra_env={"FERRY_LOG": "info", **env}).start()
             sessions.append(session)
             return session
 
