@@ -37,6 +37,17 @@ public struct StateSeal: Sendable {
         return [Self.version] + Array(box.combined)
     }
 
+    /// A tag for `text` that only the holder of this key can make or recognise: HMAC-SHA-256
+    /// under a key derived from the seal's (HKDF, its own label), 16 bytes in base64. Ferry marks
+    /// its encrypted events with the tag of their transaction id, to find them again, without
+    /// telling anyone else which events belong to one share.
+    public func tag(_ text: String) -> String {
+        let derived = HKDF<SHA256>.deriveKey(inputKeyMaterial: key, info: Array("io.github.ferryshare.transaction-tag".utf8),
+                                             outputByteCount: 32)
+        let mac = HMAC<SHA256>.authenticationCode(for: Array(text.utf8), using: derived)
+        return UnpaddedBase64.encode(Array(mac).prefix(16))
+    }
+
     /// The value sealed for `name`; refused when the bytes were changed, sealed for another name
     /// or under another key.
     public func open<Value: Decodable>(_ sealed: [UInt8], as name: String, type: Value.Type = Value.self) throws(CryptoError) -> Value {

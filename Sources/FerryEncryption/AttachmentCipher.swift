@@ -8,9 +8,9 @@ import NIOConcurrencyHelpers
 final class AttachmentCipher: Sendable {
     private let state = NIOLockedValueBox(AttachmentEncryptor())
 
-    /// Encrypts the next chunk (FileChunks.Transform).
-    @Sendable func encrypt(_ chunk: [UInt8]) throws -> [UInt8] {
-        try state.withLockedValue { encryptor in try encryptor.encrypt(chunk) }
+    /// Encrypts the next chunk where it lies (FileChunks.Transform).
+    @Sendable func encrypt(_ chunk: UnsafeMutableRawBufferPointer) throws {
+        try state.withLockedValue { encryptor in try encryptor.encrypt(inPlace: chunk) }
     }
 
     /// The `file` object for the event, when all `size` bytes were encrypted; nil otherwise.

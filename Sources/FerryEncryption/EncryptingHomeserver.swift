@@ -64,8 +64,16 @@ public struct EncryptingHomeserver: Homeserver {
         return uri
     }
 
+    /// Plain events carry their transaction id, encrypted ones its tag: both are looked for.
     public func sent(in roomID: String, transactionIDs: Set<String>, since: Int64) async throws(MatrixError) -> [String: String] {
-        try await plain.sent(in: roomID, transactionIDs: transactionIDs, since: since)
+        var tags: [String: String] = [:]
+        if encryption.hasEncrypted(for: roomID) {
+            do { tags = try await encryption.tags(for: transactionIDs, session: session) } catch { throw error.matrixError }
+        }
+        let found = try await plain.sent(in: roomID, transactionIDs: transactionIDs.union(tags.keys), since: since)
+        var byTransaction: [String: String] = [:]
+        for (id, eventID) in found { byTransaction[tags[id] ?? id] = eventID }
+        return byTransaction
     }
 
     public func send(_ content: MessageContent, to roomID: String, transactionID: String, encrypted: Bool) async throws(MatrixError) -> String {

@@ -19,6 +19,8 @@ public actor Encryption {
     let clock: @Sendable () -> Int64
     /// The store opened for this user (their seal key read).
     private var opened: (userID: String, store: CryptoStore)?
+    /// Rooms' records as last written, by record name (RoomEncryption).
+    var roomRecords: [String: RoomRecord] = [:]
     /// Whose turn it is (OneAtATime).
     var turns = OneAtATime()
     /// The device as last kept, and when its one-time keys were last counted.
@@ -82,6 +84,15 @@ public actor Encryption {
         opened = nil
         device = nil
         tracking = nil
+        roomRecords = [:]
+    }
+
+    /// The tags encrypted events carry for these transaction ids (tag → id), under this user's key.
+    func tags(for transactionIDs: Set<String>, session: Session) async throws(EncryptionFailure) -> [String: String] {
+        try await exclusively { () throws(EncryptionFailure) in
+            let seal = try store(for: session).seal
+            return Dictionary(transactionIDs.map { (seal.tag($0), $0) }, uniquingKeysWith: { first, _ in first })
+        }
     }
 
     /// Whether Ferry has a session for the room: it encrypted there before.
@@ -94,6 +105,7 @@ public actor Encryption {
     func store(for session: Session) throws(EncryptionFailure) -> CryptoStore {
         if let opened, opened.userID == session.userID { return opened.store }
         device = nil
+        roomRecords = [:]
         var kept: String?
         do {
             kept = try vault.kept(userID: session.userID)
@@ -138,6 +150,7 @@ public actor Encryption {
             // Another person's or another device's state: never used for this one.
             logger.notice("encryption state of another device found; starting afresh for this one")
             try? outbox.deleteCryptoRecords()
+            roomRecords = [:]
             record = nil
         }
         if record == nil {

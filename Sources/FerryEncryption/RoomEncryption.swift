@@ -33,7 +33,9 @@ extension Encryption {
         let devices = listed.devices
 
         let roomName = "room:\(roomID)"
-        var record = try store.load(roomName, as: RoomRecord.self)
+        // Kept in memory as written (write-through): opening it costs more than the rest of an event.
+        var record = roomRecords[roomName]
+        if record == nil { record = try store.load(roomName, as: RoomRecord.self) }
         if let kept = record, let why = Self.rotation(kept, settings: settings, readers: readers, devices: devices, now: clock()) {
             logger.info("new room session", metadata: ["why": "\(why)"])
             record = nil
@@ -41,7 +43,7 @@ extension Encryption {
         if record == nil {
             record = RoomRecord(session: OutboundGroupSession().state, created: clock(), messages: 0, sharedWith: [:],
                                 sharedHistory: readers.sharedHistory)
-            try store.write([CryptoStore.set(roomName, record!)])
+            try keep(record!, as: roomName, in: store)
         }
         var room = record!
         guard var outbound = OutboundGroupSession(state: room.session) else { throw .crypto("the kept room session does not decode") }
@@ -58,7 +60,7 @@ extension Encryption {
             if !untold.isEmpty {
                 try await sharing.withhold(.unverified, from: untold, roomID: roomID, sessionID: outbound.sessionID)
                 for device in untold { room.withheldFrom[device.userID, default: []].append(device.deviceID) }
-                try store.write([CryptoStore.set(roomName, room)])
+                try keep(room, as: roomName, in: store)
             }
         }
         if !missing.isEmpty {
@@ -67,7 +69,7 @@ extension Encryption {
                                                   withheld: room.withheldFrom, roomID: roomID, sessionID: outbound.sessionID)
             for device in outcome.received { room.sharedWith[device.userID, default: [:]][device.deviceID] = device.curve25519 }
             for device in outcome.withheld { room.withheldFrom[device.userID, default: []].append(device.deviceID) }
-            try store.write([CryptoStore.set(roomName, room)])
+            try keep(room, as: roomName, in: store)
         }
 
         var encrypted: JSONValue
@@ -76,16 +78,24 @@ extension Encryption {
         } catch {
             throw .crypto("\(error)")
         }
-        // The transaction tag outside the ciphertext too: after a sign-in on a new device Ferry
-        // finds what it sent by it (RoomEvents.sent), and it says nothing about the content.
-        if var members = encrypted.objectValue, let tag = content[MessageContent.transactionKey] {
-            members[MessageContent.transactionKey] = tag
+        // A tag outside the ciphertext: after a sign-in on a new device Ferry finds what it sent
+        // by it (RoomEvents.sent). Keyed, so that only Ferry can tell which events are one share.
+        if var members = encrypted.objectValue, let tag = content[MessageContent.transactionKey]?.stringValue {
+            members[MessageContent.transactionKey] = .string(store.seal.tag(tag))
             encrypted = .object(members)
         }
         room.session = outbound.state
         room.messages += 1
-        try store.write([CryptoStore.set(roomName, room), CryptoStore.set(eventName, encrypted)])
+        try keep(room, as: roomName, in: store, with: [CryptoStore.set(eventName, encrypted)])
         return encrypted
+    }
+
+    /// Writes the room's record (with `other` changes, in one transaction), then remembers it.
+    private func keep(_ room: RoomRecord, as name: String, in store: CryptoStore,
+                      with other: [CryptoStore.Change] = []) throws(EncryptionFailure) {
+        roomRecords[name] = nil
+        try store.write([CryptoStore.set(name, room)] + other)
+        roomRecords[name] = room
     }
 
     /// Why the room's session must be replaced, or nil to keep it: used up (messages or age), or

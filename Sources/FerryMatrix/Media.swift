@@ -58,10 +58,10 @@ public struct FileChunks: AsyncSequence, Sendable {
     /// and returns how many from the start may be read; given the whole size, returns it once the
     /// file is complete. Throws to abandon the upload.
     public typealias Available = @Sendable (_ read: UInt64) async throws -> UInt64
-    /// Turns each chunk, as read, into what is sent in its place, of the same length (the
+    /// Turns each chunk, as read and where it lies, into what is sent in its place (the
     /// encryption of an attachment for an encrypted room). Chunks come in order, each but the
     /// last a whole number of 16-byte blocks.
-    public typealias Transform = @Sendable ([UInt8]) throws -> [UInt8]
+    public typealias Transform = @Sendable (UnsafeMutableRawBufferPointer) throws -> Void
     var transform: Transform?
     let path: String
     let size: UInt64
@@ -164,11 +164,7 @@ public struct FileChunks: AsyncSequence, Sendable {
                 return nil
             }
             if let transform = chunks.transform {
-                let plain = ring[slot].readBytes(length: ring[slot].readableBytes) ?? []
-                let changed = try transform(plain)
-                guard changed.count == plain.count else { throw MatrixError(kind: .malformed, message: "a chunk changed its length") }
-                ring[slot].clear()
-                ring[slot].writeBytes(changed)
+                try ring[slot].withUnsafeMutableReadableBytes { try transform($0) }
             }
             sent += UInt64(count)
             chunks.progress(sent)

@@ -88,7 +88,9 @@ public struct RoomEvents: Sendable {
             var end: String?
         }
         let path = "/_matrix/client/v3/rooms/\(MatrixHTTP.percentEncoded(roomID))/messages"
-        let filter = #"{"senders":["# + Self.jsonString(sender) + #"],"types":["m.room.message"]}"#
+        // Encrypted events carry their tag outside the ciphertext (a keyed hash of the id: see
+        // EncryptingHomeserver.sent).
+        let filter = #"{"senders":["# + Self.jsonString(sender) + #"],"types":["m.room.message","m.room.encrypted"]}"#
         var found: [String: String] = [:]
         var from: String?
         for _ in 0..<max(1, pages) {

@@ -63,8 +63,12 @@ import Testing
         let plain = (0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
         let cipher = AttachmentCipher()
         var ciphertext: [UInt8] = []
-        for start in stride(from: 0, to: plain.count, by: 16 * 1024) {
-            ciphertext += try cipher.encrypt(Array(plain[start..<min(start + 16 * 1024, plain.count)]))
+        // Chunks as uploads read them (512 KiB would be one here; 48 KiB makes several, each
+        // more than one 64 KiB slice only at the end).
+        for start in stride(from: 0, to: plain.count, by: 48 * 1024) {
+            var chunk = Array(plain[start..<min(start + 48 * 1024, plain.count)])
+            try chunk.withUnsafeMutableBytes { try cipher.encrypt($0) }
+            ciphertext += chunk
         }
         #expect(cipher.file(url: "mxc://x/y", size: 100_001) == nil)
         let file = try #require(cipher.file(url: "mxc://x/y", size: 100_000))

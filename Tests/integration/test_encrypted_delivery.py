@@ -264,6 +264,54 @@ def test_a_revoked_sign_in_mid_share_goes_on_after_signing_in_again(new_session,
     assert plain_messages_from(homeserver, friend.token, room, me.user_id) == []
 
 
+def test_an_encrypted_event_whose_answer_was_lost_before_a_revocation_is_found_not_sent_again(
+        new_session, homeserver, matrix_user, nio_reader):
+    # Given a server that takes Ferry's first encrypted event but whose answer never arrives, and
+    # that holds the retry while the admin deletes Ferry's device (its transaction ids with it)
+    proxy = HostileProxy(homeserver).start()
+    me, friend = matrix_user("lost"), matrix_user("reader")
+    reader = nio_reader(READERS[-1], friend)
+    room = encrypted_room(homeserver, me, friend)
+    session = new_session()
+    account = sign_in_call(session, homeserver=proxy.base_url, user=me.user_id, password=me.password).expect_ok()
+    puts = []
+    revoked = threading.Event()
+
+    def chaos(method: str, path: str):
+        if method == "PUT" and "/send/m.room.encrypted/" in path:
+            puts.append(path)
+            if len(puts) == 1:
+                return "drop-after"
+            if len(puts) == 2:
+                revoked.wait(30)
+        return None
+
+    proxy.chaos = chaos
+    share_id = session.share_ok(text="Sent once, found again", destinations=[room])
+    wait_for(lambda: len(puts) >= 2, timeout=60, what="the retry of the encrypted event")
+    homeserver.revoke_device(me.user_id, account["device-id"])
+    revoked.set()
+    wait_for_state(session, share_id, "awaiting-sign-in", timeout=60)
+
+    # When the person signs in again on a new device (whose transaction ids mean nothing to the
+    # server: Synapse would dedupe a repeat from the old device id even after its deletion)
+    proxy.chaos = None
+    token, _ = homeserver.login(me.user_id, me.password)
+    sign_in_call(session, homeserver=proxy.base_url, access_token=token).expect_ok()
+
+    # Then Ferry finds the event it sent by its tag instead of sending it again
+    wait_for_state(session, share_id, "sent", timeout=60)
+    mine = [e for e in homeserver.events(friend.token, room, "m.room.encrypted") if e["sender"] == me.user_id]
+    assert len(mine) == 1, mine
+    # And the tag says nothing anyone else can read: not the share's id
+    tag = mine[0]["content"]["io.github.ferryshare.transaction"]
+    assert share_id not in tag and "ferry." not in tag
+    [event] = decrypted(reader, room, me.user_id)
+    assert event["content"]["body"] == "Sent once, found again"
+    session.stop()
+    proxy.stop()
+
+
 def raw_device(homeserver, user, peer) -> tuple[str, str]:
     """A device of `user` with `peer`'s keys and one one-time key, read over plain /sync."""
     token, device = homeserver.login(user.user_id, user.password)

@@ -50,6 +50,34 @@ public struct AttachmentEncryptor: Sendable {
         return ciphertext
     }
 
+    /// Encrypts the next chunk where it lies, in slices of 64 KiB: the process keeps large blocks
+    /// out of the heap (each its own mapping, a page fault per 4 KiB), and a whole chunk at a time
+    /// would map and fault twice per chunk. Same rules as `encrypt`.
+    public mutating func encrypt(inPlace buffer: UnsafeMutableRawBufferPointer) throws(CryptoError) {
+        guard !finished else { throw .malformed("a chunk after the last one (not a multiple of 16 bytes)") }
+        if buffer.count % 16 != 0 { finished = true }
+        var start = 0
+        while start < buffer.count {
+            let end = min(start + Self.slice, buffer.count)
+            let nonce: AES._CTR.Nonce
+            do { nonce = try AES._CTR.Nonce(nonceBytes: Self.counterBlock(iv, plus: offset / 16)) } catch {
+                throw .malformed("an attachment IV")
+            }
+            let target = UnsafeMutableRawBufferPointer(rebasing: buffer[start..<end])
+            guard let out = try? AES._CTR.encrypt(UnsafeRawBufferPointer(target), using: key, nonce: nonce) else {
+                throw .malformed("an attachment chunk")
+            }
+            hash.update(data: out)
+            out.copyBytes(to: target)
+            offset += UInt64(end - start)
+            start = end
+        }
+    }
+
+    /// Bytes encrypted in one call of `encrypt(inPlace:)`: a whole number of AES blocks, under
+    /// the process's mmap threshold.
+    static let slice = 64 * 1024
+
     /// The `file` object for the event, once the whole file went through `encrypt` and its
     /// ciphertext was uploaded to `url`.
     public func file(url: String) -> JSONValue {

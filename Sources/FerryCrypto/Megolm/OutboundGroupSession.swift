@@ -55,11 +55,11 @@ public struct OutboundGroupSession: Sendable, Equatable {
     /// What is kept of a session between runs: secret, so kept only inside Ferry's encrypted store.
     public struct State: Codable, Sendable, Equatable {
         /// The 128 ratchet bytes at `index`.
-        public var ratchet: [UInt8]
+        @KeptBytes public var ratchet: [UInt8]
         /// The index of the next message.
         public var index: UInt32
         /// The raw 32-byte Ed25519 private key.
-        public var signingKey: [UInt8]
+        @KeptBytes public var signingKey: [UInt8]
     }
 
     /// The session's state, to keep before sending what `encrypt` returned.

@@ -13,15 +13,15 @@ extension OlmAccount {
             /// The key id, as in `signed_curve25519:<id>`.
             public var id: String
             /// The raw 32-byte Curve25519 private key.
-            public var key: [UInt8]
+            @KeptBytes public var key: [UInt8]
             /// Whether the server has the public half.
             public var published: Bool
         }
 
         /// The raw 32-byte Ed25519 private key.
-        public var signingKey: [UInt8]
+        @KeptBytes public var signingKey: [UInt8]
         /// The raw 32-byte Curve25519 identity private key.
-        public var identityKey: [UInt8]
+        @KeptBytes public var identityKey: [UInt8]
         /// The one-time keys no pre-key message has used yet.
         public var oneTimeKeys: [StoredKey]
         /// The current fallback key.
@@ -67,9 +67,9 @@ extension OlmSession {
         /// A sending or receiving chain.
         public struct Chain: Codable, Sendable, Equatable {
             /// Ours: the private ratchet key; theirs: their public one.
-            public var ratchetKey: [UInt8]
+            @KeptBytes public var ratchetKey: [UInt8]
             /// The chain key at `index`.
-            public var chainKey: [UInt8]
+            @KeptBytes public var chainKey: [UInt8]
             /// The chain step of the next message.
             public var index: UInt32
         }
@@ -77,27 +77,27 @@ extension OlmSession {
         /// The key of a message that was skipped and may still arrive.
         public struct Skipped: Codable, Sendable, Equatable {
             /// Their ratchet key of the chain the message is on.
-            public var ratchetKey: [UInt8]
+            @KeptBytes public var ratchetKey: [UInt8]
             /// The message's chain step.
             public var index: UInt32
             /// The message key, used once and then dropped.
-            public var messageKey: [UInt8]
+            @KeptBytes public var messageKey: [UInt8]
         }
 
         /// What a pre-key message carries besides the message.
         public struct PreKeyFields: Codable, Sendable, Equatable {
             /// Their one-time key the session started from.
-            public var oneTimeKey: [UInt8]
+            @KeptBytes public var oneTimeKey: [UInt8]
             /// Our base key (the 3DH ephemeral).
-            public var baseKey: [UInt8]
+            @KeptBytes public var baseKey: [UInt8]
             /// Our Curve25519 identity key.
-            public var identityKey: [UInt8]
+            @KeptBytes public var identityKey: [UInt8]
         }
 
         /// The session id both sides compute.
         public var sessionID: String
         /// The root key the next chain is derived from.
-        public var rootKey: [UInt8]
+        @KeptBytes public var rootKey: [UInt8]
         /// Our chain, until the other side answers.
         public var senderChain: Chain?
         /// Their chains, newest first, at most five.
