@@ -65,11 +65,12 @@ public struct EncryptingHomeserver: Homeserver {
     }
 
     /// Plain events carry their transaction id, encrypted ones its tag: both are looked for.
+    /// (Only after a sign-in, for deliveries begun under an earlier one.)
     public func sent(in roomID: String, transactionIDs: Set<String>, since: Int64) async throws(MatrixError) -> [String: String] {
-        var tags: [String: String] = [:]
-        if encryption.hasEncrypted(for: roomID) {
-            do { tags = try await encryption.tags(for: transactionIDs, session: session) } catch { throw error.matrixError }
-        }
+        // Whether the room was encrypted is not asked: a sign-in on a new device has just deleted
+        // the old device's records (the tag key, the seal key, is the person's and stays).
+        let tags: [String: String]
+        do { tags = try await encryption.tags(for: transactionIDs, session: session) } catch { throw error.matrixError }
         let found = try await plain.sent(in: roomID, transactionIDs: transactionIDs.union(tags.keys), since: since)
         var byTransaction: [String: String] = [:]
         for (id, eventID) in found { byTransaction[tags[id] ?? id] = eventID }
