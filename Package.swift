@@ -110,6 +110,7 @@ let package = Package(
         .testTarget(name: "FerryStagingTests", dependencies: ["FerryStaging", "FerryCore", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
         .testTarget(name: "FerryMatrixTests", dependencies: [
             "FerryMatrix", .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
         .testTarget(name: "FerrySenderTests", dependencies: [
             "FerrySender", "FerryMatrix", "FerryCore", "FerryStaging", "FerryOutbox",

@@ -46,13 +46,15 @@ public struct EncryptingHomeserver: Homeserver {
         try await plain.upload(path: path, size: size, contentType: contentType, filename: filename, available: available,
                                progress: progress)
     }
-    public func uploadEncrypted(path: String, size: UInt64, progress: @escaping @Sendable (UInt64) -> Void) async throws(MatrixError) -> String {
+    public func uploadEncrypted(path: String, size: UInt64, available: FileChunks.Available?,
+                                progress: @escaping @Sendable (UInt64) -> Void) async throws(MatrixError) -> String {
         // A fresh key and IV for every attempt: a retried upload is a new ciphertext, and only
         // the one the server took is kept with its key.
         let cipher = AttachmentCipher()
         // Nothing about the file leaves in the clear: no name, and a type that says only "bytes".
         let uri = try await Media(http: plain.http).upload(path: path, size: size, contentType: "application/octet-stream",
-                                                           filename: nil, transform: cipher.encrypt, progress: progress)
+                                                           filename: nil, available: available, transform: cipher.encrypt,
+                                                           progress: progress)
         guard let file = cipher.file(url: uri, size: size) else {
             throw EncryptionFailure.crypto("the file was not encrypted whole").matrixError
         }
@@ -66,6 +68,8 @@ public struct EncryptingHomeserver: Homeserver {
 
     /// Plain events carry their transaction id, encrypted ones its tag: both are looked for.
     /// (Only after a sign-in, for deliveries begun under an earlier one.)
+    public func isEncryptedUpload(_ uri: String) -> Bool { encryption.keepsFile(for: uri) }
+
     public func sent(in roomID: String, transactionIDs: Set<String>, since: Int64) async throws(MatrixError) -> [String: String] {
         // Whether the room was encrypted is not asked: a sign-in on a new device has just deleted
         // the old device's records (the tag key, the seal key, is the person's and stays).

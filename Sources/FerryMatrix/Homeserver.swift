@@ -28,7 +28,10 @@ public protocol Homeserver: Sendable {
                 progress: @escaping @Sendable (UInt64) -> Void) async throws(MatrixError) -> String
     /// Uploads a file encrypted (AES-256-CTR, a fresh key) for an encrypted room; returns its
     /// `mxc:` URI, under which `send(encrypted: true)` finds the key again.
-    func uploadEncrypted(path: String, size: UInt64, progress: @escaping @Sendable (UInt64) -> Void) async throws(MatrixError) -> String
+    func uploadEncrypted(path: String, size: UInt64, available: FileChunks.Available?,
+                         progress: @escaping @Sendable (UInt64) -> Void) async throws(MatrixError) -> String
+    /// Whether `uri` is a file this homeserver uploaded encrypted and holds the key of.
+    func isEncryptedUpload(_ uri: String) -> Bool
     /// Sends a room event under `transactionID`: the same id again returns the same event, never a
     /// second one. `encrypted`: the room is end-to-end encrypted, and the event goes out as
     /// `m.room.encrypted` or not at all.
@@ -42,7 +45,9 @@ public protocol Homeserver: Sendable {
 
 extension Homeserver {
     public var encrypts: Bool { false }
-    public func uploadEncrypted(path: String, size: UInt64, progress: @escaping @Sendable (UInt64) -> Void) async throws(MatrixError) -> String {
+    public func isEncryptedUpload(_ uri: String) -> Bool { false }
+    public func uploadEncrypted(path: String, size: UInt64, available: FileChunks.Available?,
+                                progress: @escaping @Sendable (UInt64) -> Void) async throws(MatrixError) -> String {
         throw MatrixError(kind: .refused, errcode: MatrixError.encryptionErrcode, message: "this client cannot encrypt")
     }
 }

@@ -132,9 +132,15 @@ public struct FileChunks: AsyncSequence, Sendable {
             if let available = chunks.available {
                 // Asked before every chunk, not only when caught up: a copy given up stops the
                 // upload within a chunk.
-                let readable = try await available(sent)
+                var readable = try await available(sent)
                 if sent >= readable { return nil }
+                // A transform takes whole 16-byte blocks but for the last chunk: until the file
+                // is complete, wait for a block and read whole ones.
+                if chunks.transform != nil {
+                    while readable < chunks.size, readable - sent < 16 { readable = try await available(readable) }
+                }
                 wanted = Int(Swift.min(UInt64(wanted), readable - sent))
+                if chunks.transform != nil, readable < chunks.size { wanted = wanted / 16 * 16 }
             }
             if descriptor < 0 {
                 // A large file is read past the page cache, as it was staged (DirectCopy).

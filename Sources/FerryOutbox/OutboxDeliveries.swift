@@ -85,10 +85,17 @@ extension Outbox {
     /// Written as progress (`writeProgress`): a power cut may cost a second upload of the file, never
     /// a second message. A synced commit here would wait, on ext4, for every dirty block of the file
     /// system — a homeserver on the same disk has just written the whole file.
-    public func recordUpload(_ step: DeliveryStep, contentURI: String) throws {
+    /// `forEveryDelivery` false: the upload is this step's alone (an encrypted file is of use
+    /// only to encrypted rooms, a plain one never to them), and replaces what the step had.
+    public func recordUpload(_ step: DeliveryStep, contentURI: String, forEveryDelivery: Bool = true) throws {
         try writeProgress { db in
-            try db.execute(sql: "UPDATE delivery_step SET content_uri = ? WHERE share_id = ? AND item = ? AND content_uri IS NULL",
-                           arguments: [contentURI, step.shareID, step.item])
+            if forEveryDelivery {
+                try db.execute(sql: "UPDATE delivery_step SET content_uri = ? WHERE share_id = ? AND item = ? AND content_uri IS NULL",
+                               arguments: [contentURI, step.shareID, step.item])
+            } else {
+                try db.execute(sql: "UPDATE delivery_step SET content_uri = ? WHERE share_id = ? AND position = ? AND step = ?",
+                               arguments: [contentURI, step.shareID, step.position, step.step])
+            }
         }
     }
 

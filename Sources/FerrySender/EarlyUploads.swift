@@ -14,8 +14,14 @@ final class EarlyUploads: Sendable {
 
     /// One upload under way or done: its outcome (nil when it failed), the copy it reads, and who
     /// hears its progress.
+    /// What an early upload left on the server: plain, or encrypted for encrypted rooms only.
+    struct Uploaded: Sendable {
+        let uri: String
+        let encrypted: Bool
+    }
+
     struct Upload: Sendable {
-        let task: Task<String?, Never>
+        let task: Task<Uploaded?, Never>
         let file: GrowingFile
         let progress: ProgressRelay
     }

@@ -6,8 +6,9 @@ import FerryStaging
 /// uploading overlap instead of following each other: the share's wait is nearly the upload alone.
 ///
 /// Only for a share that goes straight to the queue (its destinations chosen, a person signed in),
-/// and only when every destination is a room that is known not to be encrypted: nothing reaches
-/// the server that would not have been sent anyway. Whatever goes wrong, the sender uploads the
+/// and only when every destination is a plain room (the file goes up as it is) or every one is an
+/// encrypted room (it goes up encrypted, and its key into each room's event): nothing reaches the
+/// server that would not have been sent anyway, and nothing plain for an encrypted room. Whatever goes wrong, the sender uploads the
 /// staged copy itself when it reaches the file, as it does without this.
 extension Sender: UploadAhead {
     /// Smaller files are copied in a moment; starting their upload early saves nothing.
@@ -42,17 +43,23 @@ extension Sender: UploadAhead {
 
     /// The upload itself; nil when it did not happen or failed.
     private func uploadAhead(_ item: ShareItem, from path: String, file: GrowingFile, to destinations: [String],
-                             session: Session, progress: ProgressRelay) async -> String? {
+                             session: Session, progress: ProgressRelay) async -> EarlyUploads.Uploaded? {
         let homeserver = connect(session)
         do {
+            var encrypted: Set<Bool> = []
             for destination in destinations {
                 let roomID = try await DestinationResolver(rooms: homeserver).roomID(for: destination)
-                if try await isEncrypted(roomID, on: homeserver) { return nil }
+                encrypted.insert(try await isEncrypted(roomID, on: homeserver))
             }
+            guard encrypted.count == 1, let encrypt = encrypted.first, !encrypt || homeserver.encrypts else { return nil }
             if let limit = try await serverUploadLimit(homeserver), item.size > limit { return nil }
-            return try await homeserver.upload(path: path, size: item.size, contentType: item.contentType,
-                                               filename: item.name, available: { try await file.available(after: $0) },
-                                               progress: { progress.update($0) })
+            let available: FileChunks.Available = { try await file.available(after: $0) }
+            let uri = encrypt
+                ? try await homeserver.uploadEncrypted(path: path, size: item.size, available: available,
+                                                       progress: { progress.update($0) })
+                : try await homeserver.upload(path: path, size: item.size, contentType: item.contentType,
+                                              filename: item.name, available: available, progress: { progress.update($0) })
+            return .init(uri: uri, encrypted: encrypt)
         } catch {
             logger.debug("early upload not used", metadata: ["error": "\(error)"])
             return nil
@@ -61,11 +68,14 @@ extension Sender: UploadAhead {
 
     /// The content URI of an early upload of this file, once it is done; nil when there was none
     /// or it failed. `progress` hears its bytes sent from now on.
-    func earlyUpload(shareID: String, position: Int, progress: @escaping @Sendable (UInt64) -> Void) async -> String? {
+    /// Only an upload of the room's kind is used: plain for a plain room, encrypted for an
+    /// encrypted one (a room's encryption may have changed while the file was staged).
+    func earlyUpload(shareID: String, position: Int, encrypted: Bool,
+                     progress: @escaping @Sendable (UInt64) -> Void) async -> String? {
         guard let upload = earlyUploads.take(shareID: shareID, position: position) else { return nil }
         upload.progress.listen(progress)
-        let uri = await upload.task.value
-        if uri != nil { logger.info("file uploaded while it was staged", metadata: ["share": "\(shareID)", "item": "\(position)"]) }
-        return uri
+        guard let uploaded = await upload.task.value, uploaded.encrypted == encrypted else { return nil }
+        logger.info("file uploaded while it was staged", metadata: ["share": "\(shareID)", "item": "\(position)"])
+        return uploaded.uri
     }
 }

@@ -326,6 +326,14 @@ public actor Sender {
             if let index = step.item {
                 let item = items[index]
                 let path = spool.path(for: share.id, position: index)
+                // An upload serves every room of the share that is of its kind: a plain one is no
+                // use to an encrypted room, nor an encrypted one to a plain room. A room of the
+                // other kind uploads its own, for itself alone.
+                var ownUpload = false
+                if let uri = step.contentURI, homeserver.isEncryptedUpload(uri) != encrypted {
+                    step.contentURI = nil
+                    ownUpload = true
+                }
                 if step.contentURI == nil {
                     let base = bytesDone
                     let throttle = ProgressThrottle { [weak self] sent in
@@ -333,12 +341,8 @@ public actor Sender {
                         Task { await self.reportProgress(share.id, position, bytes: base + sent) }
                     }
                     let uri: String
-                    // An upload begun early is plain: never used for an encrypted room, and stopped.
-                    if encrypted, let early = earlyUploads.take(shareID: share.id, position: index) {
-                        early.file.fail()
-                        early.task.cancel()
-                    }
-                    if !encrypted, let early = await earlyUpload(shareID: share.id, position: index, progress: { throttle.update($0) }) {
+                    if let early = await earlyUpload(shareID: share.id, position: index, encrypted: encrypted,
+                                                     progress: { throttle.update($0) }) {
                         uri = early
                     } else {
                         // The share may have been cancelled while its early upload was awaited.
@@ -351,7 +355,8 @@ public actor Sender {
                         do {
                             uri = try await attempt { () async throws(MatrixError) in
                                 encrypted
-                                    ? try await homeserver.uploadEncrypted(path: path, size: item.size, progress: { throttle.update($0) })
+                                    ? try await homeserver.uploadEncrypted(path: path, size: item.size, available: nil,
+                                                                           progress: { throttle.update($0) })
                                     : try await homeserver.upload(path: path, size: item.size, contentType: item.contentType,
                                                                   filename: item.name, available: nil, progress: { throttle.update($0) })
                             }
@@ -365,7 +370,7 @@ public actor Sender {
                             throw error
                         }
                     }
-                    try? outbox.recordUpload(step, contentURI: uri)
+                    try? outbox.recordUpload(step, contentURI: uri, forEveryDelivery: !ownUpload)
                     step.contentURI = uri
                     bytesDone += item.size
                 }

@@ -1,6 +1,7 @@
 import FerryCore
 import Foundation
 @testable import FerryMatrix
+import NIOConcurrencyHelpers
 import NIOCore
 import XCTest
 
@@ -33,6 +34,29 @@ final class FileChunksTests: XCTestCase {
         XCTAssertEqual(read, large)
         let offsets = await asked.offsets
         XCTAssertTrue(offsets.contains(mark), "a chunk should have stopped at the mark: \(offsets)")
+    }
+
+    func testATransformOfAGrowingFileGetsWholeBlocksUntilTheLastChunk() async throws {
+        let path = try write(large, under: FileManager.default.temporaryDirectory.path)
+        // The writer moves on in steps that are not whole 16-byte blocks (5 bytes, then 3 MiB + 5,
+        // then 3 MiB + 9, …): the transform (an AES-CTR encryption) must still see whole blocks.
+        let total = UInt64(large.count)
+        let marks: [UInt64] = [5, (3 << 20) + 5, (3 << 20) + 9, (6 << 20) + 1, total]
+        let sizes = NIOLockedValueBox<[Int]>([])
+        var chunks = FileChunks(path: path, size: total, available: { read in
+            marks.first { $0 > read } ?? total
+        }, progress: { _ in })
+        chunks.transform = { buffer in
+            sizes.withLockedValue { $0.append(buffer.count) }
+            for index in buffer.indices { buffer[index] ^= 0x5A }
+        }
+
+        let read = try await readAll(chunks)
+
+        XCTAssertEqual(read, large.map { $0 ^ 0x5A })
+        let seen = sizes.withLockedValue { $0 }
+        XCTAssertTrue(seen.dropLast().allSatisfy { $0 % 16 == 0 && $0 > 0 }, "chunks before the last: \(seen)")
+        XCTAssertEqual(seen.reduce(0, +), large.count)
     }
 
     private func readAll(_ chunks: FileChunks) async throws -> [UInt8] {

@@ -14,7 +14,8 @@ final class EarlyUploadsTests: XCTestCase {
         let again = uploads.take(shareID: "s1", position: 0)
 
         let outcome = await first?.task.value
-        XCTAssertEqual(outcome, "mxc://ferry.test/abc")
+        XCTAssertEqual(outcome?.uri, "mxc://ferry.test/abc")
+        XCTAssertEqual(outcome?.encrypted, false)
         XCTAssertNil(again)
     }
 
@@ -57,7 +58,8 @@ final class EarlyUploadsTests: XCTestCase {
     }
 
     private func upload(returning outcome: String?) -> EarlyUploads.Upload {
-        EarlyUploads.Upload(task: Task { outcome }, file: GrowingFile(expectedSize: 100), progress: ProgressRelay())
+        EarlyUploads.Upload(task: Task { outcome.map { EarlyUploads.Uploaded(uri: $0, encrypted: false) } },
+                            file: GrowingFile(expectedSize: 100), progress: ProgressRelay())
     }
 }
 

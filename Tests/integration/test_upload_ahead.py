@@ -63,7 +63,7 @@ def test_a_large_file_sent_to_a_room_is_uploaded_while_it_is_staged_and_only_onc
     assert early_upload_logged(session, new_share_id(done)), session.log_tail()
 
 
-def test_a_large_file_for_an_encrypted_room_is_never_uploaded_in_the_clear(sender, homeserver):
+def test_a_large_file_for_an_encrypted_room_is_uploaded_early_but_encrypted(sender, homeserver):
     session, user = sender
     room = homeserver.create_room(user.token, name="Secret film", encrypted=True)
     path, _ = large_file(session, "secret.bin")
@@ -72,15 +72,34 @@ def test_a_large_file_for_an_encrypted_room_is_never_uploaded_in_the_clear(sende
     # When a large file is shared to an end-to-end encrypted room
     share_id = session.share_ok(uris=[file_uri(path)], destinations=[room])
 
-    # Then it is not uploaded while staged (that upload would be plain), but sent encrypted once
-    # staged: one upload, whose bytes are not the file's, and one m.room.encrypted
+    # Then it is uploaded while it is staged, as for a plain room, but encrypted: one upload,
+    # whose bytes are not the file's, and one m.room.encrypted carrying its key
     wait_for_state(session, share_id, "sent")
-    assert not early_upload_logged(session, share_id)
+    assert early_upload_logged(session, share_id)
     assert len(user_media(homeserver, user.user_id)) == media_before + 1
     assert homeserver.messages(user.token, room) == []
     [event] = homeserver.events(user.token, room, "m.room.encrypted")
     assert event["sender"] == user.user_id
     # (test_encrypted_delivery reads such files back with clients of its own)
+
+
+def test_a_large_file_for_a_plain_and_an_encrypted_room_is_not_uploaded_early(sender, homeserver):
+    session, user = sender
+    plain = homeserver.create_room(user.token, name="Plain film")
+    secret = homeserver.create_room(user.token, name="Secret film too", encrypted=True)
+    path, data = large_file(session, "both.bin")
+    media_before = len(user_media(homeserver, user.user_id))
+
+    # When it goes to both kinds of room at once
+    share_id = session.share_ok(uris=[file_uri(path)], destinations=[plain, secret])
+
+    # Then no early upload (it could be only one of the two kinds): each room gets its own
+    wait_for_state(session, share_id, "sent")
+    assert not early_upload_logged(session, share_id)
+    assert len(user_media(homeserver, user.user_id)) == media_before + 2
+    [event] = homeserver.messages(user.token, plain)
+    assert homeserver.download(user.token, event["content"]["url"]) == data
+    assert len(homeserver.events(user.token, secret, "m.room.encrypted")) == 1
 
 
 def test_a_large_file_waiting_for_its_destination_is_not_uploaded_before_one_is_chosen(sender, homeserver):
