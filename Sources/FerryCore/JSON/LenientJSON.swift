@@ -6,6 +6,7 @@ public struct LenientJSON: Decodable, Sendable {
     /// The answer.
     public let value: JSONValue
 
+    /// Reads any JSON; a number that is not a 64-bit integer is read as `null`.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
