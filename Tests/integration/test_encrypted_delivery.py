@@ -178,66 +178,44 @@ def test_a_member_who_left_does_not_get_the_next_session(ferry, homeserver, matr
     assert not seen[after["event_id"]]["decrypted"], seen[after["event_id"]]
 
 
-def test_a_kill_after_the_encrypted_event_reached_the_server_sends_it_once(new_session, homeserver, matrix_user, nio_reader):
-    proxy = HostileProxy(homeserver).start()
-    me, friend = matrix_user("killed"), matrix_user("reader")
-    reader = nio_reader(READERS[0], friend)
-    room = encrypted_room(homeserver, me, friend)
-    session = new_session()
-    sign_in_call(session, homeserver=proxy.base_url, user=me.user_id, password=me.password).expect_ok()
-    # Given a server whose answer to the encrypted event is held (it has the event by then)
-    release = threading.Event()
-    held = proxy.answer("PUT", r"/_matrix/client/v3/rooms/[^/]+/send/m\.room\.encrypted/.*", passthrough=True,
-                        hold_answer=release, times=1)
-
-    # When the service is killed while the answer is held, and started again
-    done = session.ferry("text", "Exactly once, encrypted", "--to", room, "--no-wait")
-    assert done.returncode == EX_OK, done.stderr
-    share_id = new_share_id(done)
-    wait_for(lambda: held.done == 1, timeout=30, what="the encrypted event on the server, its answer held")
-    session.kill_service(signal.SIGKILL)
-    release.set()
-    session.get_share(share_id)
-    wait_for_state(session, share_id, "sent", timeout=60)
-
-    # Then the room holds it once (the same ciphertext went again under the same transaction id)
-    # and the reader decrypts it
-    assert len([e for e in homeserver.events(friend.token, room, "m.room.encrypted") if e["sender"] == me.user_id]) == 1
-    [event] = decrypted(reader, room, me.user_id)
-    assert event["decrypted"] and event["content"]["body"] == "Exactly once, encrypted"
-    session.stop()
-    proxy.stop()
+KILL_POINTS = {
+    # The room key's to-device request is on the server, its answer held: the key is on its way to
+    # the reader, the event not sent.
+    "after-the-room-key": r"/_matrix/client/v3/sendToDevice/m\.room\.encrypted/.*",
+    # The encrypted event is on the server, its answer held.
+    "after-the-event": r"/_matrix/client/v3/rooms/[^/]+/send/m\.room\.encrypted/.*",
+}
 
 
 @pytest.mark.parametrize("kind", READERS)
-def test_a_kill_between_sharing_the_key_and_sending_the_event_sends_it_once_and_readable(
-        new_session, homeserver, matrix_user, nio_reader, kind):
+@pytest.mark.parametrize("point", KILL_POINTS)
+def test_a_kill_while_sending_encrypted_sends_the_text_once_and_readable(
+        new_session, homeserver, matrix_user, nio_reader, kind, point):
     proxy = HostileProxy(homeserver).start()
-    me, friend = matrix_user("keykill"), matrix_user("reader")
+    me, friend = matrix_user("killed"), matrix_user("reader")
     reader = nio_reader(kind, friend)
     room = encrypted_room(homeserver, me, friend)
     session = new_session()
     sign_in_call(session, homeserver=proxy.base_url, user=me.user_id, password=me.password).expect_ok()
-    # Given a server whose answer to the room key's to-device request is held (the key is on its
-    # way to the reader by then, and the event not sent)
+    # Given a server that holds its answer at that point
     release = threading.Event()
-    held = proxy.answer("PUT", r"/_matrix/client/v3/sendToDevice/m\.room\.encrypted/.*", passthrough=True,
-                        hold_answer=release, times=1)
+    held = proxy.answer("PUT", KILL_POINTS[point], passthrough=True, hold_answer=release, times=1)
 
-    # When the service is killed there, and started again
-    done = session.ferry("text", "Key first, then the text", "--to", room, "--no-wait")
+    # When the service is killed while the answer is held, and started again
+    done = session.ferry("text", f"Exactly once, {point}", "--to", room, "--no-wait")
     assert done.returncode == EX_OK, done.stderr
     share_id = new_share_id(done)
-    wait_for(lambda: held.done == 1, timeout=30, what="the room key on the server, its answer held")
+    wait_for(lambda: held.done == 1, timeout=30, what=f"the request {point} on the server, its answer held")
     session.kill_service(signal.SIGKILL)
     release.set()
     session.get_share(share_id)
     wait_for_state(session, share_id, "sent", timeout=60)
 
-    # Then the text is in the room once, and the reader decrypts it
+    # Then the room holds the text once (after the event: the same ciphertext went again under the
+    # same transaction id) and the reader decrypts it
     assert len([e for e in homeserver.events(friend.token, room, "m.room.encrypted") if e["sender"] == me.user_id]) == 1
     [event] = decrypted(reader, room, me.user_id)
-    assert event["decrypted"] and event["content"]["body"] == "Key first, then the text"
+    assert event["decrypted"] and event["content"]["body"] == f"Exactly once, {point}"
     assert plain_messages_from(homeserver, friend.token, room, me.user_id) == []
     session.stop()
     proxy.stop()
