@@ -10,7 +10,8 @@ import FerryOutbox
 /// - `room:<room id>`: the room's outbound Megolm session and who has its key (`RoomRecord`);
 /// - `event:<transaction id>`: an encrypted event made but not known to be sent yet, so that a
 ///   retry after a crash sends the same ciphertext again, never a second message index;
-/// - `file:<mxc uri>`: an encrypted attachment's `file` object (its key), until its event is made.
+/// - `file:<mxc uri>`: an encrypted attachment's `file` object (its key), until its event is made;
+/// - `master:<user id>`: the user's master key as first seen (FERRY_ONLY_VERIFIED_DEVICES).
 struct CryptoStore: Sendable {
     let outbox: Outbox
     let seal: StateSeal

@@ -21,6 +21,8 @@ struct KeySharing {
         var devices: [String: [String: DeviceIdentity]] = [:]
         /// The Curve25519 keys of devices their owners verified (cross-signed).
         var verifiedByOwner: Set<String> = []
+        /// Each user's master key, as the server lists it (user → base64 key).
+        var masterKeys: [String: String] = [:]
     }
 
     /// The devices of `users`, by `/keys/query`.
@@ -47,6 +49,7 @@ struct KeySharing {
                 }
             }
             listed.devices[user] = byID
+            listed.masterKeys[user] = CrossSigning.masterKey(answer["master_keys"]?[user], userID: user)
         }
         // An identity key is one device's: listed twice (someone's device copying another's key
         // under its own signature), both are left out, or the two would share one Olm session,

@@ -31,12 +31,15 @@ extension Encryption {
         let account = try Self.account(device)
         let sender = EncryptedEvents.Sender(userID: session.userID, deviceID: session.deviceID, account: account)
         let devices = listed.devices
+        // With the setting on, "verified by its owner" only counts under the master key first seen.
+        let verified = onlyVerifiedDevices ? try pinnedVerified(listed, store: store) : nil
 
         let roomName = "room:\(roomID)"
         // Kept in memory as written (write-through): opening it costs more than the rest of an event.
         var record = roomRecords[roomName]
         if record == nil { record = try store.load(roomName, as: RoomRecord.self) }
-        if let kept = record, let why = Self.rotation(kept, settings: settings, readers: readers, devices: devices, now: clock()) {
+        if let kept = record, let why = Self.rotation(kept, settings: settings, readers: readers, devices: devices,
+                                                      verified: verified, now: clock()) {
             logger.info("new room session", metadata: ["why": "\(why)"])
             record = nil
         }
@@ -52,10 +55,10 @@ extension Encryption {
             byID.values.filter { room.sharedWith[user]?[$0.deviceID] != $0.curve25519 }
         }
         let sharing = KeySharing(store: store, sender: sender, api: DeviceKeysAPI(http: http), logger: logger)
-        if onlyVerifiedDevices {
+        if let verified {
             // The setting: devices their owners have not verified get no key, and are told why once.
-            let unverified = missing.filter { !listed.verifiedByOwner.contains($0.curve25519) }
-            missing.removeAll { !listed.verifiedByOwner.contains($0.curve25519) }
+            let unverified = missing.filter { !verified.contains($0.curve25519) }
+            missing.removeAll { !verified.contains($0.curve25519) }
             let untold = unverified.filter { !(room.withheldFrom[$0.userID] ?? []).contains($0.deviceID) }
             if !untold.isEmpty {
                 try await sharing.withhold(.unverified, from: untold, roomID: roomID, sessionID: outbound.sessionID)
@@ -101,8 +104,33 @@ extension Encryption {
     /// Why the room's session must be replaced, or nil to keep it: used up (messages or age), or
     /// someone who had its key may no longer read (a member left, a device gone or re-keyed).
     /// Users whose devices the server did not list (a remote server away) count as unchanged.
+    /// The devices verified by their owners under the master key Ferry first saw for each owner
+    /// (pinned in the store, `master:<user>`): a server that swaps in a master key of its own, to
+    /// vouch for a device of its own, gets none of that user's devices counted as verified.
+    private func pinnedVerified(_ listed: KeySharing.Listed, store: CryptoStore) throws(EncryptionFailure) -> Set<String> {
+        var verified = listed.verifiedByOwner
+        var pins: [CryptoStore.Change] = []
+        for (user, master) in listed.masterKeys {
+            let name = "master:\(user)"
+            if let pinned = try store.load(name, as: String.self) {
+                guard pinned != master else { continue }
+                logger.warning("a user's master key changed; their devices count as unverified", metadata: ["user": "\(user)"])
+                for device in listed.devices[user]?.values ?? [:].values { verified.remove(device.curve25519) }
+            } else {
+                pins.append(CryptoStore.set(name, master))
+            }
+        }
+        if !pins.isEmpty { try store.write(pins) }
+        return verified
+    }
+
+    /// `verified`: with the setting on, the devices that may have the key; one that had it and is
+    /// no longer among them ends the session.
     static func rotation(_ room: RoomRecord, settings: EncryptedRooms.Settings, readers: EncryptedRooms.Readers,
-                         devices: [String: [String: DeviceIdentity]], now: Int64) -> String? {
+                         devices: [String: [String: DeviceIdentity]], verified: Set<String>? = nil, now: Int64) -> String? {
+        if let verified, room.sharedWith.values.contains(where: { $0.values.contains { !verified.contains($0) } }) {
+            return "a device is no longer verified"
+        }
         if room.messages >= settings.rotationMessages { return "\(room.messages) messages" }
         // A clock set back counts as time passed: the session's age is never trusted to shrink.
         if now - room.created >= settings.rotationMilliseconds * 1000 || now < room.created { return "its age" }

@@ -93,6 +93,17 @@ import Testing
                                     now: 999) == "its age")
     }
 
+    @Test func aDeviceNoLongerVerifiedEndsASessionWhenOnlyVerifiedDevicesGetKeys() {
+        let room = Self.room(sharedWith: [ana, bob])
+        #expect(Encryption.rotation(room, settings: Self.settings, readers: Self.readers(["@ana:x", "@bob:x"]),
+                                    devices: Self.listed([ana, bob]), verified: [ana.curve25519, bob.curve25519], now: 0) == nil)
+        #expect(Encryption.rotation(room, settings: Self.settings, readers: Self.readers(["@ana:x", "@bob:x"]),
+                                    devices: Self.listed([ana, bob]), verified: [ana.curve25519], now: 0) == "a device is no longer verified")
+        // The setting off: verification plays no part.
+        #expect(Encryption.rotation(room, settings: Self.settings, readers: Self.readers(["@ana:x", "@bob:x"]),
+                                    devices: Self.listed([ana, bob]), verified: nil, now: 0) == nil)
+    }
+
     @Test func aHostileRoomsNumbersAreBroughtIntoRange() {
         let never = EncryptedRooms.Settings(content: ["algorithm": "m.megolm.v1.aes-sha2", "rotation_period_msgs": 0,
                                                       "rotation_period_ms": -5])

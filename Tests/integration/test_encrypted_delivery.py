@@ -335,6 +335,35 @@ def test_with_only_verified_devices_on_an_unverified_device_is_told_m_unverified
     assert withheld["session_id"] == seen["session_id"] and withheld["algorithm"] == MEGOLM
 
 
+def test_with_only_verified_devices_a_master_key_swapped_by_the_server_verifies_nothing(
+        new_session, homeserver, matrix_user, nio_reader):
+    me, friend = matrix_user("pinned"), matrix_user("reader")
+    # Given a friend's device verified by their cross-signing identity, and Ferry set to encrypt
+    # only for verified devices, which has sent there once (and so seen that identity)
+    device = nio_reader(READERS[-1], friend)
+    first = CrossSigningIdentity(friend.user_id)
+    first.upload(homeserver, friend.token, friend.password)
+    first.verify_device(homeserver, friend.token, device.device()["device_id"])
+    room = encrypted_room(homeserver, me, friend)
+    session = new_session(FERRY_ONLY_VERIFIED_DEVICES="1")
+    sign_in(session, homeserver, me)
+    assert session.ferry("text", "Under the first identity", "--to", room).returncode == EX_OK
+
+    # When the identity is replaced (as a server, or someone with the password, could do) and the
+    # same device is signed by the new one, and Ferry sends again
+    second = CrossSigningIdentity(friend.user_id)
+    second.upload(homeserver, friend.token, friend.password)
+    second.verify_device(homeserver, friend.token, device.device()["device_id"])
+    assert session.ferry("text", "Under a new identity", "--to", room).returncode == EX_OK
+
+    # Then the device read the first text and not the second: Ferry kept the master key it first
+    # saw, so the new one vouches for nothing, and the session it had was replaced
+    before, after = decrypted(device, room, me.user_id)
+    assert before["decrypted"] and before["content"]["body"] == "Under the first identity"
+    assert not after["decrypted"], after
+    assert before["session_id"] != after["session_id"]
+
+
 def test_by_default_every_device_gets_the_key_verified_or_not(ferry, homeserver, matrix_user):
     session, me, _ = ferry
     friend = matrix_user("reader")

@@ -4,6 +4,7 @@ sign-in, a share that was sent (to which room), a share that failed (with a Retr
 
 from __future__ import annotations
 
+import urllib.parse
 import uuid
 
 from matrixflow import (action_labels, notification_text, notifications, sign_in, start_notification_server,
@@ -42,12 +43,15 @@ def test_a_sent_share_is_announced_with_the_rooms_name(new_session, homeserver, 
 
 
 def test_a_failed_share_is_announced_with_a_retry_action(new_session, homeserver, matrix_user):
-    # Given Ferry signed in, a notification server, and an encrypted room (Ferry never sends there)
+    # Given Ferry signed in, a notification server, and a room encrypted by an algorithm Ferry does
+    # not speak (it never sends there)
     session = new_session()
     record = start_notification_server(session)
     user = matrix_user("notfailed")
     sign_in(session, homeserver, user)
-    room = homeserver.create_room(user.token, name="Encrypted", encrypted=True)
+    room = homeserver.create_room(user.token, name="Encrypted")
+    homeserver.call("PUT", f"/_matrix/client/v3/rooms/{urllib.parse.quote(room)}/state/m.room.encryption/", user.token,
+                    json_body={"algorithm": "org.example.unknown.v9"})
 
     # When a text is shared there and fails
     share_id = session.share_ok(text="Will fail", destinations=[room])

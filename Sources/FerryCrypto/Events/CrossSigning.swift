@@ -20,6 +20,13 @@ public enum CrossSigning {
         return DeviceIdentity.isSigned(keys, by: selfSigning.key, userID: device.userID, keyID: selfSigning.id)
     }
 
+    /// The user's master key (its base64 Ed25519 key) from their `master_keys` entry, when it is
+    /// a well-formed master key of theirs: what a client pins on first sight.
+    public static func masterKey(_ object: JSONValue?, userID: String) -> String? {
+        guard let object, let (id, _) = key(of: object, userID: userID, usage: "master") else { return nil }
+        return String(id.dropFirst("ed25519:".count))
+    }
+
     /// The one Ed25519 key of a cross-signing key object of `userID` with `usage`.
     static func key(of object: JSONValue, userID: String, usage: String) -> (id: String, key: Curve25519.Signing.PublicKey)? {
         guard object["user_id"]?.stringValue == userID,
