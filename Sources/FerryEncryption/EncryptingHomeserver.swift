@@ -115,6 +115,7 @@ public struct EncryptingHomeserver: Homeserver {
         } catch {
             throw error.matrixError
         }
-        return try await EncryptedRooms(http: plain.http).send(ciphertext, to: roomID, transactionID: transactionID)
+        return try await RoomEvents(http: plain.http).send(ciphertext, type: "m.room.encrypted", to: roomID,
+                                                           transactionID: transactionID)
     }
 }

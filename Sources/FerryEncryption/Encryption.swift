@@ -97,12 +97,12 @@ public actor Encryption {
 
     /// Whether the key of an encrypted upload is kept (it can go into an encrypted room's event).
     public nonisolated func keepsFile(for uri: String) -> Bool {
-        ((try? outbox.cryptoRecord("file:\(uri)")) ?? nil) != nil
+        outbox.hasCryptoRecord("file:\(uri)")
     }
 
     /// Whether Ferry has a session for the room: it encrypted there before.
     public nonisolated func hasEncrypted(for roomID: String) -> Bool {
-        ((try? outbox.cryptoRecord("room:\(roomID)")) ?? nil) != nil
+        outbox.hasCryptoRecord("room:\(roomID)")
     }
 
     // MARK: - The store and the device

@@ -1,8 +1,8 @@
 import FerryCore
 import Foundation
 
-/// What sending into an encrypted room needs to know of it, and the one request that sends there:
-/// the room's encryption settings, who may read it, and `m.room.encrypted` events.
+/// What sending into an encrypted room needs to know of it: the room's encryption settings and
+/// who may read it. (Its events go out through `RoomEvents.send(_:type:to:transactionID:)`.)
 public struct EncryptedRooms: Sendable {
     let http: MatrixHTTP
 
@@ -99,14 +99,5 @@ public struct EncryptedRooms: Sendable {
             users.append(user)
         }
         return Readers(users: users, historyVisibility: visibility)
-    }
-
-    /// `PUT /rooms/{roomId}/send/m.room.encrypted/{txnId}` with a content encrypted already;
-    /// returns the event id. The same transaction id again returns the same event.
-    public func send(_ content: JSONValue, to roomID: String, transactionID: String) async throws(MatrixError) -> String {
-        struct Answer: Decodable { var event_id: String }
-        let path = "/_matrix/client/v3/rooms/\(MatrixHTTP.percentEncoded(roomID))/send/m.room.encrypted/"
-            + MatrixHTTP.percentEncoded(transactionID)
-        return try await http.call(.PUT, path, json: content, as: Answer.self).event_id
     }
 }

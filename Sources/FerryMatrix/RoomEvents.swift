@@ -56,11 +56,19 @@ public struct RoomEvents: Sendable {
 
     /// `PUT /rooms/{roomId}/send/m.room.message/{txnId}`; returns the event id.
     public func send(_ content: MessageContent, to roomID: String, transactionID: String) async throws(MatrixError) -> String {
-        struct Answer: Decodable { var event_id: String }
-        let path = "/_matrix/client/v3/rooms/\(MatrixHTTP.percentEncoded(roomID))/send/m.room.message/"
-            + MatrixHTTP.percentEncoded(transactionID)
-        return try await http.call(.PUT, path, json: content, as: Answer.self).event_id
+        try await send(content, type: "m.room.message", to: roomID, transactionID: transactionID)
     }
+
+    /// `PUT /rooms/{roomId}/send/{type}/{txnId}` with any content (`m.room.encrypted`'s, made by
+    /// the encryption already); returns the event id.
+    public func send(_ content: some Encodable & Sendable, type: String, to roomID: String,
+                     transactionID: String) async throws(MatrixError) -> String {
+        let path = "/_matrix/client/v3/rooms/\(MatrixHTTP.percentEncoded(roomID))/send/\(MatrixHTTP.percentEncoded(type))/"
+            + MatrixHTTP.percentEncoded(transactionID)
+        return try await http.call(.PUT, path, json: content, as: SentEvent.self).event_id
+    }
+
+    struct SentEvent: Decodable { var event_id: String }
 
     /// The events `sender` sent into the room under any of `transactionIDs` (read from the
     /// content's `io.github.ferryshare.transaction`), by transaction id, looking back from the
