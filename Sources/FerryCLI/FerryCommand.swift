@@ -20,7 +20,7 @@ public struct FerryCommand: ParsableCommand {
         """,
         version: "ferry \(FerryVersion.current)",
         subcommands: [OpenCommand.self, SendCommand.self, TextCommand.self, SharesCommand.self,
-                      ShowCommand.self, CancelCommand.self, CompleteCommand.self, RetryCommand.self, LoginCommand.self, LogoutCommand.self,
+                      ShowCommand.self, CancelCommand.self, CompleteCommand.self, RetryCommand.self, LoginCommand.self, LogoutCommand.self, VerifyCommand.self,
                       StatusCommand.self, DestinationsCommand.self, ServiceCommand.self])
 
     public init() {}

@@ -40,6 +40,8 @@ public enum Share1Method: String, CaseIterable, Sendable {
     case listDestinations = "ListDestinations"
     /// Who is signed in, where, online or not, and how many shares are in each state.
     case getStatus = "GetStatus"
+    /// Verifies Ferry's device with the account's recovery key or passphrase.
+    case verifyDevice = "VerifyDevice"
 }
 
 /// The signals of Share1.
@@ -62,4 +64,7 @@ public enum Share1Property: String, CaseIterable, Sendable {
     case homeserver = "Homeserver"
     /// Whether the homeserver answered the last request.
     case online = "Online"
+    /// Whether the account's owner verified Ferry's device: "verified", "unverified",
+    /// "no-identity", or empty (signed out, or not known yet).
+    case deviceVerification = "DeviceVerification"
 }

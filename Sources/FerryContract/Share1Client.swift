@@ -71,6 +71,12 @@ public enum Share1 {
         Share1Call(method: .getStatus, arguments: [], timeout: -1) { $0.first?.dictionaryValue }
     }
 
+    /// `VerifyDevice(a{sv})` → the device's verification (the service reads secret storage and
+    /// uploads a signature; a passphrase also runs its key derivation first).
+    public static func verifyDevice(_ secret: [String: Variant]) -> Share1Call<[String: Variant]> {
+        Share1Call(method: .verifyDevice, arguments: [.dictionary(secret)], timeout: 120_000) { $0.first?.dictionaryValue }
+    }
+
     /// `ListDestinations(s, u)` → destinations matching `query` (all for ""), at most `limit` (0: no limit).
     public static func listDestinations(_ query: String, limit: UInt32) -> Share1Call<[[String: Variant]]> {
         Share1Call(method: .listDestinations, arguments: [.string(query), .uint32(limit)], timeout: 60_000) {

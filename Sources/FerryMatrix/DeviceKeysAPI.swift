@@ -50,4 +50,13 @@ public struct DeviceKeysAPI: Sendable {
         let path = "/_matrix/client/v3/sendToDevice/\(MatrixHTTP.percentEncoded(type))/\(MatrixHTTP.percentEncoded(transactionID))"
         _ = try await http.call(.PUT, path, json: body, as: JSONValue.self)
     }
+
+    /// `POST /keys/signatures/upload`: signatures made by a cross-signing key (user → key or
+    /// device id → the signed object). Returns the server's `failures` (empty when every one was
+    /// taken).
+    public func uploadSignatures(_ signed: [String: [String: JSONValue]]) async throws(MatrixError) -> JSONValue {
+        let body = JSONValue.object(signed.mapValues { .object($0) })
+        let answer = try await http.call(.POST, "/_matrix/client/v3/keys/signatures/upload", json: body, as: LenientJSON.self).value
+        return answer["failures"] ?? [:]
+    }
 }

@@ -1,5 +1,6 @@
 import FerryAccount
 import FerryCore
+import FerryEncryption
 import FerryMatrix
 import FerrySender
 import GLibAdapter
@@ -29,6 +30,19 @@ enum AccountCodec {
         return Credentials(homeserver: homeserver, method: .password(user: user, password: password))
     }
 
+    /// VerifyDevice's secret: exactly one of "recovery-key" and "passphrase", a string.
+    static func verificationSecret(_ dict: [String: Variant]) throws(ShareError) -> VerificationSecret {
+        for (key, value) in dict where ["recovery-key", "passphrase"].contains(key) && value.typeString != "s" {
+            throw .invalidArgument("\u{201C}\(key)\u{201D} must be of type \u{201C}s\u{201D}, not \u{201C}\(value.typeString)\u{201D}.")
+        }
+        switch (dict["recovery-key"]?.stringValue, dict["passphrase"]?.stringValue) {
+        case (let key?, nil): return .recoveryKey(key)
+        case (nil, let passphrase?) where !passphrase.isEmpty: return .passphrase(passphrase)
+        case (nil, _?): throw .invalidArgument("The passphrase is empty.")
+        default: throw .invalidArgument("Give either \u{201C}recovery-key\u{201D} or \u{201C}passphrase\u{201D}.")
+        }
+    }
+
     static func encode(_ flows: LoginFlows) -> [String: Variant] {
         ["homeserver": .string(flows.homeserver), "password": .bool(flows.password), "sso": .bool(flows.sso),
          "token": .bool(flows.token)]
@@ -43,6 +57,8 @@ enum AccountCodec {
             "homeserver": .string(status.homeserver ?? ""),
             "online": .bool(status.online),
             "secret-storage": .string(status.secretStorage ?? ""),
+            "device-id": .string(status.deviceID ?? ""),
+            "device-verification": .string(status.verification?.rawValue ?? ""),
             "shares": .dictionary(shares),
         ]
     }

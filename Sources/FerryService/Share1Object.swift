@@ -21,7 +21,8 @@ final class Share1Object: @unchecked Sendable {
     /// Called when org.freedesktop.Application.Open is refused, after the caller got the error.
     var onOpenRefused: @Sendable (ShareError) -> Void = { _ in }
     /// Methods that wait for the homeserver: answered from a task, not from the work queue.
-    private static let networkMethods: Set<String> = ["SignIn", "SignOut", "GetLoginFlows", "ListDestinations"]
+    private static let networkMethods: Set<String> = ["SignIn", "SignOut", "GetLoginFlows", "ListDestinations",
+                                                                 "VerifyDevice", "GetStatus"]
 
     init(service: ShareService, connection: BusConnection, lifetime: Lifetime, logger: Logger) {
         self.service = service
@@ -78,6 +79,7 @@ final class Share1Object: @unchecked Sendable {
         case .accountID: return .string(session?.userID ?? "")
         case .homeserver: return .string(session?.homeserver ?? "")
         case .online: return .bool(service.online)
+        case .deviceVerification: return .string(service.deviceVerification()?.rawValue ?? "")
         case nil: return nil
         }
     }
@@ -139,8 +141,6 @@ final class Share1Object: @unchecked Sendable {
                   case .string(let message) = arguments[2] else { throw .invalidArgument("CompleteShare takes (s, as, s).") }
             _ = try service.complete(id: id, destinations: destinations, message: message)
             return []
-        case ("GetStatus", _):
-            return [.dictionary(AccountCodec.encode(service.status()))]
         default:
             // GDBus checks signatures against the XML, so only a method added there but not here lands here.
             throw .invalidArgument("Ferry does not implement \(method) yet.")
@@ -158,6 +158,11 @@ final class Share1Object: @unchecked Sendable {
             return []
         case ("GetLoginFlows", .string(let homeserver)?):
             return [.dictionary(AccountCodec.encode(try await service.loginFlows(homeserver: homeserver)))]
+        case ("VerifyDevice", .dictionary(let dict)?):
+            let state = try await service.verifyDevice(try AccountCodec.verificationSecret(dict))
+            return [.dictionary(["verification": .string(state.rawValue)])]
+        case ("GetStatus", _):
+            return [.dictionary(AccountCodec.encode(await service.statusAskingVerification()))]
         case ("ListDestinations", .string(let query)?):
             let limit = arguments.count > 1 ? arguments[1].uint32Value ?? 0 : 0
             let entries = try await service.destinations(query: query, limit: Int(limit))

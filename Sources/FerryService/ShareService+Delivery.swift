@@ -1,4 +1,5 @@
 import FerryCore
+import FerryEncryption
 import FerryOutbox
 import FerrySender
 
@@ -101,8 +102,8 @@ extension ShareService {
     public func status() -> ServiceStatus {
         let session = account.current
         return ServiceStatus(signedIn: session != nil, userID: session?.userID, homeserver: session?.homeserver,
-                             online: online, secretStorage: account.secretStorage,
-                             shares: (try? outbox.countsByState()) ?? [:])
+                             online: online, secretStorage: account.secretStorage, deviceID: session?.deviceID,
+                             verification: deviceVerification(), shares: (try? outbox.countsByState()) ?? [:])
     }
 }
 
@@ -113,5 +114,8 @@ public struct ServiceStatus: Sendable {
     public var homeserver: String?
     public var online: Bool
     public var secretStorage: String?
+    public var deviceID: String?
+    /// Whether the owner verified this device; nil when not known (offline since the start).
+    public var verification: DeviceVerification?
     public var shares: [ShareState: Int]
 }

@@ -33,13 +33,15 @@ extension ShareService {
     }
 
     /// The device's identity made and its keys uploaded, in the background: a sign-in answers at
-    /// once, and a failure here is tried again before the first encrypted event.
+    /// once, and a failure here is tried again before the first encrypted event. Then whether
+    /// the owner verified it (a device signed in again under its id may be).
     private func prepareDevice(_ session: Session) {
         let encryption = encryption!
         let logger = logger
         Task {
             do throws(EncryptionFailure) {
                 try await encryption.prepareDevice(for: session)
+                await refreshVerification()
             } catch {
                 logger.warning("the device's encryption keys could not be uploaded yet", metadata: ["error": "\(error.matrixError.message)"])
             }

@@ -114,9 +114,9 @@ enum Prompt {
     }
 
     /// Reads a line with echo off, so the password never shows on the screen.
-    static func secret(_ question: String) throws(CommandFailure) -> String {
+    static func secret(_ question: String, notOnTerminal: String = "not on a terminal: use --password-stdin.") throws(CommandFailure) -> String {
         guard isatty(0) != 0 else {
-            throw CommandFailure(status: ExitStatus.usage, message: "not on a terminal: use --password-stdin.")
+            throw CommandFailure(status: ExitStatus.usage, message: notOnTerminal)
         }
         var saved = termios()
         tcgetattr(0, &saved)
@@ -127,7 +127,7 @@ enum Prompt {
         let answer = readLine()
         tcsetattr(0, TCSAFLUSH, &saved)
         Terminal.standardError("\n")
-        guard let answer, !answer.isEmpty else { throw CommandFailure(status: ExitStatus.usage, message: "no password given.") }
+        guard let answer, !answer.isEmpty else { throw CommandFailure(status: ExitStatus.usage, message: "nothing given.") }
         return answer
     }
 }

@@ -13,6 +13,8 @@ enum StatusJSON {
             "homeserver": nonEmpty(status["homeserver"]) ?? NSNull(),
             "online": status["online"]?.boolValue ?? false,
             "secret_storage": nonEmpty(status["secret-storage"]) ?? NSNull(),
+            "device_id": nonEmpty(status["device-id"]) ?? NSNull(),
+            "device_verification": nonEmpty(status["device-verification"]) ?? NSNull(),
             "shares": shares,
         ]
         return JSONText.encode(object)
@@ -23,6 +25,7 @@ enum StatusJSON {
         if status["signed-in"]?.boolValue == true {
             lines.append("Signed in as \(nonEmpty(status["user-id"]) ?? "?") on \(nonEmpty(status["homeserver"]) ?? "?").")
             lines.append(status["online"]?.boolValue == true ? "Online." : "Offline: shares wait until the homeserver answers again.")
+            lines.append(deviceLine(status))
             if nonEmpty(status["secret-storage"]) == "file" {
                 lines.append("Warning: no Secret Service runs, so the sign-in is kept in a file only you can read.")
             }
@@ -35,6 +38,17 @@ enum StatusJSON {
         }.sorted { $0.0 < $1.0 }
         lines.append(counts.isEmpty ? "No shares." : "Shares: " + counts.map { "\($0.1) \($0.0)" }.joined(separator: ", ") + ".")
         return lines.joined(separator: "\n")
+    }
+
+    /// Ferry's device, and whether its owner verified it.
+    static func deviceLine(_ status: [String: Variant]) -> String {
+        let device = nonEmpty(status["device-id"]).map { "This device (\($0))" } ?? "This device"
+        switch nonEmpty(status["device-verification"]) {
+        case "verified": return "\(device) is verified."
+        case "unverified": return "\(device) is not verified: verify it with ferry verify, or others may see a warning on what it sends."
+        case "no-identity": return "\(device) cannot be verified yet: the account has no cross-signing identity."
+        default: return "\(device): whether it is verified is not known yet."
+        }
     }
 
     static func nonEmpty(_ value: Variant?) -> String? {

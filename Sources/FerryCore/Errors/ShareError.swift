@@ -67,6 +67,13 @@ public enum ShareError: Error, Equatable, Sendable {
     case unsupportedLogin(String, method: String)
     /// A browser sign-in already waits for its redirect.
     case signInInProgress
+    // Verifying this device.
+    /// The text given is not a recovery key (the sentence says why: a typo, a wrong length).
+    case invalidRecoveryKey(String)
+    /// The recovery key (or passphrase) does not open the account's secret storage.
+    case wrongRecoveryKey(passphrase: Bool)
+    /// The account offers nothing to verify this device with (the sentence says what is missing).
+    case cannotVerify(String)
     // Delivering: a permanent refusal for one destination.
     /// An end-to-end encrypted room Ferry could not encrypt for (`reason`); it never sends plain
     /// text there instead.
@@ -119,6 +126,9 @@ public enum ShareError: Error, Equatable, Sendable {
         case .homeserverUnreachable: return "HomeserverUnreachable"
         case .unsupportedLogin: return "UnsupportedLogin"
         case .signInInProgress: return "SignInInProgress"
+        case .invalidRecoveryKey: return "InvalidRecoveryKey"
+        case .wrongRecoveryKey: return "WrongRecoveryKey"
+        case .cannotVerify: return "CannotVerify"
         case .encryptedRoom: return "EncryptedRoom"
         case .forbidden: return "Forbidden"
         case .roomNotFound: return "RoomNotFound"
@@ -182,6 +192,11 @@ public enum ShareError: Error, Equatable, Sendable {
         case .unsupportedLogin(let server, let method):
             return "The homeserver \(q(server)) does not offer sign-in with \(method)."
         case .signInInProgress: return "A sign-in through the browser is already waiting; finish or close it first."
+        case .invalidRecoveryKey(let why): return why
+        case .wrongRecoveryKey(let passphrase):
+            return passphrase ? "That passphrase does not open this account's secret storage; check it, or use the recovery key."
+                : "That recovery key does not open this account's secret storage; it may be an older one."
+        case .cannotVerify(let why): return "This device cannot be verified this way: \(why)."
         case .encryptedRoom(let room, let reason):
             return "\(q(room)) is end-to-end encrypted and Ferry could not encrypt for it: \(reason). Nothing was sent there unencrypted."
         case .forbidden(let room, let reason): return "The homeserver refused to send to \(q(room)): \(reason)."
@@ -241,6 +256,8 @@ public enum ExitStatus {
         case "RoomNotFound": return noUser
         case "HomeserverUnreachable", "UnsupportedLogin": return unavailable
         case "SignInInProgress": return tempFail
+        case "InvalidRecoveryKey", "WrongRecoveryKey": return dataError
+        case "CannotVerify": return unavailable
         case "DeliveryFailed": return protocolError
         case "NotSignedIn", "SignInFailed", "Forbidden": return noPermission
         default: return software

@@ -1,3 +1,4 @@
+import Foundation
 import Crypto
 import FerryCore
 
@@ -37,5 +38,48 @@ public enum CrossSigning {
             return nil
         }
         return (id, key)
+    }
+}
+
+/// The account's self-signing key, read from secret storage: what vouches for the owner's own
+/// devices. Held only while Ferry signs its device with it, then dropped.
+public struct SelfSigningKey: Sendable {
+    private let key: Curve25519.Signing.PrivateKey
+    /// Its public key, base64 (the key id is `ed25519:` and this).
+    public let publicKey: String
+
+    /// From the secret `m.cross_signing.self_signing`: the unpadded base64 of the Ed25519 seed.
+    public init(secret: String) throws(CryptoError) {
+        guard let seed = UnpaddedBase64.decode(secret.trimmingCharacters(in: .whitespacesAndNewlines)), seed.count == 32,
+              let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: seed) else {
+            throw .malformed("a self-signing key that is not a 32-byte Ed25519 seed")
+        }
+        self.key = key
+        publicKey = UnpaddedBase64.encode(key.publicKey.rawRepresentation)
+    }
+
+    /// Whether this is the key the server publishes as `userID`'s self-signing key, signed by
+    /// their master key: a stored key left from an identity reset elsewhere is not.
+    public func isPublished(_ selfSigningKey: JSONValue?, masterKey: JSONValue?, userID: String) -> Bool {
+        guard let master = masterKey.flatMap({ CrossSigning.key(of: $0, userID: userID, usage: "master") }),
+              let published = selfSigningKey.flatMap({ CrossSigning.key(of: $0, userID: userID, usage: "self_signing") }),
+              let object = selfSigningKey?.objectValue,
+              published.id == "ed25519:\(publicKey)" else { return false }
+        return DeviceIdentity.isSigned(object, by: master.key, userID: userID, keyID: master.id)
+    }
+
+    /// `deviceKeys` with this key's signature added: what `/keys/signatures/upload` takes for a
+    /// device of `userID`. The signature covers the keys without `signatures` and `unsigned`.
+    public func signed(_ deviceKeys: [String: JSONValue], userID: String) -> [String: JSONValue] {
+        var covered = deviceKeys
+        covered["signatures"] = nil
+        covered["unsigned"] = nil
+        guard let signature = try? key.signature(for: CanonicalJSON.encode(.object(covered))) else { return deviceKeys }
+        var signatures = deviceKeys["signatures"]?.objectValue ?? [:]
+        var ours = signatures[userID]?.objectValue ?? [:]
+        ours["ed25519:\(publicKey)"] = .string(UnpaddedBase64.encode(signature))
+        signatures[userID] = .object(ours)
+        covered["signatures"] = .object(signatures)
+        return covered
     }
 }

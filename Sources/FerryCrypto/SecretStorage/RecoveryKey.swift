@@ -1,0 +1,56 @@
+/// A secret storage key as a person keeps it: `0x8B 0x01`, the 32 key bytes and a parity byte
+/// (the XOR of all before it), in base58, in groups of four characters ("EsTc …"). The
+/// prefix and parity catch a mistyped or half-pasted key before any server is asked.
+public struct RecoveryKey: Sendable {
+    /// The secret storage key itself. Used and dropped: nothing keeps it.
+    public let keyBytes: [UInt8]
+
+    static let prefix: [UInt8] = [0x8B, 0x01]
+
+    public init(keyBytes: [UInt8]) {
+        precondition(keyBytes.count == 32, "a secret storage key is 32 bytes")
+        self.keyBytes = keyBytes
+    }
+
+    /// The key `text` spells, spaces and line breaks anywhere ignored.
+    public init(decoding text: String) throws(Problem) {
+        let compact = String(text.filter { !$0.isWhitespace })
+        guard !compact.isEmpty else { throw .empty }
+        let bytes: [UInt8]
+        switch Base58.decode(compact) {
+        case .success(let decoded): bytes = decoded
+        case .failure(let bad): throw .notBase58(bad.character)
+        }
+        guard bytes.count == Self.prefix.count + 32 + 1 else { throw .wrongLength }
+        guard Array(bytes.prefix(2)) == Self.prefix else { throw .notARecoveryKey }
+        guard bytes.reduce(0, ^) == 0 else { throw .parity }
+        keyBytes = Array(bytes[2..<34])
+    }
+
+    /// How a person is shown the key: base58 in groups of four.
+    public var encoded: String {
+        let bytes = Self.prefix + keyBytes
+        let text = Array(Base58.encode(bytes + [bytes.reduce(0, ^)]))
+        return stride(from: 0, to: text.count, by: 4).map { String(text[$0..<min($0 + 4, text.count)]) }.joined(separator: " ")
+    }
+
+    /// Why a text is not a recovery key, in words for the person who typed it.
+    public enum Problem: Error, Equatable, Sendable {
+        case empty
+        case notBase58(Character)
+        case wrongLength
+        case notARecoveryKey
+        case parity
+
+        public var sentence: String {
+            switch self {
+            case .empty: return "No recovery key was given."
+            case .notBase58(let character):
+                return "“\(character)” cannot be in a recovery key (they use letters and digits without 0, O, I and l)."
+            case .wrongLength: return "That recovery key is too short or too long: check that all of it was copied."
+            case .notARecoveryKey: return "That is not a Matrix recovery key (they begin with “Es”)."
+            case .parity: return "That recovery key has a typo: its check digit does not match."
+            }
+        }
+    }
+}

@@ -1,0 +1,153 @@
+import FerryCore
+import FerryCrypto
+import FerryMatrix
+
+/// Whether the account's owner vouches for Ferry's device: its keys signed by the account's
+/// self-signing key (cross-signing). Clients show messages from an unverified device with a
+/// warning, or not at all (MSC4153).
+public enum DeviceVerification: String, Sendable {
+    /// Signed by the self-signing key, which the master key signed.
+    case verified
+    /// The account has a cross-signing identity, and this device is not signed by it.
+    case unverified
+    /// The account has no cross-signing identity yet: nothing can vouch for any device.
+    case noIdentity = "no-identity"
+}
+
+/// What the person gives to open the account's secret storage.
+public enum VerificationSecret: Sendable {
+    /// The recovery key ("EsTc …"), as typed or pasted.
+    case recoveryKey(String)
+    /// The passphrase the recovery key was made from.
+    case passphrase(String)
+}
+
+/// Why Ferry's device could not be verified. None of them carries the secret.
+public enum VerificationFailure: Error, Sendable {
+    /// The text is not a recovery key (a typo the check digit caught, a wrong length).
+    case invalidRecoveryKey(RecoveryKey.Problem)
+    /// The key or passphrase does not open this account's secret storage.
+    case wrongKey(passphrase: Bool)
+    /// A passphrase was given, but the storage's key was not made from one.
+    case noPassphrase
+    /// The account has no cross-signing identity.
+    case noCrossSigning
+    /// The account has no secret storage, or its self-signing key is not in it.
+    case notInSecretStorage
+    /// The stored self-signing key is not the one the account publishes (reset elsewhere since).
+    case staleSecret
+    /// Secret storage by an algorithm Ferry does not read, or in a shape it does not know.
+    case unreadable(String)
+    /// The device's own keys are not (yet) on the server.
+    case encryption(EncryptionFailure)
+    /// The homeserver failed a request, or refused the signature.
+    case server(MatrixError)
+}
+
+extension Encryption {
+    /// Whether the server shows Ferry's device as verified by its owner.
+    public func verification(of session: Session) async throws(EncryptionFailure) -> DeviceVerification {
+        let answer: JSONValue
+        do {
+            answer = try await DeviceKeysAPI(http: Self.http(session)).queryAnswer(users: [session.userID])
+        } catch {
+            throw .server(error)
+        }
+        return Self.verification(in: answer, session: session)
+    }
+
+    static func verification(in answer: JSONValue, session: Session) -> DeviceVerification {
+        let master = answer["master_keys"]?[session.userID]
+        guard CrossSigning.masterKey(master, userID: session.userID) != nil else { return .noIdentity }
+        guard let keys = answer["device_keys"]?[session.userID]?[session.deviceID],
+              let device = try? DeviceIdentity(verifying: keys, userID: session.userID, deviceID: session.deviceID) else {
+            return .unverified
+        }
+        return CrossSigning.isVerifiedByOwner(keys, of: device, masterKey: master,
+                                              selfSigningKey: answer["self_signing_keys"]?[session.userID]) ? .verified : .unverified
+    }
+
+    /// Verifies Ferry's device with the account's recovery key or passphrase: the self-signing
+    /// key is read from secret storage, signs this device's keys, and the signature is uploaded.
+    /// The key, the passphrase and the self-signing key are used here and dropped: none is kept
+    /// or logged.
+    public func verifyDevice(session: Session, with secret: VerificationSecret) async throws(VerificationFailure) -> DeviceVerification {
+        var recoveryKey: RecoveryKey?
+        if case .recoveryKey(let text) = secret {
+            do { recoveryKey = try RecoveryKey(decoding: text) } catch { throw .invalidRecoveryKey(error) }
+        }
+        let ours: DeviceKeys
+        do { ours = try await prepareDevice(for: session) } catch { throw .encryption(error) }
+        let http = Self.http(session)
+        let api = DeviceKeysAPI(http: http)
+        let data = AccountData(http: http, userID: session.userID)
+        let user = session.userID
+        do {
+            let answer = try await api.queryAnswer(users: [user])
+            guard CrossSigning.masterKey(answer["master_keys"]?[user], userID: user) != nil else { throw VerificationFailure.noCrossSigning }
+            guard let keyID = try await data.get("m.secret_storage.default_key")?["key"]?.stringValue,
+                  let description = try await data.get("m.secret_storage.key.\(keyID)") else {
+                throw VerificationFailure.notInSecretStorage
+            }
+            let storageKey = try Self.storageKey(keyID: keyID, description: description, recoveryKey: recoveryKey, secret: secret)
+            guard let stored = try await data.get("m.cross_signing.self_signing") else { throw VerificationFailure.notInSecretStorage }
+            let selfSigning: SelfSigningKey
+            do {
+                selfSigning = try SelfSigningKey(secret: try storageKey.open("m.cross_signing.self_signing", from: stored))
+            } catch let problem as SecretStorageKey.Problem {
+                throw Self.failure(problem, passphrase: recoveryKey == nil)
+            } catch {
+                throw VerificationFailure.unreadable("the stored self-signing key")
+            }
+            guard selfSigning.isPublished(answer["self_signing_keys"]?[user], masterKey: answer["master_keys"]?[user], userID: user) else {
+                throw VerificationFailure.staleSecret
+            }
+            // Only the keys the server lists for this device id that are this device's very keys
+            // (and signed by it) are signed: never a key a server put in their place.
+            guard let listed = answer["device_keys"]?[user]?[session.deviceID],
+                  let device = try? DeviceIdentity(verifying: listed, userID: user, deviceID: session.deviceID),
+                  device.ed25519 == ours.ed25519, device.curve25519 == ours.curve25519, let object = listed.objectValue else {
+                throw VerificationFailure.encryption(.crypto("this device's keys are not on the server as Ferry made them"))
+            }
+            let failures = try await api.uploadSignatures([user: [session.deviceID: .object(selfSigning.signed(object, userID: user))]])
+            if let refused = failures.objectValue, !refused.isEmpty {
+                throw VerificationFailure.server(MatrixError(kind: .refused, errcode: nil, message: "the server refused the signature"))
+            }
+        } catch let failure as VerificationFailure {
+            throw failure
+        } catch let error as MatrixError {
+            throw .server(error)
+        } catch {
+            throw .unreadable("\(error)")
+        }
+        logger.info("this device is verified with the account's secret storage", metadata: ["device": "\(session.deviceID)"])
+        do { return try await verification(of: session) } catch { throw .encryption(error) }
+    }
+
+    private static func storageKey(keyID: String, description: JSONValue, recoveryKey: RecoveryKey?,
+                                   secret: VerificationSecret) throws(VerificationFailure) -> SecretStorageKey {
+        do {
+            var bytes = recoveryKey?.keyBytes ?? []
+            if case .passphrase(let passphrase) = secret {
+                bytes = try SecretStorageKey.keyBytes(passphrase: passphrase, description: description)
+            }
+            return try SecretStorageKey(keyID: keyID, keyBytes: bytes, description: description)
+        } catch {
+            throw failure(error, passphrase: recoveryKey == nil)
+        }
+    }
+
+    private static func failure(_ problem: SecretStorageKey.Problem, passphrase: Bool) -> VerificationFailure {
+        switch problem {
+        case .wrongKey: return .wrongKey(passphrase: passphrase)
+        case .noPassphrase: return .noPassphrase
+        case .notStoredUnderThisKey: return .notInSecretStorage
+        case .unsupported(let algorithm): return .unreadable("secret storage by \(algorithm)")
+        case .malformed(let what): return .unreadable(what)
+        }
+    }
+
+    static func http(_ session: Session) -> MatrixHTTP {
+        MatrixHTTP(baseURL: session.homeserver, accessToken: session.accessToken)
+    }
+}

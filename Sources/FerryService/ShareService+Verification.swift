@@ -1,0 +1,101 @@
+import FerryAccount
+import FerryCore
+import FerryEncryption
+import FerryMatrix
+
+/// Whether the account's owner vouches for Ferry's device, and verifying it with the account's
+/// recovery key. The answer is the server's (cross-signing signatures on the device's keys);
+/// the service remembers the last one for this device, to show without asking again.
+extension ShareService {
+    /// The last known verification of the signed-in device; nil when nobody is signed in or
+    /// it was not asked yet.
+    public func deviceVerification() -> DeviceVerification? {
+        guard let deviceID = account.current?.deviceID else { return nil }
+        return verificationState.withLock { $0?.deviceID == deviceID ? $0?.state : nil }
+    }
+
+    /// Verifies Ferry's device with the recovery key or passphrase; nothing of either is kept.
+    public func verifyDevice(_ secret: VerificationSecret) async throws(ShareError) -> DeviceVerification {
+        guard let session = account.current else { throw .notSignedIn }
+        do {
+            let state = try await encryption.verifyDevice(session: session, with: secret)
+            remember(state, for: session)
+            return state
+        } catch {
+            logger.notice("verifying this device failed", metadata: ["reason": "\(Self.logReason(error))"])
+            throw shareError(error, session: session)
+        }
+    }
+
+    /// Asks the server again (after a sign-in, or when a client wants the status and the answer
+    /// is not known yet); a failure leaves the last answer.
+    @discardableResult
+    func refreshVerification() async -> DeviceVerification? {
+        guard let session = account.current else { return nil }
+        guard let state = try? await encryption.verification(of: session) else { return deviceVerification() }
+        remember(state, for: session)
+        return state
+    }
+
+    /// The status, with the device's verification asked first when it is not known yet (at most
+    /// a few seconds: an unreachable server leaves it unknown).
+    public func statusAskingVerification() async -> ServiceStatus {
+        if account.current != nil, deviceVerification() == nil {
+            let refresh = Task { await refreshVerification() }
+            let timer = Task { try? await Task.sleep(for: .seconds(3)); refresh.cancel() }
+            _ = await refresh.value
+            timer.cancel()
+        }
+        return status()
+    }
+
+    private func remember(_ state: DeviceVerification, for session: Session) {
+        let changed = verificationState.withLock { kept in
+            defer { kept = (session.deviceID, state) }
+            return kept?.deviceID != session.deviceID || kept?.state != state
+        }
+        if changed { events.accountChanged() }
+    }
+
+    private func shareError(_ failure: VerificationFailure, session: Session) -> ShareError {
+        switch failure {
+        case .invalidRecoveryKey(let problem): return .invalidRecoveryKey(problem.sentence)
+        case .wrongKey(let passphrase): return .wrongRecoveryKey(passphrase: passphrase)
+        case .noPassphrase:
+            return .cannotVerify("the account's secret storage was not set up with a passphrase; use the recovery key")
+        case .noCrossSigning:
+            return .cannotVerify("the account has no cross-signing identity yet; set it up in a Matrix client such as Element first")
+        case .notInSecretStorage:
+            return .cannotVerify("the account's secret storage does not hold its self-signing key; verify from another of your devices instead")
+        case .staleSecret:
+            return .cannotVerify("the self-signing key in secret storage is not the one the account uses now (its identity was reset elsewhere)")
+        case .unreadable(let what): return .cannotVerify("Ferry cannot read the account's secret storage (\(what))")
+        case .encryption(let failure): return shareError(failure.matrixError, session: session)
+        case .server(let error): return shareError(error, session: session)
+        }
+    }
+
+    private func shareError(_ error: MatrixError, session: Session) -> ShareError {
+        if error.isUnknownToken {
+            account.invalidate(token: session.accessToken)
+            return .notSignedIn
+        }
+        if error.isTransient { return .homeserverUnreachable(session.homeserver, reason: error.message) }
+        return .cannotVerify("the homeserver refused: \(error.message)")
+    }
+
+    /// What the log may say: the kind of failure, never anything of the secret.
+    private static func logReason(_ failure: VerificationFailure) -> String {
+        switch failure {
+        case .invalidRecoveryKey: return "not a recovery key"
+        case .wrongKey: return "wrong key"
+        case .noPassphrase: return "no passphrase"
+        case .noCrossSigning: return "no cross-signing"
+        case .notInSecretStorage: return "not in secret storage"
+        case .staleSecret: return "stale secret"
+        case .unreadable(let what): return "unreadable: \(what)"
+        case .encryption(let failure): return failure.matrixError.message
+        case .server(let error): return error.description
+        }
+    }
+}
