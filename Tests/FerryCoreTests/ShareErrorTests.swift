@@ -83,6 +83,9 @@ final class ShareErrorTests: XCTestCase {
         case .homeserverUnreachable: return "homeserverUnreachable"
         case .unsupportedLogin: return "unsupportedLogin"
         case .signInInProgress: return "signInInProgress"
+        case .invalidRecoveryKey: return "invalidRecoveryKey"
+        case .wrongRecoveryKey: return "wrongRecoveryKey"
+        case .cannotVerify: return "cannotVerify"
         case .encryptedRoom: return "encryptedRoom"
         case .forbidden: return "forbidden"
         case .roomNotFound: return "roomNotFound"
@@ -91,7 +94,7 @@ final class ShareErrorTests: XCTestCase {
         case .deliveryFailed: return "deliveryFailed"
         }
     }
-    private static let caseCount = 37
+    private static let caseCount = 40
 
     func testTheExamplesCoverEveryCase() {
         XCTAssertEqual(Set(Self.everyError.map(Self.caseName)).count, Self.caseCount)
