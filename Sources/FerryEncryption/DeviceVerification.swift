@@ -20,6 +20,15 @@ public enum VerificationSecret: Sendable {
     case recoveryKey(String)
     /// The passphrase the recovery key was made from.
     case passphrase(String)
+
+    /// What a person typed into one field for either (as Element asks: "Security Key or Phrase"):
+    /// a recovery key when it looks like one, typos included (so that a mistyped key is said to
+    /// be one, not tried as a passphrase); a passphrase otherwise.
+    public static func either(_ text: String) -> VerificationSecret {
+        let compact = text.filter { !$0.isWhitespace }
+        let base58 = compact.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
+        return compact.hasPrefix("Es") && base58 && (40...60).contains(compact.count) ? .recoveryKey(text) : .passphrase(text)
+    }
 }
 
 /// Why Ferry's device could not be verified. None of them carries the secret.

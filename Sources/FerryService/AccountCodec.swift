@@ -30,16 +30,22 @@ enum AccountCodec {
         return Credentials(homeserver: homeserver, method: .password(user: user, password: password))
     }
 
-    /// VerifyDevice's secret: exactly one of "recovery-key" and "passphrase", a string.
+    /// VerifyDevice's secret: exactly one of "recovery-key", "passphrase" and "key-or-passphrase",
+    /// a string.
     static func verificationSecret(_ dict: [String: Variant]) throws(ShareError) -> VerificationSecret {
-        for (key, value) in dict where ["recovery-key", "passphrase"].contains(key) && value.typeString != "s" {
+        let kinds = ["recovery-key", "passphrase", "key-or-passphrase"]
+        for (key, value) in dict where kinds.contains(key) && value.typeString != "s" {
             throw .invalidArgument("\u{201C}\(key)\u{201D} must be of type \u{201C}s\u{201D}, not \u{201C}\(value.typeString)\u{201D}.")
         }
-        switch (dict["recovery-key"]?.stringValue, dict["passphrase"]?.stringValue) {
-        case (let key?, nil): return .recoveryKey(key)
-        case (nil, let passphrase?) where !passphrase.isEmpty: return .passphrase(passphrase)
-        case (nil, _?): throw .invalidArgument("The passphrase is empty.")
-        default: throw .invalidArgument("Give either \u{201C}recovery-key\u{201D} or \u{201C}passphrase\u{201D}.")
+        let given = kinds.compactMap { kind in dict[kind]?.stringValue.map { (kind, $0) } }
+        guard given.count == 1, let (kind, text) = given.first else {
+            throw .invalidArgument("Give one of \u{201C}recovery-key\u{201D}, \u{201C}passphrase\u{201D} and \u{201C}key-or-passphrase\u{201D}.")
+        }
+        guard !text.trimmingWhitespace().isEmpty else { throw .invalidArgument("Enter your recovery key or passphrase.") }
+        switch kind {
+        case "recovery-key": return .recoveryKey(text)
+        case "passphrase": return .passphrase(text)
+        default: return .either(text)
         }
     }
 

@@ -19,16 +19,16 @@ struct VerifyCommand: FerrySubcommand {
         argument.
         """)
 
-    @Flag(help: "Read the passphrase the recovery key was made from, instead of the key.")
+    @Flag(help: "Read the passphrase the recovery key was made from (told apart by shape without it).")
     var passphrase = false
 
     @OptionGroup var output: OutputOptions
 
     func execute() throws(CommandFailure) {
-        let what = passphrase ? "passphrase" : "recovery key"
-        let secret = isatty(0) != 0 ? try Prompt.secret(passphrase ? "Passphrase: " : "Recovery key: ")
+        let what = passphrase ? "passphrase" : "recovery key or passphrase"
+        let secret = isatty(0) != 0 ? try Prompt.secret(passphrase ? "Passphrase: " : "Recovery key or passphrase: ")
                                     : try LoginCommand.secretFromStandardInput(what)
-        let result = try Share1Client.forCommand().run(Share1.verifyDevice([passphrase ? "passphrase" : "recovery-key": .string(secret)]))
+        let result = try Share1Client.forCommand().run(Share1.verifyDevice([passphrase ? "passphrase" : "key-or-passphrase": .string(secret)]))
         let state = result["verification"]?.stringValue ?? ""
         if output.json {
             Terminal.output(JSONText.encode(["verification": state]))
