@@ -131,4 +131,10 @@ public final class Banner: Widget {
         get { label.text }
         set { label.text = newValue; accessibleName = newValue }
     }
+
+    /// A button at the banner's end (what to do about it).
+    public func addButton(_ button: Button) {
+        button.verticalAlignment = .center
+        gtk_box_append(cast(raw), button.raw)
+    }
 }

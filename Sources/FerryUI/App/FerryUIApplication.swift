@@ -15,6 +15,7 @@ import GtkAdapter
     private var shareDialogs: [String: ShareDialog] = [:]
     private var signInWindow: ShareDialog?
     private var mainWindow: MainWindow?
+    private var verifyWindow: VerifyWindow?
 
     public init() {
         application = WindowApplication(id: Self.id)
@@ -108,6 +109,17 @@ import GtkAdapter
             signInWindow = window
         }
         signInWindow!.present(activationToken: nil)
+    }
+
+    /// Opens "Verify This Device" (the main window's "Verify…").
+    func openVerify() {
+        guard let service else { return }
+        if verifyWindow == nil {
+            let window = VerifyWindow(application: self, service: service)
+            window.onClosed = { [weak self] in self?.verifyWindow = nil }
+            verifyWindow = window
+        }
+        verifyWindow!.present()
     }
 
     private func connectService() -> ServiceClient? {

@@ -10,6 +10,8 @@ import GtkAdapter
     private let window: Window
     private let accountRow = Row(title: "Not signed in")
     private let accountButton = Button("Sign In")
+    private let deviceRow = Row(title: "This Device")
+    private let verifyButton = Button("Verify…")
     private let sharesList = ListBox()
     private let emptyNotice = Label("Nothing shared yet. Share files from your file manager with “Open With → Ferry”.",
                                     style: "dim-label", alignment: 0.5)
@@ -30,6 +32,11 @@ import GtkAdapter
         let accountList = ListBox()
         accountList.accessibleName = "Account"
         accountList.append(accountRow)
+        verifyButton.verticalAlignment = .center
+        verifyButton.accessibleName = "Verify this device"
+        deviceRow.addPrefix(Icon(name: "computer-symbolic", pixelSize: 32))
+        deviceRow.addSuffix(verifyButton)
+        accountList.append(deviceRow)
         sharesList.accessibleName = "Recent shares"
         emptyNotice.setMargins(18)
         emptyNotice.isVisible = false
@@ -44,6 +51,7 @@ import GtkAdapter
         window.setContent(scroller)
 
         accountButton.onClick { [weak self] in self?.accountButtonClicked() }
+        verifyButton.onClick { [weak self] in self?.app.openVerify() }
         window.onCloseRequest { [weak self] in
             guard let self else { return false }
             self.tokens.forEach(self.service.stopObserving)
@@ -53,7 +61,12 @@ import GtkAdapter
         tokens.append(service.observeAccount { [weak self] account in self?.showAccount(account) })
         tokens.append(service.observeShares { [weak self] _ in self?.scheduleReload() })
         showAccount(service.account)
-        service.refreshAccount()
+        service.refreshAccount { [weak self] in
+            // Not known yet (the service just started): asked, and shown when it answers.
+            if let self, self.service.account.signedIn, self.service.account.deviceVerification.isEmpty {
+                self.service.deviceVerification { _ in }
+            }
+        }
         reload()
     }
 
@@ -71,6 +84,19 @@ import GtkAdapter
             accountButton.title = "Sign In"
         }
         accountRow.accessibleName = "Account: " + accountRow.title
+        showDevice(account)
+    }
+
+    private func showDevice(_ account: AccountState) {
+        deviceRow.isVisible = account.signedIn
+        verifyButton.isVisible = account.deviceVerification == "unverified"
+        deviceRow.subtitle = switch account.deviceVerification {
+        case "verified": "Verified: your other devices trust what Ferry sends"
+        case "unverified": "Not verified: your other devices may show a warning on what Ferry sends"
+        case "no-identity": "Cannot be verified yet: set up cross-signing in another Matrix client"
+        default: "Checking whether it is verified…"
+        }
+        deviceRow.accessibleName = "This device: " + deviceRow.subtitle
     }
 
     private func accountButtonClicked() {

@@ -120,6 +120,27 @@ import GLibAdapter
     public func signOut(_ completion: @escaping (Result<Void, BusError>) -> Void) {
         client.call(Share1.signOut(), completion: completion)
     }
+
+    /// Verifies Ferry's device with the recovery key or its passphrase (one field for either);
+    /// the service answers "verified", or why not.
+    public func verifyDevice(keyOrPassphrase: String, _ completion: @escaping (Result<String, BusError>) -> Void) {
+        client.call(Share1.verifyDevice(["key-or-passphrase": .string(keyOrPassphrase)])) {
+            completion($0.map { $0["verification"]?.stringValue ?? "" })
+        }
+    }
+
+    /// Whether Ferry's device is verified, asked from the homeserver when the service does not
+    /// know yet (GetStatus waits a few seconds for it); "" when it cannot tell.
+    public func deviceVerification(_ completion: @escaping (String) -> Void) {
+        client.call(Share1.getStatus()) { [weak self] result in
+            let state = (try? result.get())?["device-verification"]?.stringValue ?? ""
+            if let self, !state.isEmpty, state != self.account.deviceVerification {
+                self.account.deviceVerification = state
+                self.notifyAccount()
+            }
+            completion(state)
+        }
+    }
 }
 
 /// Who is signed in and whether the homeserver answers: the Share1 properties.
@@ -129,8 +150,11 @@ public struct AccountState: Equatable {
     public var homeserver = ""
     /// Assumed until the service says otherwise, so an older service shows no offline banner.
     public var online = true
+    /// "verified", "unverified", "no-identity", or "" (not known).
+    public var deviceVerification = ""
 
     mutating func update(_ properties: [String: Variant]) {
+        if let value = properties["DeviceVerification"]?.stringValue { deviceVerification = value }
         if let value = properties["SignedIn"]?.boolValue { signedIn = value }
         if let value = properties["AccountId"]?.stringValue { accountID = value }
         if let value = properties["Homeserver"]?.stringValue { homeserver = value }

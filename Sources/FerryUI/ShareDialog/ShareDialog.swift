@@ -15,11 +15,16 @@ import Glibc
     private let window: Window
     private let stack = Stack()
     private let banner = Banner("You are offline. The share will be sent when the connection returns.")
+    private let unverifiedBanner = Banner("This device is not verified: others may see a warning on what Ferry sends.")
     private let status = StatusPage()
     private let backButton = Button(iconName: "go-previous-symbolic", title: "Back")
     private let nextButton = Button("Next", style: "suggested-action")
     private let shareButton = Button("Share", style: "suggested-action")
     private var signInPage: SignInPage?
+    private var verifyPage: VerifyPage?
+    /// Signed in here, and the "Verify this device" step is not done: the share's changes are
+    /// noted, the pages wait.
+    private var verifying = false
     private var sharePage: SharePage?
     private let messagePage = MessagePage()
     private var tokens: [Int] = []
@@ -45,6 +50,12 @@ import Glibc
         window.headerBar.packEnd(shareButton)
         window.insertBelowHeader(banner)
         banner.isVisible = !service.account.online
+        let verify = Button("Verify…")
+        verify.accessibleName = "Verify this device"
+        verify.onClick { [weak application] in application?.openVerify() }
+        unverifiedBanner.addButton(verify)
+        window.insertBelowHeader(unverifiedBanner)
+        unverifiedBanner.isVisible = false
         stack.add(status.root, name: "status")
         stack.add(messagePage.root, name: "message")
         window.setContent(stack)
@@ -118,7 +129,32 @@ import Glibc
         signInPage!.focus()
     }
 
+    private func showVerifyPage() {
+        if verifyPage == nil {
+            let page = VerifyPage(service: service)
+            page.onDone = { [weak self] _ in self?.continueAfterSignIn() }
+            stack.add(page.root, name: "verify")
+            verifyPage = page
+        }
+        window.title = "Verify This Device"
+        showPage("verify")
+        showVerificationBanner()
+        window.setDefault(verifyPage!.verifyButton)
+        verifyPage!.focus()
+    }
+
+    /// Said on the share's pages when Ferry's device is not verified (not on the step that
+    /// verifies it).
+    private func showVerificationBanner() {
+        unverifiedBanner.isVisible = service.account.signedIn && service.account.deviceVerification == "unverified"
+            && ["destinations", "message"].contains(stack.visiblePage ?? "")
+    }
+
     private func showSharePage() {
+        if service.account.signedIn, service.account.deviceVerification.isEmpty {
+            // Not known yet (the service just started): asked once; the banner follows the answer.
+            service.deviceVerification { _ in }
+        }
         if sharePage == nil {
             let page = SharePage(service: service)
             page.onChoiceChanged = { [weak self] in self?.choiceChanged() }
@@ -149,11 +185,13 @@ import Glibc
         let subtitle = share?.title ?? ""
         switch name {
         case "sign-in": window.headerBar.setTitle("Sign In", subtitle: subtitle)
+        case "verify": window.headerBar.setTitle("Verify This Device", subtitle: subtitle)
         case "destinations": window.headerBar.setTitle("Share To", subtitle: subtitle)
         default: window.headerBar.setTitle("Share", subtitle: subtitle)
         }
         stack.show(name)
         showButtons(for: name)
+        showVerificationBanner()
     }
 
     private func showButtons(for page: String) {
@@ -215,6 +253,7 @@ import Glibc
     private func update(_ changed: ShareSnapshot) {
         let previous = share
         share = changed
+        if holdsPages { return }
         switch changed.state {
         case .awaitingSignIn:
             if stack.visiblePage != "sign-in" && !handedOver { showSignInPage() }
@@ -249,13 +288,32 @@ import Glibc
 
     private func accountChanged(_ account: AccountState) {
         banner.isVisible = !account.online
-        if account.signedIn, stack.visiblePage == "sign-in" {
+        showVerificationBanner()
+        if account.signedIn, stack.visiblePage == "sign-in", !holdsPages {
             if shareID == nil { dismiss() }
             else if let shareID { service.share(shareID) { [weak self] in if case .success(let s) = $0 { self?.update(s) } } }
         }
     }
 
+    /// Signed in: "Verify this device" first when the owner has not verified it (skippable),
+    /// then on with the share.
     private func signedIn() {
+        verifying = true
+        status.show(iconName: nil, title: "Checking This Device…", busy: true)
+        showPage("status")
+        service.deviceVerification { [weak self] state in
+            guard let self, self.verifying else { return }
+            if state == "unverified" { self.showVerifyPage() } else { self.continueAfterSignIn() }
+        }
+    }
+
+    /// A sign-in from this dialog is under way or its verify step is open: what the service says
+    /// meanwhile (signed in, the share moved on) waits for them, so the step is not skipped.
+    private var holdsPages: Bool { verifying || signInPage?.isSigningIn == true }
+
+    private func continueAfterSignIn() {
+        verifying = false
+        window.title = shareID == nil ? "Sign In" : "Share"
         guard let shareID else {
             dismiss()
             return

@@ -16,6 +16,9 @@ import GtkAdapter
     private var flowsGeneration = 0
     private var flowsPending = false
 
+    /// A sign-in from this page waits for the service's answer.
+    private(set) var isSigningIn = false
+
     /// Called with the new account's user id.
     var onSignedIn: (String) -> Void = { _ in }
 
@@ -111,8 +114,10 @@ import GtkAdapter
         clearError()
         button.isBusy = true
         setFieldsSensitive(false)
+        isSigningIn = true
         service.signIn(credentials) { [weak self] result in
             guard let self else { return }
+            self.isSigningIn = false
             button.isBusy = false
             self.setFieldsSensitive(true)
             switch result {

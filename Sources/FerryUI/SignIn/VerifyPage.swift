@@ -1,0 +1,87 @@
+import FerryCore
+import GLibAdapter
+import GtkAdapter
+
+/// "Verify this device": the account's recovery key (or its passphrase) in one field, so that
+/// the person's other clients show what Ferry sends as from a device they verified. Skippable:
+/// sharing works either way. Used after sign-in in the dialog and as its own window.
+@GLibMain final class VerifyPage {
+    let root: Box
+    let key = TextField(.password, placeholder: "EsTc … or your passphrase")
+    let verifyButton = Button("Verify", style: "suggested-action")
+    let skipButton = Button("Skip")
+    private let error = Label("", style: "error")
+    private let service: ServiceClient
+
+    /// Called when the page is done: true once verified, false when skipped.
+    var onDone: (Bool) -> Void = { _ in }
+
+    init(service: ServiceClient) {
+        self.service = service
+        let icon = Icon(name: "security-high-symbolic", pixelSize: 64)
+        icon.addStyle("dim-label")
+        let title = Label("Verify This Device", style: "title-1", alignment: 0.5)
+        let explanation = Label("Enter your recovery key so that your other devices trust what Ferry sends. "
+                                + "Without it, they may show a warning next to it.", style: "dim-label", alignment: 0.5)
+        let hint = Label("You saved the recovery key when you set up secure backup (in Element: Settings → Encryption). "
+                         + "Ferry does not keep it.", style: "dim-label", alignment: 0.5)
+        hint.addStyle("caption")
+        key.accessibleName = "Recovery key or passphrase"
+        let field = Box(.vertical, spacing: 6, [Label("Recovery key or passphrase", style: "heading"), key])
+        error.isVisible = false
+        error.accessibleName = "Error"
+        verifyButton.addStyle("pill")
+        skipButton.addStyle("pill")
+        let buttons = Box(.vertical, spacing: 12, [verifyButton, skipButton])
+        buttons.horizontalAlignment = .center
+        buttons.setMargins(top: 12)
+
+        let column = Box(.vertical, spacing: 12, [icon, title, explanation, field, hint, error, buttons])
+        column.setMargins(top: 24, bottom: 24, start: 12, end: 12)
+        root = Box(.vertical)
+        let scroller = ScrolledWindow(Clamp(column, maximumWidth: 420))
+        scroller.expandsVertically = true
+        root.append(scroller)
+
+        key.onActivate { [weak self] in self?.verify() }
+        key.onChange { [weak self] in self?.clearError() }
+        verifyButton.onClick { [weak self] in self?.verify() }
+        skipButton.onClick { [weak self] in self?.onDone(false) }
+    }
+
+    func focus() { key.grabFocus() }
+
+    private func verify() {
+        guard !key.text.trimmingWhitespace().isEmpty else { return showError("Enter your recovery key or passphrase.") }
+        clearError()
+        verifyButton.isBusy = true
+        [key, skipButton].forEach { $0.isSensitive = false }
+        service.verifyDevice(keyOrPassphrase: key.text) { [weak self] result in
+            guard let self else { return }
+            self.verifyButton.isBusy = false
+            [self.key, self.skipButton].forEach { $0.isSensitive = true }
+            switch result {
+            case .success(let state) where state == "verified":
+                self.key.text = ""
+                self.onDone(true)
+            case .success:
+                self.showError("The homeserver does not show this device as verified yet. Try again in a moment.")
+            case .failure(let error):
+                self.showError(error.sentence)
+            }
+        }
+    }
+
+    private func showError(_ text: String) {
+        error.text = text
+        error.accessibleName = "Error: " + text
+        error.isVisible = true
+        key.isInvalid = true
+        key.grabFocus()
+    }
+
+    private func clearError() {
+        error.isVisible = false
+        key.isInvalid = false
+    }
+}

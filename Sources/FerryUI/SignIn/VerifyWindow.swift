@@ -1,0 +1,28 @@
+import GLibAdapter
+import GtkAdapter
+
+/// "Verify This Device" on its own, from the main window: closes when verified or skipped.
+@GLibMain final class VerifyWindow {
+    private let window: Window
+    private let page: VerifyPage
+    var onClosed: () -> Void = {}
+
+    init(application: FerryUIApplication, service: ServiceClient) {
+        window = Window(application: application.application, title: "Verify This Device", width: 480, height: 560)
+        window.headerBar.setTitle("Verify This Device")
+        page = VerifyPage(service: service)
+        window.setContent(page.root)
+        window.setDefault(page.verifyButton)
+        page.skipButton.title = "Cancel"
+        page.onDone = { [weak self] _ in self?.window.close() }
+        window.onCloseRequest { [weak self] in
+            self?.onClosed()
+            return false
+        }
+    }
+
+    func present() {
+        window.present(activationToken: nil)
+        page.focus()
+    }
+}
