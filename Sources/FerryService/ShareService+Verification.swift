@@ -37,10 +37,11 @@ extension ShareService {
         return state
     }
 
-    /// The status, with the device's verification asked first when it is not known yet (at most
-    /// a few seconds: an unreachable server leaves it unknown).
+    /// The status, with the device's verification asked afresh (it changes elsewhere: another
+    /// device verifies this one, or the account's identity is reset), waiting a few seconds at
+    /// most; offline, or when the server is slow, the last answer stands.
     public func statusAskingVerification() async -> ServiceStatus {
-        if account.current != nil, deviceVerification() == nil {
+        if account.current != nil, online {
             let refresh = Task { await refreshVerification() }
             let timer = Task { try? await Task.sleep(for: .seconds(3)); refresh.cancel() }
             _ = await refresh.value

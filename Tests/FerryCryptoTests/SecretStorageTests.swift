@@ -166,3 +166,45 @@ struct SelfSigningKeyTests {
         #expect(throws: (any Error).self) { try SelfSigningKey(secret: "not base64 !") }
     }
 }
+
+/// Known answers from implementations we did not write: matrix-rust-sdk's
+/// `crates/matrix-sdk-crypto/src/secret_storage.rs` tests (`base58_parsing`,
+/// `from_account_data_and_base58`, `from_account_data_and_passphrase`) and matrix-js-sdk's
+/// `spec/unit/crypto-api/recovery-key.spec.ts`.
+struct SecretStorageKnownAnswerTests {
+    @Test func matrixRustSDKsRecoveryKeyDecodesToItsBytes() throws {
+        let bytes: [UInt8] = [159, 189, 70, 187, 52, 81, 113, 198, 246, 2, 44, 154, 37, 213, 104, 27,
+                              165, 78, 236, 106, 108, 73, 83, 243, 173, 192, 185, 110, 157, 145, 173, 163]
+        #expect(try RecoveryKey(decoding: "EsT           pRvZTnjck8    YrhRAtw XLS84Nr2r9S9LGAWDaExVAPBvLRK   ").keyBytes == bytes)
+        #expect(RecoveryKey(keyBytes: bytes).encoded == "EsTp RvZT njck 8Yrh RAtw XLS8 4Nr2 r9S9 LGAW DaEx VAPB vLRK")
+        #expect(throws: RecoveryKey.Problem.parity) { try RecoveryKey(decoding: "EsTpRvZTnjck8YrhRAtwXLS84Nr2r9S9LGAWDaExVAPBvLRk") }
+        #expect(throws: RecoveryKey.Problem.notARecoveryKey) { try RecoveryKey(decoding: "AATpRvZTnjck8YrhRAtwXLS84Nr2r9S9LGAWDaExVAPBvLRk") }
+    }
+
+    @Test func matrixJSSDKsCountingKeyBeginsEsSz() throws {
+        let counting = (0..<32).map(UInt8.init)
+        let shown = RecoveryKey(keyBytes: counting).encoded
+        #expect(shown.hasPrefix("EsSz "))
+        #expect(throws: RecoveryKey.Problem.self) { try RecoveryKey(decoding: shown.replacingOccurrences(of: "EsSz", with: "EsSZ")) }
+    }
+
+    @Test func matrixRustSDKsKeyDescriptionsCheckTheirKeys() throws {
+        let byKey: JSONValue = ["algorithm": .string(SecretStorageKey.algorithm), "iv": "xv5b6/p3ExEw++wTyfSHEg==",
+                                "mac": "ujBBbXahnTAMkmPUX2/0+VTfUh63pGyVRuBcDMgmJC8="]
+        let key = try RecoveryKey(decoding: "EsTj 3yST y93F SLpB jJsz eAXc 2XzA ygD3 w69H fGaN TKBj jXEd").keyBytes
+        _ = try SecretStorageKey(keyID: "k", keyBytes: key, description: byKey)
+        #expect(throws: SecretStorageKey.Problem.wrongKey) {
+            try SecretStorageKey(keyID: "k", keyBytes: [UInt8](repeating: 1, count: 32), description: byKey)
+        }
+
+        let byPassphrase: JSONValue = [
+            "algorithm": .string(SecretStorageKey.algorithm), "iv": "gH2iNpiETFhApvW6/FFEJQ",
+            "mac": "9Lw12m5SKDipNghdQXKjgpfdj1/K7HFI2brO+UWAGoM",
+            "passphrase": ["algorithm": "m.pbkdf2", "salt": "IuLnH7S85YtZmkkBJKwNUKxWF42g9O1H", "iterations": 10],
+        ]
+        let derived = try SecretStorageKey.keyBytes(passphrase: "It's a secret to everybody", description: byPassphrase)
+        _ = try SecretStorageKey(keyID: "k", keyBytes: derived, description: byPassphrase)
+        let other = try SecretStorageKey.keyBytes(passphrase: "It's a secret to nobody", description: byPassphrase)
+        #expect(throws: SecretStorageKey.Problem.wrongKey) { try SecretStorageKey(keyID: "k", keyBytes: other, description: byPassphrase) }
+    }
+}

@@ -130,7 +130,7 @@ import GLibAdapter
     }
 
     /// Whether Ferry's device is verified, asked from the homeserver when the service does not
-    /// know yet (GetStatus waits a few seconds for it); "" when it cannot tell.
+    /// know it yet or it may have changed (GetStatus waits a few seconds); "" when it cannot tell.
     public func deviceVerification(_ completion: @escaping (String) -> Void) {
         client.call(Share1.getStatus()) { [weak self] result in
             let state = (try? result.get())?["device-verification"]?.stringValue ?? ""
