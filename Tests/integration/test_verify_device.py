@@ -1,0 +1,183 @@
+"""Ferry's device verified by its owner with the account's recovery key.
+
+The account's cross-signing identity and secret storage are set up the way Element sets them up,
+by a client we did not write in Swift (secretstorage.py and crosssigning.py: Python's
+`cryptography`, canonical JSON of their own). Ferry is given the recovery key or its passphrase
+(`ferry verify` on standard input, Share1.VerifyDevice), and that client then checks Ferry's device
+signature against the account's self-signing key and master key with its own code — never
+Ferry's word.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from gi.repository import GLib
+
+from crosssigning import CrossSigningIdentity, is_device_cross_signed
+from ferryenv import EX_DATAERR, EX_OK, EX_UNAVAILABLE
+from matrixflow import error_sentence, get_property, sign_in, sign_out, status_json
+from secretstorage import bootstrap, broken_parity_recovery_key, wrong_recovery_key
+
+EX_NOUSER_OR_NOPERM = 77
+
+
+@pytest.fixture
+def ferry(new_session, homeserver):
+    """(session, user, device id): a Ferry signed in as a user of the test's own."""
+    user = homeserver.new_user("verify")
+    session = new_session()
+    account = sign_in(session, homeserver, user)
+    yield session, user, account["device-id"]
+    session.stop()
+
+
+def cross_signed(homeserver, user, device: str, identity: CrossSigningIdentity) -> bool:
+    """The other client's own check: device ← self-signing key ← this identity's master key."""
+    return is_device_cross_signed(homeserver, user.token, user.user_id, device, master=identity.public(identity.master))
+
+
+def secret_bytes_everywhere(session, *secrets: str) -> list[str]:
+    """Which of `secrets` appear in Ferry's log or database (neither may keep any)."""
+    places = {"log": session.log_path.read_bytes() if session.log_path.exists() else b""}
+    for path in session.state_dir.glob("ferry.sqlite3*"):
+        places[path.name] = path.read_bytes()
+    return [f"{secret[:6]}… in {name}" for secret in secrets for name, data in places.items()
+            if secret.encode() in data or secret.replace(" ", "").encode() in data]
+
+
+def verify_call(session, **secret: str):
+    entries = {key.replace("_", "-"): GLib.Variant("s", value) for key, value in secret.items()}
+    return session.gdbus_call("VerifyDevice", GLib.Variant("a{sv}", entries), timeout=60)
+
+
+def test_the_recovery_key_on_standard_input_verifies_the_device_and_the_other_client_agrees(ferry, homeserver):
+    session, user, device = ferry
+    # Given an account whose identity and secret storage another client set up
+    identity, storage = bootstrap(homeserver, user)
+    assert not cross_signed(homeserver, user, device, identity)
+    assert status_json(session)["device_verification"] == "unverified"
+
+    # When the person gives Ferry the recovery key, as a script would (standard input)
+    done = session.ferry("verify", input=storage.recovery_key + "\n", timeout=60)
+
+    # Then the other client finds Ferry's device signed by the account's self-signing key
+    assert done.returncode == EX_OK, done.stderr
+    assert "verified" in done.stderr
+    assert cross_signed(homeserver, user, device, identity)
+    # And Ferry says so everywhere a person or a client looks
+    status = status_json(session)
+    assert (status["device_id"], status["device_verification"]) == (device, "verified")
+    assert get_property(session, "DeviceVerification") == "verified"
+    assert "This device (%s) is verified." % device in session.ferry("status").stdout
+    # And nothing of the recovery key or the self-signing key was kept or logged
+    seed = storage.read("m.cross_signing.self_signing")
+    assert secret_bytes_everywhere(session, storage.recovery_key, seed) == []
+
+
+@pytest.mark.parametrize("how", ["told apart by shape", "--passphrase"])
+def test_the_passphrase_verifies_the_device_as_element_derives_it(ferry, homeserver, how):
+    session, user, device = ferry
+    # Element's rounds: the key derivation is part of what the person waits for
+    identity, storage = bootstrap(homeserver, user, passphrase="correct horse battery staple", iterations=500_000)
+
+    done = session.ferry("verify", "--json", *(["--passphrase"] if how == "--passphrase" else []),
+                         input="correct horse battery staple\n", timeout=60)
+
+    assert done.returncode == EX_OK, done.stderr
+    assert json.loads(done.stdout) == {"verification": "verified"}
+    assert cross_signed(homeserver, user, device, identity)
+    assert secret_bytes_everywhere(session, "correct horse battery staple") == []
+
+
+def test_a_wrong_key_a_typo_and_a_wrong_passphrase_are_clear_errors_and_verify_nothing(ferry, homeserver):
+    session, user, device = ferry
+    identity, storage = bootstrap(homeserver, user, passphrase="the right one")
+
+    wrong = session.ferry("verify", input=wrong_recovery_key(storage.recovery_key))
+    assert wrong.returncode == EX_DATAERR, wrong.stderr
+    assert "does not open this account's secret storage" in error_sentence(wrong)
+
+    typo = session.ferry("verify", input=broken_parity_recovery_key(storage.recovery_key))
+    assert typo.returncode == EX_DATAERR, typo.stderr
+    assert "typo" in error_sentence(typo)
+
+    cut = session.ferry("verify", input=storage.recovery_key[:-10])
+    assert cut.returncode == EX_DATAERR, cut.stderr
+    assert "all of it was copied" in error_sentence(cut)
+
+    passphrase = session.ferry("verify", "--passphrase", input="the wrong one")
+    assert passphrase.returncode == EX_DATAERR, passphrase.stderr
+    assert "That passphrase does not open" in error_sentence(passphrase)
+
+    nothing = session.ferry("verify", input="")
+    assert nothing.returncode == EX_DATAERR
+    assert "no recovery key or passphrase on standard input" in error_sentence(nothing)
+
+    # Nothing was signed, the service is up, and the right key still works afterwards
+    assert not cross_signed(homeserver, user, device, identity)
+    assert status_json(session)["device_verification"] == "unverified"
+    assert session.ferry("verify", input=storage.recovery_key).returncode == EX_OK
+    assert cross_signed(homeserver, user, device, identity)
+
+
+def test_an_account_without_cross_signing_says_so_and_cannot_be_verified(ferry, homeserver):
+    session, user, device = ferry
+    assert status_json(session)["device_verification"] == "no-identity"
+    assert get_property(session, "DeviceVerification") == "no-identity"
+    assert "the account has no cross-signing identity" in session.ferry("status").stdout
+
+    # A well-formed recovery key, but nothing for it to open
+    done = session.ferry("verify", input=wrong_recovery_key())
+    assert done.returncode == EX_UNAVAILABLE, done.stderr
+    assert "no cross-signing identity yet" in error_sentence(done)
+
+
+def test_secret_storage_left_from_an_identity_reset_elsewhere_is_refused(ferry, homeserver):
+    session, user, device = ferry
+    old, storage = bootstrap(homeserver, user)
+    # Another client resets the identity and does not store the new keys
+    new = CrossSigningIdentity(user.user_id)
+    new.upload(homeserver, user.token, user.password)
+
+    done = session.ferry("verify", input=storage.recovery_key)
+
+    assert done.returncode == EX_UNAVAILABLE, done.stderr
+    assert "reset elsewhere" in error_sentence(done)
+    assert not cross_signed(homeserver, user, device, new)
+    assert not cross_signed(homeserver, user, device, old)
+
+
+def test_a_device_verified_by_another_client_shows_as_verified(ferry, homeserver):
+    session, user, device = ferry
+    identity, _ = bootstrap(homeserver, user)
+    assert status_json(session)["device_verification"] == "unverified"
+
+    # The person verifies Ferry from their other device (its self-signing key signs Ferry's keys)
+    identity.verify_device(homeserver, user.token, device)
+
+    assert status_json(session)["device_verification"] == "verified"
+    assert get_property(session, "DeviceVerification") == "verified"
+
+
+def test_verify_device_over_d_bus_and_its_argument_errors(ferry, homeserver):
+    session, user, device = ferry
+    identity, storage = bootstrap(homeserver, user, passphrase="over the bus")
+
+    for bad in ({}, {"recovery_key": storage.recovery_key, "passphrase": "over the bus"}, {"passphrase": " "}):
+        reply = verify_call(session, **bad)
+        assert reply.error_name == "io.github.ferryshare.Ferry.Error.InvalidArgument", (bad, reply.error_name)
+        assert reply.error_message.endswith(".")
+    wrong_type = session.gdbus_call("VerifyDevice", GLib.Variant("a{sv}", {"recovery-key": GLib.Variant("u", 5)}))
+    assert wrong_type.error_name == "io.github.ferryshare.Ferry.Error.InvalidArgument"
+
+    reply = verify_call(session, key_or_passphrase=storage.recovery_key)
+    assert reply.ok, reply.error_message
+    assert reply.value == ({"verification": "verified"},)
+    assert cross_signed(homeserver, user, device, identity)
+
+    sign_out(session)
+    reply = verify_call(session, recovery_key=storage.recovery_key)
+    assert reply.error_name == "io.github.ferryshare.Ferry.Error.NotSignedIn"
+    assert get_property(session, "DeviceVerification") == ""
