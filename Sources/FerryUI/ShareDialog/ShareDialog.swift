@@ -299,10 +299,12 @@ import Glibc
     /// then on with the share.
     private func signedIn() {
         verifying = true
-        status.show(iconName: nil, title: "Checking This Device…", busy: true)
-        showPage("status")
+        // The sign-in page stays, its button busy, while the service asks (a few seconds at most):
+        // focus then moves from its field straight to the next page's.
+        signInPage?.signInButton.isBusy = true
         service.deviceVerification { [weak self] state in
             guard let self, self.verifying else { return }
+            self.signInPage?.signInButton.isBusy = false
             if state == "unverified" { self.showVerifyPage() } else { self.continueAfterSignIn() }
         }
     }
