@@ -41,6 +41,9 @@ extension Share1Client {
 struct CommandFailure: Error {
     let status: Int32
     let message: String
+    /// The D-Bus error's short name when the service refused ("PasswordRequired"), for the
+    /// commands that answer one by asking the person.
+    var errorName: String?
 
     init(status: Int32, message: String) {
         self.status = status
@@ -60,6 +63,7 @@ struct CommandFailure: Error {
         } else {
             self.init(status: status, message: error.message)
         }
+        if error.name.hasPrefix(ShareError.namePrefix) { errorName = String(error.name.dropFirst(ShareError.namePrefix.count)) }
     }
 
     static func malformedReply(_ method: String) -> CommandFailure {

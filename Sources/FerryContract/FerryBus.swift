@@ -42,6 +42,8 @@ public enum Share1Method: String, CaseIterable, Sendable {
     case getStatus = "GetStatus"
     /// Verifies Ferry's device with the account's recovery key or passphrase.
     case verifyDevice = "VerifyDevice"
+    /// Sets up a cross-signing identity and secret storage for an account that has none.
+    case setUpCrossSigning = "SetUpCrossSigning"
 }
 
 /// The signals of Share1.

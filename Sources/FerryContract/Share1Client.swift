@@ -77,6 +77,12 @@ public enum Share1 {
         Share1Call(method: .verifyDevice, arguments: [.dictionary(secret)], timeout: 120_000) { $0.first?.dictionaryValue }
     }
 
+    /// `SetUpCrossSigning(a{sv})` → the new recovery key (shown once) and the device's verification.
+    public static func setUpCrossSigning(password: String?) -> Share1Call<[String: Variant]> {
+        let auth: [String: Variant] = password.map { ["password": .string($0)] } ?? [:]
+        return Share1Call(method: .setUpCrossSigning, arguments: [.dictionary(auth)], timeout: 120_000) { $0.first?.dictionaryValue }
+    }
+
     /// `ListDestinations(s, u)` → destinations matching `query` (all for ""), at most `limit` (0: no limit).
     public static func listDestinations(_ query: String, limit: UInt32) -> Share1Call<[[String: Variant]]> {
         Share1Call(method: .listDestinations, arguments: [.string(query), .uint32(limit)], timeout: 60_000) {

@@ -51,6 +51,15 @@ public enum VerificationFailure: Error, Sendable {
     case encryption(EncryptionFailure)
     /// The homeserver failed a request, or refused the signature.
     case server(MatrixError)
+    // Setting up a cross-signing identity.
+    /// The account has a cross-signing identity already: it is never replaced.
+    case alreadySetUp
+    /// The account has secret storage already (other secrets may be in it): it is never replaced.
+    case secretStorageExists
+    /// The homeserver asks for the password, and none was given.
+    case passwordNeeded
+    /// The homeserver refused the password.
+    case wrongPassword
 }
 
 extension Encryption {
@@ -111,17 +120,7 @@ extension Encryption {
             guard selfSigning.isPublished(answer["self_signing_keys"]?[user], masterKey: answer["master_keys"]?[user], userID: user) else {
                 throw VerificationFailure.staleSecret
             }
-            // Only the keys the server lists for this device id that are this device's very keys
-            // (and signed by it) are signed: never a key a server put in their place.
-            guard let listed = answer["device_keys"]?[user]?[session.deviceID],
-                  let device = try? DeviceIdentity(verifying: listed, userID: user, deviceID: session.deviceID),
-                  device.ed25519 == ours.ed25519, device.curve25519 == ours.curve25519, let object = listed.objectValue else {
-                throw VerificationFailure.encryption(.crypto("this device's keys are not on the server as Ferry made them"))
-            }
-            let failures = try await api.uploadSignatures([user: [session.deviceID: .object(selfSigning.signed(object, userID: user))]])
-            if let refused = failures.objectValue, !refused.isEmpty {
-                throw VerificationFailure.server(MatrixError(kind: .refused, errcode: nil, message: "the server refused the signature"))
-            }
+            try await Self.sign(device: session, ours: ours, listedIn: answer, with: selfSigning, api: api)
         } catch let failure as VerificationFailure {
             throw failure
         } catch let error as MatrixError {
@@ -131,6 +130,23 @@ extension Encryption {
         }
         logger.info("this device is verified with the account's secret storage", metadata: ["device": "\(session.deviceID)"])
         do { return try await verification(of: session) } catch { throw .encryption(error) }
+    }
+
+    /// Signs this device's keys with the self-signing key and uploads the signature. Only the
+    /// keys the server lists for this device id that are this device's very keys (and signed by
+    /// it) are signed: never a key a server put in their place.
+    static func sign(device session: Session, ours: DeviceKeys, listedIn answer: JSONValue, with selfSigning: SelfSigningKey,
+                     api: DeviceKeysAPI) async throws -> Void {
+        let user = session.userID
+        guard let listed = answer["device_keys"]?[user]?[session.deviceID],
+              let device = try? DeviceIdentity(verifying: listed, userID: user, deviceID: session.deviceID),
+              device.ed25519 == ours.ed25519, device.curve25519 == ours.curve25519, let object = listed.objectValue else {
+            throw VerificationFailure.encryption(.crypto("this device's keys are not on the server as Ferry made them"))
+        }
+        let failures = try await api.uploadSignatures([user: [session.deviceID: .object(selfSigning.signed(object, userID: user))]])
+        if let refused = failures.objectValue, !refused.isEmpty {
+            throw VerificationFailure.server(MatrixError(kind: .refused, errcode: nil, message: "the server refused the signature"))
+        }
     }
 
     private static func storageKey(keyID: String, description: JSONValue, recoveryKey: RecoveryKey?,

@@ -59,4 +59,19 @@ public struct DeviceKeysAPI: Sendable {
         let answer = try await http.call(.POST, "/_matrix/client/v3/keys/signatures/upload", json: body, as: LenientJSON.self).value
         return answer["failures"] ?? [:]
     }
+
+    /// `POST /keys/device_signing/upload`: a new cross-signing identity (each key object signed
+    /// as the spec asks). Servers ask for the password through user-interactive auth, except for
+    /// an account's first identity where MSC3967 lets them not to: asked without it first.
+    public func uploadSigningKeys(_ keys: [String: JSONValue], userID: String, password: String?) async throws(MatrixError) {
+        let path = "/_matrix/client/v3/keys/device_signing/upload"
+        do {
+            _ = try await http.call(.POST, path, json: JSONValue.object(keys), as: JSONValue.self)
+        } catch where error.authSession != nil && password != nil {
+            var body = keys
+            body["auth"] = ["type": "m.login.password", "session": .string(error.authSession!), "password": .string(password!),
+                            "identifier": ["type": "m.id.user", "user": .string(userID)]]
+            _ = try await http.call(.POST, path, json: JSONValue.object(body), as: JSONValue.self)
+        }
+    }
 }

@@ -20,9 +20,12 @@ public struct MatrixError: Error, Sendable, CustomStringConvertible {
     public let message: String
     public let retryAfterMilliseconds: Int64?
     public let softLogout: Bool
+    /// A 401 of user-interactive auth (`session` and `flows`): the session to answer it in.
+    public let authSession: String?
 
     public init(kind: Kind, errcode: String? = nil, message: String, retryAfterMilliseconds: Int64? = nil,
-                softLogout: Bool = false) {
+                softLogout: Bool = false, authSession: String? = nil) {
+        self.authSession = authSession
         self.kind = kind
         self.errcode = errcode
         self.message = message

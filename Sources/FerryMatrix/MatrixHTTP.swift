@@ -165,6 +165,7 @@ public struct MatrixHTTP: Sendable {
             var error: String?
             var retry_after_ms: LenientNumber?
             var soft_logout: Bool?
+            var session: String?
         }
         let shape = try? JSONDecoder().decode(Shape.self, from: body)
         // Retry-After is what newer servers send alongside, or instead of, retry_after_ms.
@@ -172,7 +173,7 @@ public struct MatrixHTTP: Sendable {
             ?? headers.first(name: "Retry-After").flatMap { retryDelay(header: $0, now: now) }
         return MatrixError(kind: .http(status: status), errcode: shape?.errcode,
                            message: shape?.error ?? "HTTP \(status)", retryAfterMilliseconds: retryAfter,
-                           softLogout: shape?.soft_logout ?? false)
+                           softLogout: shape?.soft_logout ?? false, authSession: status == 401 ? shape?.session : nil)
     }
 
     /// A `Retry-After` header in milliseconds, clamped (ServerNumbers): delay-seconds or an

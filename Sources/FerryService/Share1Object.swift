@@ -22,7 +22,7 @@ final class Share1Object: @unchecked Sendable {
     var onOpenRefused: @Sendable (ShareError) -> Void = { _ in }
     /// Methods that wait for the homeserver: answered from a task, not from the work queue.
     private static let networkMethods: Set<String> = ["SignIn", "SignOut", "GetLoginFlows", "ListDestinations",
-                                                                 "VerifyDevice", "GetStatus"]
+                                                                 "VerifyDevice", "SetUpCrossSigning", "GetStatus"]
 
     init(service: ShareService, connection: BusConnection, lifetime: Lifetime, logger: Logger) {
         self.service = service
@@ -161,6 +161,12 @@ final class Share1Object: @unchecked Sendable {
         case ("VerifyDevice", .dictionary(let dict)?):
             let state = try await service.verifyDevice(try AccountCodec.verificationSecret(dict))
             return [.dictionary(["verification": .string(state.rawValue)])]
+        case ("SetUpCrossSigning", .dictionary(let dict)?):
+            if let value = dict["password"], value.typeString != "s" {
+                throw .invalidArgument("\u{201C}password\u{201D} must be of type \u{201C}s\u{201D}, not \u{201C}\(value.typeString)\u{201D}.")
+            }
+            let setup = try await service.setUpCrossSigning(password: dict["password"]?.stringValue)
+            return [.dictionary(["recovery-key": .string(setup.recoveryKey), "verification": .string(setup.verification.rawValue)])]
         case ("GetStatus", _):
             return [.dictionary(AccountCodec.encode(await service.statusAskingVerification()))]
         case ("ListDestinations", .string(let query)?):

@@ -27,6 +27,20 @@ extension ShareService {
         }
     }
 
+    /// Sets up a cross-signing identity and secret storage for an account that has none, and
+    /// verifies this device with it; the recovery key is returned once, for the person to keep.
+    public func setUpCrossSigning(password: String?) async throws(ShareError) -> CrossSigningSetup {
+        guard let session = account.current else { throw .notSignedIn }
+        do {
+            let setup = try await encryption.setUpCrossSigning(session: session, password: password)
+            remember(setup.verification, for: session)
+            return setup
+        } catch {
+            logger.notice("setting up cross-signing failed", metadata: ["reason": "\(Self.logReason(error))"])
+            throw shareError(error, session: session)
+        }
+    }
+
     /// Asks the server again (after a sign-in, or when a client wants the status and the answer
     /// is not known yet); a failure leaves the last answer.
     @discardableResult
@@ -73,6 +87,12 @@ extension ShareService {
         case .unreadable(let what): return .cannotVerify("Ferry cannot read the account's secret storage (\(what))")
         case .encryption(let failure): return shareError(failure.matrixError, session: session)
         case .server(let error): return shareError(error, session: session)
+        case .alreadySetUp:
+            return .cannotVerify("the account has a cross-signing identity already; verify this device with its recovery key instead")
+        case .secretStorageExists:
+            return .cannotVerify("the account has secret storage already, without a cross-signing identity; set it up in the client that made the storage")
+        case .passwordNeeded: return .passwordRequired("set up cross-signing")
+        case .wrongPassword: return .signInFailed("The homeserver refused the password; nothing was set up.")
         }
     }
 
@@ -97,6 +117,10 @@ extension ShareService {
         case .unreadable(let what): return "unreadable: \(what)"
         case .encryption(let failure): return failure.matrixError.message
         case .server(let error): return error.description
+        case .alreadySetUp: return "already set up"
+        case .secretStorageExists: return "secret storage exists"
+        case .passwordNeeded: return "password needed"
+        case .wrongPassword: return "wrong password"
         }
     }
 }

@@ -29,6 +29,7 @@ final class ContractTests: XCTestCase {
             (Share1.getLoginFlows("h").method, Share1.getLoginFlows("h").arguments),
             (Share1.getStatus().method, Share1.getStatus().arguments),
             (Share1.verifyDevice(["recovery-key": .string("k")]).method, Share1.verifyDevice(["recovery-key": .string("k")]).arguments),
+            (Share1.setUpCrossSigning(password: "p").method, Share1.setUpCrossSigning(password: "p").arguments),
             (Share1.listDestinations("q", limit: 5).method, Share1.listDestinations("q", limit: 5).arguments),
         ]
         XCTAssertEqual(Set(calls.map(\.0)), Set(Share1Method.allCases), "a typed call for every method")

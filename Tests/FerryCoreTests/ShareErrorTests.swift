@@ -42,6 +42,7 @@ final class ShareErrorTests: XCTestCase {
         .wrongRecoveryKey(passphrase: false),
         .wrongRecoveryKey(passphrase: true),
         .cannotVerify("the account has no cross-signing identity yet"),
+        .passwordRequired("set up cross-signing"),
         .encryptedRoom("!secret", reason: "no way to encrypt"),
         .forbidden("!room", reason: "You are not in this room"),
         .roomNotFound("#gone:example.org"),
@@ -86,6 +87,7 @@ final class ShareErrorTests: XCTestCase {
         case .invalidRecoveryKey: return "invalidRecoveryKey"
         case .wrongRecoveryKey: return "wrongRecoveryKey"
         case .cannotVerify: return "cannotVerify"
+        case .passwordRequired: return "passwordRequired"
         case .encryptedRoom: return "encryptedRoom"
         case .forbidden: return "forbidden"
         case .roomNotFound: return "roomNotFound"
@@ -94,7 +96,7 @@ final class ShareErrorTests: XCTestCase {
         case .deliveryFailed: return "deliveryFailed"
         }
     }
-    private static let caseCount = 40
+    private static let caseCount = 41
 
     func testTheExamplesCoverEveryCase() {
         XCTAssertEqual(Set(Self.everyError.map(Self.caseName)).count, Self.caseCount)

@@ -15,10 +15,10 @@ import json
 import pytest
 from gi.repository import GLib
 
-from crosssigning import CrossSigningIdentity, is_device_cross_signed
+from crosssigning import CrossSigningIdentity, bare_device, is_device_cross_signed
 from ferryenv import EX_DATAERR, EX_OK, EX_UNAVAILABLE
 from matrixflow import error_sentence, get_property, sign_in, sign_out, status_json
-from secretstorage import bootstrap, broken_parity_recovery_key, wrong_recovery_key
+from secretstorage import SecretStorage, bootstrap, broken_parity_recovery_key, wrong_recovery_key
 
 EX_NOUSER_OR_NOPERM = 77
 
@@ -181,3 +181,63 @@ def test_verify_device_over_d_bus_and_its_argument_errors(ferry, homeserver):
     reply = verify_call(session, recovery_key=storage.recovery_key)
     assert reply.error_name == "io.github.ferryshare.Ferry.Error.NotSignedIn"
     assert get_property(session, "DeviceVerification") == ""
+
+
+def published_keys(homeserver, user) -> dict:
+    answer = homeserver.call("POST", "/_matrix/client/v3/keys/query", user.token, json_body={"device_keys": {user.user_id: []}})
+    return {kind: answer.get(f"{kind}_keys", {}).get(user.user_id) for kind in ("master", "self_signing", "user_signing")}
+
+
+def test_set_up_makes_an_identity_that_the_other_client_opens_and_uses(ferry, homeserver):
+    session, user, device = ferry
+    assert status_json(session)["device_verification"] == "no-identity"
+
+    # When the person sets up cross-signing from Ferry (the password on standard input, which
+    # Synapse does not need for an account's first identity: MSC3967)
+    done = session.ferry("verify", "--set-up", "--password-stdin", "--json", input=user.password + "\n", timeout=60)
+    assert done.returncode == EX_OK, done.stderr
+    result = json.loads(done.stdout)
+    assert result["verification"] == "verified"
+
+    # Then the other client opens the new secret storage with the recovery key shown, finds the
+    # three private keys there, and they are the public keys the server now lists
+    storage = SecretStorage.open(homeserver, user.token, user.user_id, recovery_key=result["recovery_key"])
+    identity = CrossSigningIdentity.from_secret_storage(storage)
+    published = published_keys(homeserver, user)
+    for kind, key in (("master", identity.master), ("self_signing", identity.self_signing),
+                      ("user_signing", identity.user_signing)):
+        assert list(published[kind]["keys"].values()) == [identity.public(key)], kind
+    # And by its own check Ferry's device is signed by it
+    assert cross_signed(homeserver, user, device, identity)
+    # And it accepts the identity as its own: with the keys from storage it signs a device of its own
+    token, other_device = bare_device(homeserver, user.user_id, user.password)
+    identity.verify_device(homeserver, token, other_device)
+    assert cross_signed(homeserver, user, other_device, identity)
+    # And the recovery key is nowhere in Ferry's log or database
+    assert secret_bytes_everywhere(session, result["recovery_key"], user.password) == []
+    assert status_json(session)["device_verification"] == "verified"
+
+
+def test_set_up_never_replaces_an_identity_or_secret_storage(ferry, homeserver):
+    session, user, device = ferry
+    identity, storage = bootstrap(homeserver, user)
+    before = published_keys(homeserver, user)
+
+    done = session.ferry("verify", "--set-up")
+
+    assert done.returncode == EX_UNAVAILABLE, done.stderr
+    assert "has a cross-signing identity already" in error_sentence(done)
+    assert published_keys(homeserver, user) == before
+    assert SecretStorage.open(homeserver, user.token, user.user_id, recovery_key=storage.recovery_key).key_id == storage.key_id
+
+    # Secret storage without an identity (another client's half-done set-up) is left alone too
+    other = homeserver.new_user("storage-only")
+    SecretStorage.create(homeserver, other.token, other.user_id)
+    second = sign_in(session, homeserver, other)
+    reply = session.gdbus_call("SetUpCrossSigning", GLib.Variant("a{sv}", {"password": GLib.Variant("u", 1)}))
+    assert reply.error_name == "io.github.ferryshare.Ferry.Error.InvalidArgument"
+    done = session.ferry("verify", "--set-up")
+    assert done.returncode == EX_UNAVAILABLE, done.stderr
+    assert "has secret storage already" in error_sentence(done)
+    assert published_keys(homeserver, other)["master"] is None
+    assert second["device-id"]

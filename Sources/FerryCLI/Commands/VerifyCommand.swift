@@ -22,9 +22,22 @@ struct VerifyCommand: FerrySubcommand {
     @Flag(help: "Read the passphrase the recovery key was made from (told apart by shape without it).")
     var passphrase = false
 
+    @Flag(name: .customLong("set-up"),
+          help: "For an account without cross-signing: set it up, with a new recovery key printed once.")
+    var setUp = false
+
+    @Flag(help: "With --set-up: read the account's password from standard input, for servers that ask for it.")
+    var passwordStdin = false
+
     @OptionGroup var output: OutputOptions
 
+    func validate() throws {
+        if setUp && passphrase { throw ValidationError("--set-up makes a new recovery key; it takes no passphrase.") }
+        if passwordStdin && !setUp { throw ValidationError("--password-stdin goes with --set-up.") }
+    }
+
     func execute() throws(CommandFailure) {
+        if setUp { return try setUpCrossSigning() }
         let what = passphrase ? "passphrase" : "recovery key or passphrase"
         let secret = isatty(0) != 0 ? try Prompt.secret(passphrase ? "Passphrase: " : "Recovery key or passphrase: ")
                                     : try LoginCommand.secretFromStandardInput(what)
@@ -35,6 +48,30 @@ struct VerifyCommand: FerrySubcommand {
         } else {
             Terminal.note(state == "verified" ? "This device is verified: your other clients will show what Ferry sends as from a device you trust."
                                               : "The signature was uploaded, but the homeserver does not show this device as verified yet.")
+        }
+    }
+
+    /// The recovery key alone on standard output (a script keeps it), what it is on standard error.
+    /// Servers that follow MSC3967 take an account's first identity without the password; the
+    /// others ask, and then so does Ferry (on a terminal), or it comes from standard input.
+    private func setUpCrossSigning() throws(CommandFailure) {
+        let client = try Share1Client.forCommand()
+        var password = passwordStdin ? try LoginCommand.secretFromStandardInput("password") : nil
+        var result: [String: Variant]
+        do {
+            result = try client.run(Share1.setUpCrossSigning(password: password))
+        } catch where password == nil && error.errorName == "PasswordRequired" && isatty(0) != 0 {
+            password = try Prompt.secret("The homeserver asks for the password of your Matrix account: ")
+            result = try client.run(Share1.setUpCrossSigning(password: password))
+        }
+        let key = result["recovery-key"]?.stringValue ?? ""
+        let state = result["verification"]?.stringValue ?? ""
+        if output.json {
+            Terminal.output(JSONText.encode(["recovery_key": key, "verification": state]))
+        } else {
+            Terminal.note("Cross-signing is set up, and this device is verified with it. Your recovery key is below: "
+                          + "write it down or keep it in a password manager. It is shown only now, and Ferry does not keep it.")
+            Terminal.output(key)
         }
     }
 }

@@ -74,6 +74,8 @@ public enum ShareError: Error, Equatable, Sendable {
     case wrongRecoveryKey(passphrase: Bool)
     /// The account offers nothing to verify this device with (the sentence says what is missing).
     case cannotVerify(String)
+    /// The homeserver asks for the account's password before it takes the change.
+    case passwordRequired(String)
     // Delivering: a permanent refusal for one destination.
     /// An end-to-end encrypted room Ferry could not encrypt for (`reason`); it never sends plain
     /// text there instead.
@@ -129,6 +131,7 @@ public enum ShareError: Error, Equatable, Sendable {
         case .invalidRecoveryKey: return "InvalidRecoveryKey"
         case .wrongRecoveryKey: return "WrongRecoveryKey"
         case .cannotVerify: return "CannotVerify"
+        case .passwordRequired: return "PasswordRequired"
         case .encryptedRoom: return "EncryptedRoom"
         case .forbidden: return "Forbidden"
         case .roomNotFound: return "RoomNotFound"
@@ -197,6 +200,7 @@ public enum ShareError: Error, Equatable, Sendable {
             return passphrase ? "That passphrase does not open this account's secret storage; check it, or use the recovery key."
                 : "That recovery key does not open this account's secret storage; it may be an older one."
         case .cannotVerify(let why): return "This device cannot be verified this way: \(why)."
+        case .passwordRequired(let what): return "The homeserver asks for your password to \(what)."
         case .encryptedRoom(let room, let reason):
             return "\(q(room)) is end-to-end encrypted and Ferry could not encrypt for it: \(reason). Nothing was sent there unencrypted."
         case .forbidden(let room, let reason): return "The homeserver refused to send to \(q(room)): \(reason)."
@@ -259,7 +263,7 @@ public enum ExitStatus {
         case "InvalidRecoveryKey", "WrongRecoveryKey": return dataError
         case "CannotVerify": return unavailable
         case "DeliveryFailed": return protocolError
-        case "NotSignedIn", "SignInFailed", "Forbidden": return noPermission
+        case "NotSignedIn", "SignInFailed", "Forbidden", "PasswordRequired": return noPermission
         default: return software
         }
     }

@@ -31,6 +31,17 @@ public struct SecretStorageKey: Sendable {
         }
     }
 
+    /// A new key's description, as a client setting up secret storage writes it into
+    /// `m.secret_storage.key.<id>`: the algorithm and the check (32 zero bytes encrypted under
+    /// the name "", and their MAC).
+    public func description() throws(Problem) -> JSONValue {
+        var iv = (0..<16).map { _ in UInt8.random(in: 0...255) }
+        iv[8] &= 0x7F
+        let check = try seal([UInt8](repeating: 0, count: 32), name: "", iv: iv)
+        return ["algorithm": .string(Self.algorithm), "iv": .string(UnpaddedBase64.encode(iv)),
+                "mac": .string(UnpaddedBase64.encode(check.mac))]
+    }
+
     /// The key a passphrase gives under the description's `passphrase` (`m.pbkdf2`:
     /// PBKDF2-HMAC-SHA-512 over the salt, its rounds, 256 bits).
     public static func keyBytes(passphrase: String, description: JSONValue) throws(Problem) -> [UInt8] {
@@ -67,7 +78,7 @@ public struct SecretStorageKey: Sendable {
     /// client setting up secret storage writes; a fresh IV with bit 63 clear, as the spec asks).
     public func seal(secret: String, name: String) throws(Problem) -> JSONValue {
         var iv = (0..<16).map { _ in UInt8.random(in: 0...255) }
-        iv[8] &= 0x7F
+        iv[8] &= 0x7F  // bit 63: some implementations' counters would carry into the IV's upper half
         let sealed = try seal(Array(secret.utf8), name: name, iv: iv)
         return ["encrypted": [keyID: ["iv": .string(UnpaddedBase64.encode(iv)),
                                       "ciphertext": .string(UnpaddedBase64.encode(sealed.ciphertext)),
