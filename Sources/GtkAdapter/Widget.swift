@@ -65,6 +65,11 @@ open class Widget {
 
     public var hasFocus: Bool { gtk_widget_has_focus(raw) != 0 }
 
+    /// Puts `text` on the clipboard of the widget's display (what Ctrl+C would).
+    public func copyToClipboard(_ text: String) {
+        gdk_clipboard_set_text(gtk_widget_get_clipboard(raw), text)
+    }
+
     public func addStyle(_ cssClass: String) { gtk_widget_add_css_class(raw, cssClass) }
     public func removeStyle(_ cssClass: String) { gtk_widget_remove_css_class(raw, cssClass) }
 

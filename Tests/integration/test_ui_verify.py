@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import time
 
-from crosssigning import is_device_cross_signed
+from crosssigning import CrossSigningIdentity, is_device_cross_signed
 from matrixflow import get_property, sign_in, wait_for_state
-from secretstorage import bootstrap, wrong_recovery_key
+from secretstorage import SecretStorage, bootstrap, wrong_recovery_key
 from test_ui_delivery import (next_page, open_dialog, open_with_ferry, picture, room_messages, search_and_pick,
                               share, signed_in_as)
 from test_ui_dialog import keep_screenshot
@@ -148,3 +148,34 @@ def test_the_main_window_shows_the_device_and_verifies_it(ui, homeserver, tmp_pa
              what="the verify window to close")
     device = ferrys_device(ui.session)
     assert is_device_cross_signed(homeserver, user.token, user.user_id, device, master=identity.public(identity.master))
+
+
+def test_the_main_window_sets_up_recovery_for_an_account_without_it_and_shows_the_key_once(ui, homeserver, tmp_path):
+    user = homeserver.new_user("setup-ui")
+    signed_in_as(ui.session, homeserver, user)
+    ui.stop_ui()
+    done = ui.session.run("gapplication", "launch", "io.github.ferryshare.Ferry")
+    assert done.returncode == 0, done.stderr
+    window = wait_for(lambda: [w for w in windows(ui_app()) if w.name == "Ferry"], timeout=15, what="the main window")[0]
+
+    find(window, lambda name: name.startswith("This device: Not verified: your account has no recovery key"), timeout=15)
+    click(find(window, "Set up recovery", "push button"))
+    setup = wait_for(lambda: [w for w in windows(ui_app()) if w.name == "Set Up Recovery"], timeout=15,
+                     what="the set-up window")[0]
+    # Nothing happens until the person asks for it
+    assert get_property(ui.session, "DeviceVerification") == "no-identity"
+    click(find(setup, "Make a Recovery Key", "push button"))
+
+    # The key, as a screen reader reads it: the label's text
+    key = find(setup, lambda name: name.startswith("Es") and len(name.replace(" ", "")) == 48, "label", timeout=60).name
+    keep_screenshot(ui, tmp_path, "set-up-recovery.png")
+    # The other client opens the new secret storage with the key as shown, and finds Ferry's device signed
+    storage = SecretStorage.open(homeserver, user.token, user.user_id, recovery_key=key)
+    identity = CrossSigningIdentity.from_secret_storage(storage)
+    assert is_device_cross_signed(homeserver, user.token, user.user_id, ferrys_device(ui.session),
+                                  master=identity.public(identity.master))
+
+    click(find(setup, "I Have Saved It", "push button"))
+    wait_for(lambda: not [w for w in windows(ui_app()) if w.name == "Set Up Recovery"], timeout=10,
+             what="the set-up window to close")
+    find(window, lambda name: name.startswith("This device: Verified"), timeout=30)

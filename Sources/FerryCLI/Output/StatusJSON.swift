@@ -46,7 +46,8 @@ enum StatusJSON {
         switch nonEmpty(status["device-verification"]) {
         case "verified": return "\(device) is verified."
         case "unverified": return "\(device) is not verified: verify it with ferry verify, or others may see a warning on what it sends."
-        case "no-identity": return "\(device) cannot be verified yet: the account has no cross-signing identity."
+        case "no-identity":
+            return "\(device) cannot be verified yet: the account has no cross-signing identity (set one up with ferry verify --set-up)."
         default: return "\(device): whether it is verified is not known yet."
         }
     }

@@ -16,6 +16,7 @@ import GtkAdapter
     private var signInWindow: ShareDialog?
     private var mainWindow: MainWindow?
     private var verifyWindow: VerifyWindow?
+    private var setUpWindow: SetUpRecoveryWindow?
 
     public init() {
         application = WindowApplication(id: Self.id)
@@ -120,6 +121,17 @@ import GtkAdapter
             verifyWindow = window
         }
         verifyWindow!.present()
+    }
+
+    /// Opens "Set Up Recovery" (the main window's "Set Up…", for an account without cross-signing).
+    func openSetUpRecovery() {
+        guard let service else { return }
+        if setUpWindow == nil {
+            let window = SetUpRecoveryWindow(application: self, service: service)
+            window.onClosed = { [weak self] in self?.setUpWindow = nil }
+            setUpWindow = window
+        }
+        setUpWindow!.present()
     }
 
     private func connectService() -> ServiceClient? {

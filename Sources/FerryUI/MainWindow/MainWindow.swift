@@ -12,6 +12,7 @@ import GtkAdapter
     private let accountButton = Button("Sign In")
     private let deviceRow = Row(title: "This Device")
     private let verifyButton = Button("Verify…")
+    private let setUpButton = Button("Set Up…")
     private let sharesList = ListBox()
     private let emptyNotice = Label("Nothing shared yet. Share files from your file manager with “Open With → Ferry”.",
                                     style: "dim-label", alignment: 0.5)
@@ -36,6 +37,9 @@ import GtkAdapter
         verifyButton.accessibleName = "Verify this device"
         deviceRow.addPrefix(Icon(name: "computer-symbolic", pixelSize: 32))
         deviceRow.addSuffix(verifyButton)
+        setUpButton.verticalAlignment = .center
+        setUpButton.accessibleName = "Set up recovery"
+        deviceRow.addSuffix(setUpButton)
         accountList.append(deviceRow)
         sharesList.accessibleName = "Recent shares"
         emptyNotice.setMargins(18)
@@ -52,6 +56,7 @@ import GtkAdapter
 
         accountButton.onClick { [weak self] in self?.accountButtonClicked() }
         verifyButton.onClick { [weak self] in self?.app.openVerify() }
+        setUpButton.onClick { [weak self] in self?.app.openSetUpRecovery() }
         window.onCloseRequest { [weak self] in
             guard let self else { return false }
             self.tokens.forEach(self.service.stopObserving)
@@ -90,10 +95,11 @@ import GtkAdapter
     private func showDevice(_ account: AccountState) {
         deviceRow.isVisible = account.signedIn
         verifyButton.isVisible = account.deviceVerification == "unverified"
+        setUpButton.isVisible = account.deviceVerification == "no-identity"
         deviceRow.subtitle = switch account.deviceVerification {
         case "verified": "Verified: your other devices trust what Ferry sends"
         case "unverified": "Not verified: your other devices may show a warning on what Ferry sends"
-        case "no-identity": "Cannot be verified yet: set up cross-signing in another Matrix client"
+        case "no-identity": "Not verified: your account has no recovery key yet"
         default: "Checking whether it is verified…"
         }
         deviceRow.accessibleName = "This device: " + deviceRow.subtitle

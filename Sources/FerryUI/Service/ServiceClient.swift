@@ -129,6 +129,12 @@ import GLibAdapter
         }
     }
 
+    /// Sets up cross-signing with a new recovery key (returned once); `password` only when the
+    /// service answered PasswordRequired.
+    public func setUpCrossSigning(password: String?, _ completion: @escaping (Result<String, BusError>) -> Void) {
+        client.call(Share1.setUpCrossSigning(password: password)) { completion($0.map { $0["recovery-key"]?.stringValue ?? "" }) }
+    }
+
     /// Whether Ferry's device is verified, asked from the homeserver when the service does not
     /// know it yet or it may have changed (GetStatus waits a few seconds); "" when it cannot tell.
     public func deviceVerification(_ completion: @escaping (String) -> Void) {

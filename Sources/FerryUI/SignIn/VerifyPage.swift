@@ -49,7 +49,15 @@ import GtkAdapter
         skipButton.onClick { [weak self] in self?.onDone(false) }
     }
 
-    func focus() { key.grabFocus() }
+    /// Focus to the key field, now and once more after the page has slid in: GTK can refuse a
+    /// grab while the stack's transition still runs (seen about once in eight under Xvfb).
+    func focus() {
+        key.grabFocus()
+        MainContext.after(milliseconds: 300) { [weak self] in
+            guard let self, self.key.text.isEmpty, self.key.isSensitive else { return }
+            self.key.grabFocus()
+        }
+    }
 
     private func verify() {
         guard !key.text.trimmingWhitespace().isEmpty else { return showError("Enter your recovery key or passphrase.") }
