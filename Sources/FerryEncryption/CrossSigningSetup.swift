@@ -11,41 +11,51 @@ public struct CrossSigningSetup: Sendable {
     public let verification: DeviceVerification
 }
 
+/// A set-up under way: kept in memory until it is done, so that a retry after a failure halfway
+/// (a timeout, a server error, the password asked for) goes on with the same identity and key.
+struct PendingSetUp: Sendable {
+    let identity: NewCrossSigningIdentity
+    let keyBytes: [UInt8]
+    let keyID: String
+}
+
 extension Encryption {
     /// Sets up a cross-signing identity for an account that has none, and secret storage to keep
     /// it in, and verifies Ferry's device with it. Never replaces an identity or secret storage
-    /// that exists (other clients' trust and secrets hang on them).
+    /// that exists (other clients' trust and secrets hang on them), except its own half-made one.
     ///
-    /// Order, so that an interruption loses nothing: the storage key's description and the
-    /// secrets go up first (unused until they are the default), then the identity, then the
-    /// default key. A failure before the identity leaves an unused description behind; after it,
-    /// the keys are in storage already.
+    /// Order, so that an interruption loses nothing that was shown: the storage key's description
+    /// and the secrets go up first (unused until they are the default), then the identity, then
+    /// the default key. Every step may be repeated, and a retry repeats them with the same keys.
+    /// (A crash of the service between the identity and the reply loses the key: the account then
+    /// has an identity nobody holds, to be reset in another client. Known, and rare.)
     public func setUpCrossSigning(session: Session, password: String?) async throws(VerificationFailure) -> CrossSigningSetup {
+        try beginVerifying()
+        defer { verifying = false }
         let ours: DeviceKeys
         do { ours = try await prepareDevice(for: session) } catch { throw .encryption(error) }
         let http = Self.http(session)
         let api = DeviceKeysAPI(http: http)
         let data = AccountData(http: http, userID: session.userID)
         let user = session.userID
-        let keyBytes = SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }
-        let identity = NewCrossSigningIdentity(userID: user)
+        let pending = pendingSetUps[user] ?? PendingSetUp(identity: NewCrossSigningIdentity(userID: user),
+                                                          keyBytes: SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) },
+                                                          keyID: Self.newKeyID())
         do {
-            let before = try await api.queryAnswer(users: [user])
-            guard CrossSigning.masterKey(before["master_keys"]?[user], userID: user) == nil else { throw VerificationFailure.alreadySetUp }
-            guard try await data.get("m.secret_storage.default_key")?["key"] == nil else { throw VerificationFailure.secretStorageExists }
-
-            let keyID = Self.newKeyID()
-            let storage = try SecretStorageKey(keyID: keyID, keyBytes: keyBytes, description: ["algorithm": .string(SecretStorageKey.algorithm)])
-            try await data.put("m.secret_storage.key.\(keyID)", try storage.description())
-            for secret in identity.secrets() {
+            try await Self.checkNothingToReplace(pending, api: api, data: data, user: user)
+            pendingSetUps[user] = pending
+            let storage = try SecretStorageKey(keyID: pending.keyID, keyBytes: pending.keyBytes,
+                                               description: ["algorithm": .string(SecretStorageKey.algorithm)])
+            try await data.put("m.secret_storage.key.\(pending.keyID)", try storage.description())
+            for secret in pending.identity.secrets() {
                 try await data.put(secret.name, try storage.seal(secret: secret.value, name: secret.name))
             }
-            try await Self.upload(identity, api: api, password: password)
-            try await data.put("m.secret_storage.default_key", ["key": .string(keyID)])
+            try await Self.upload(pending.identity, api: api, password: password, user: user)
+            try await data.put("m.secret_storage.default_key", ["key": .string(pending.keyID)])
             logger.info("set up a cross-signing identity and secret storage for this account")
 
             let after = try await api.queryAnswer(users: [user])
-            try await Self.sign(device: session, ours: ours, listedIn: after, with: try identity.selfSigningKey(), api: api)
+            try await Self.sign(device: session, ours: ours, listedIn: after, with: try pending.identity.selfSigningKey(), api: api)
         } catch let failure as VerificationFailure {
             throw failure
         } catch let error as MatrixError {
@@ -53,21 +63,60 @@ extension Encryption {
         } catch {
             throw .unreadable("\(error)")
         }
+        pendingSetUps[user] = nil
         let state: DeviceVerification
-        do { state = try await verification(of: session) } catch { throw .encryption(error) }
-        return CrossSigningSetup(recoveryKey: RecoveryKey(keyBytes: keyBytes).encoded, verification: state)
+        do { state = try await verification(of: session) } catch { state = .unverified }
+        return CrossSigningSetup(recoveryKey: RecoveryKey(keyBytes: pending.keyBytes).encoded, verification: state)
     }
 
-    /// The identity's public keys up; a 401 after the password (or for want of one) says so.
-    private static func upload(_ identity: NewCrossSigningIdentity, api: DeviceKeysAPI,
-                               password: String?) async throws(VerificationFailure) {
-        do {
-            try await api.uploadSigningKeys(identity.uploadBody(), userID: identity.userID, password: password)
+    /// Refuses when the account has an identity, secret storage or stored cross-signing keys that
+    /// are not this set-up's own: anything listed under master keys counts, parsable or not.
+    private static func checkNothingToReplace(_ pending: PendingSetUp, api: DeviceKeysAPI, data: AccountData,
+                                              user: String) async throws {
+        let answer = try await api.queryAnswer(users: [user])
+        if let master = answer["master_keys"]?[user], master != .null,
+           CrossSigning.masterKey(master, userID: user) != pending.identity.masterKey {
+            throw VerificationFailure.alreadySetUp
+        }
+        if let key = try await data.get("m.secret_storage.default_key")?["key"], key != .string(pending.keyID) {
+            throw VerificationFailure.secretStorageExists
+        }
+        for (name, _) in pending.identity.secrets() {
+            if let stored = try await data.get(name), stored["encrypted"]?[pending.keyID] == nil,
+               !(stored.objectValue ?? [:]).isEmpty {
+                throw VerificationFailure.secretStorageExists
+            }
+        }
+    }
+
+    /// The identity's public keys up. A server that asks for user-interactive auth gets the
+    /// password when it offers that, and only when no identity appeared meanwhile (the password
+    /// would let the upload replace it).
+    private static func upload(_ identity: NewCrossSigningIdentity, api: DeviceKeysAPI, password: String?,
+                               user: String) async throws {
+        let asked: MatrixError
+        do throws(MatrixError) {
+            try await api.uploadSigningKeys(identity.uploadBody(), userID: user, password: nil)
+            return
         } catch {
-            // A 401 of user-interactive auth carries its session; a token the server no longer
-            // knows is another 401, and stays a server error (the sign-in is gone).
-            guard error.status == 401, error.authSession != nil else { throw .server(error) }
-            throw password == nil ? .passwordNeeded : .wrongPassword
+            asked = error
+        }
+        guard asked.status == 401, asked.authSession != nil else { throw asked }
+        guard asked.authFlows.contains("m.login.password") else { throw VerificationFailure.otherAuthNeeded }
+        guard password != nil else { throw VerificationFailure.passwordNeeded }
+        let answer = try await api.queryAnswer(users: [user])
+        if let master = answer["master_keys"]?[user], master != .null,
+           CrossSigning.masterKey(master, userID: user) != identity.masterKey {
+            throw VerificationFailure.alreadySetUp
+        }
+        var refused: MatrixError?
+        do throws(MatrixError) {
+            try await api.uploadSigningKeys(identity.uploadBody(), userID: user, password: password)
+        } catch {
+            refused = error
+        }
+        if let refused {
+            throw refused.status == 401 && refused.authSession != nil ? VerificationFailure.wrongPassword : refused
         }
     }
 

@@ -58,6 +58,10 @@ public enum VerificationFailure: Error, Sendable {
     case secretStorageExists
     /// The homeserver asks for the password, and none was given.
     case passwordNeeded
+    /// The homeserver asks for another confirmation than a password (single sign-on, a web page).
+    case otherAuthNeeded
+    /// Another verification or set-up of this device is running.
+    case busy
     /// The homeserver refused the password.
     case wrongPassword
 }
@@ -90,6 +94,8 @@ extension Encryption {
     /// The key, the passphrase and the self-signing key are used here and dropped: none is kept
     /// or logged.
     public func verifyDevice(session: Session, with secret: VerificationSecret) async throws(VerificationFailure) -> DeviceVerification {
+        try beginVerifying()
+        defer { verifying = false }
         var recoveryKey: RecoveryKey?
         if case .recoveryKey(let text) = secret {
             do { recoveryKey = try RecoveryKey(decoding: text) } catch { throw .invalidRecoveryKey(error) }
@@ -130,6 +136,11 @@ extension Encryption {
         }
         logger.info("this device is verified with the account's secret storage", metadata: ["device": "\(session.deviceID)"])
         do { return try await verification(of: session) } catch { throw .encryption(error) }
+    }
+
+    func beginVerifying() throws(VerificationFailure) {
+        guard !verifying else { throw .busy }
+        verifying = true
     }
 
     /// Signs this device's keys with the self-signing key and uploads the signature. Only the

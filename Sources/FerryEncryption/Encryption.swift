@@ -26,6 +26,13 @@ public actor Encryption {
     /// The device as last kept, and when its one-time keys were last counted.
     private var device: (record: DeviceRecord, checked: Int64)?
 
+    /// A verification or set-up of this device is running (one at a time: they write the same
+    /// account data and keys).
+    var verifying = false
+    /// A cross-signing set-up that began and did not finish, by user: a retry goes on with the
+    /// same identity and recovery key instead of finding its own half-made identity in the way.
+    var pendingSetUps: [String: PendingSetUp] = [:]
+
     /// What is known of encrypted rooms' readers, for one sign-in, from which sync token
     /// (ReaderTracking).
     var tracking: Tracking?
@@ -79,6 +86,7 @@ public actor Encryption {
     }
 
     private func forgetNow(userID: String) {
+        pendingSetUps[userID] = nil
         try? outbox.deleteCryptoRecords()
         vault.remove(userID: userID)
         opened = nil

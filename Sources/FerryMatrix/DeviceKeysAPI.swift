@@ -61,8 +61,9 @@ public struct DeviceKeysAPI: Sendable {
     }
 
     /// `POST /keys/device_signing/upload`: a new cross-signing identity (each key object signed
-    /// as the spec asks). Servers ask for the password through user-interactive auth, except for
-    /// an account's first identity where MSC3967 lets them not to: asked without it first.
+    /// as the spec asks). Without a password, as MSC3967 servers take an account's first identity;
+    /// with one, through user-interactive auth (`m.login.password`, in the session the server's
+    /// 401 opened).
     public func uploadSigningKeys(_ keys: [String: JSONValue], userID: String, password: String?) async throws(MatrixError) {
         let path = "/_matrix/client/v3/keys/device_signing/upload"
         do {

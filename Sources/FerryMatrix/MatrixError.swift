@@ -22,10 +22,13 @@ public struct MatrixError: Error, Sendable, CustomStringConvertible {
     public let softLogout: Bool
     /// A 401 of user-interactive auth (`session` and `flows`): the session to answer it in.
     public let authSession: String?
+    /// The stages of the flows such a 401 offers (`m.login.password`, `m.login.sso`, …).
+    public let authFlows: Set<String>
 
     public init(kind: Kind, errcode: String? = nil, message: String, retryAfterMilliseconds: Int64? = nil,
-                softLogout: Bool = false, authSession: String? = nil) {
+                softLogout: Bool = false, authSession: String? = nil, authFlows: Set<String> = []) {
         self.authSession = authSession
+        self.authFlows = authFlows
         self.kind = kind
         self.errcode = errcode
         self.message = message

@@ -166,6 +166,8 @@ public struct MatrixHTTP: Sendable {
             var retry_after_ms: LenientNumber?
             var soft_logout: Bool?
             var session: String?
+            struct Flow: Decodable { var stages: [String]? }
+            var flows: [Flow]?
         }
         let shape = try? JSONDecoder().decode(Shape.self, from: body)
         // Retry-After is what newer servers send alongside, or instead of, retry_after_ms.
@@ -173,7 +175,8 @@ public struct MatrixHTTP: Sendable {
             ?? headers.first(name: "Retry-After").flatMap { retryDelay(header: $0, now: now) }
         return MatrixError(kind: .http(status: status), errcode: shape?.errcode,
                            message: shape?.error ?? "HTTP \(status)", retryAfterMilliseconds: retryAfter,
-                           softLogout: shape?.soft_logout ?? false, authSession: status == 401 ? shape?.session : nil)
+                           softLogout: shape?.soft_logout ?? false, authSession: status == 401 ? shape?.session : nil,
+                           authFlows: Set((shape?.flows ?? []).compactMap { $0.stages?.count == 1 ? $0.stages?.first : nil }))
     }
 
     /// A `Retry-After` header in milliseconds, clamped (ServerNumbers): delay-seconds or an

@@ -42,6 +42,9 @@ enum AccountCodec {
             throw .invalidArgument("Give one of \u{201C}recovery-key\u{201D}, \u{201C}passphrase\u{201D} and \u{201C}key-or-passphrase\u{201D}.")
         }
         guard !text.trimmingWhitespace().isEmpty else { throw .invalidArgument("Enter your recovery key or passphrase.") }
+        // Recovery keys are 48 characters and passphrases are typed by people: more is not either,
+        // and decoding base58 takes time that grows with the square of its length.
+        guard text.utf8.count <= 1024 else { throw .invalidArgument("That is too long to be a recovery key or passphrase.") }
         switch kind {
         case "recovery-key": return .recoveryKey(text)
         case "passphrase": return .passphrase(text)

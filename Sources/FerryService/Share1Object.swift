@@ -162,7 +162,7 @@ final class Share1Object: @unchecked Sendable {
             let state = try await service.verifyDevice(try AccountCodec.verificationSecret(dict))
             return [.dictionary(["verification": .string(state.rawValue)])]
         case ("SetUpCrossSigning", .dictionary(let dict)?):
-            if let value = dict["password"], value.typeString != "s" {
+            if let value = dict["password"], value.typeString != "s" || (value.stringValue?.utf8.count ?? 0) > 1024 {
                 throw .invalidArgument("\u{201C}password\u{201D} must be of type \u{201C}s\u{201D}, not \u{201C}\(value.typeString)\u{201D}.")
             }
             let setup = try await service.setUpCrossSigning(password: dict["password"]?.stringValue)

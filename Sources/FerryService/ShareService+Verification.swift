@@ -10,8 +10,10 @@ extension ShareService {
     /// The last known verification of the signed-in device; nil when nobody is signed in or
     /// it was not asked yet.
     public func deviceVerification() -> DeviceVerification? {
-        guard let deviceID = account.current?.deviceID else { return nil }
-        return verificationState.withLock { $0?.deviceID == deviceID ? $0?.state : nil }
+        guard let session = account.current else { return nil }
+        return verificationState.withLock { kept in
+            kept.deviceID == session.deviceID && kept.userID == session.userID ? kept.state : nil
+        }
     }
 
     /// Verifies Ferry's device with the recovery key or passphrase; nothing of either is kept.
@@ -19,7 +21,7 @@ extension ShareService {
         guard let session = account.current else { throw .notSignedIn }
         do {
             let state = try await encryption.verifyDevice(session: session, with: secret)
-            remember(state, for: session)
+            remember(state, for: session, answered: .now)
             return state
         } catch {
             logger.notice("verifying this device failed", metadata: ["reason": "\(Self.logReason(error))"])
@@ -33,7 +35,7 @@ extension ShareService {
         guard let session = account.current else { throw .notSignedIn }
         do {
             let setup = try await encryption.setUpCrossSigning(session: session, password: password)
-            remember(setup.verification, for: session)
+            remember(setup.verification, for: session, answered: .now)
             return setup
         } catch {
             logger.notice("setting up cross-signing failed", metadata: ["reason": "\(Self.logReason(error))"])
@@ -46,16 +48,20 @@ extension ShareService {
     @discardableResult
     func refreshVerification() async -> DeviceVerification? {
         guard let session = account.current else { return nil }
+        let asked = ContinuousClock.now
         guard let state = try? await encryption.verification(of: session) else { return deviceVerification() }
-        remember(state, for: session)
+        remember(state, for: session, answered: asked)
         return state
     }
 
     /// The status, with the device's verification asked afresh (it changes elsewhere: another
-    /// device verifies this one, or the account's identity is reset), waiting a few seconds at
-    /// most; offline, or when the server is slow, the last answer stands.
+    /// device verifies this one, or the account's identity is reset) unless it was asked in the
+    /// last two seconds, waiting three seconds at most; offline, or when the server is slow, the
+    /// last answer stands.
     public func statusAskingVerification() async -> ServiceStatus {
-        if account.current != nil, online {
+        // One question per two seconds at most, however often a client polls.
+        let recent = verificationState.withLock { ContinuousClock.now - $0.answered < .seconds(2) }
+        if account.current != nil, online, !recent || deviceVerification() == nil {
             let refresh = Task { await refreshVerification() }
             let timer = Task { try? await Task.sleep(for: .seconds(3)); refresh.cancel() }
             _ = await refresh.value
@@ -64,10 +70,14 @@ extension ShareService {
         return status()
     }
 
-    private func remember(_ state: DeviceVerification, for session: Session) {
-        let changed = verificationState.withLock { kept in
-            defer { kept = (session.deviceID, state) }
-            return kept?.deviceID != session.deviceID || kept?.state != state
+    /// Keeps the server's answer, unless a newer one is kept already (a status asked before a
+    /// verification must not bring "unverified" back after it).
+    private func remember(_ state: DeviceVerification, for session: Session, answered: ContinuousClock.Instant) {
+        let changed = verificationState.withLock { kept -> Bool in
+            let same = kept.userID == session.userID && kept.deviceID == session.deviceID
+            if same && kept.answered > answered { return false }
+            defer { kept = VerificationState(userID: session.userID, deviceID: session.deviceID, state: state, answered: answered) }
+            return !same || kept.state != state
         }
         if changed { events.accountChanged() }
     }
@@ -92,6 +102,9 @@ extension ShareService {
         case .secretStorageExists:
             return .cannotVerify("the account has secret storage already, without a cross-signing identity; set it up in the client that made the storage")
         case .passwordNeeded: return .passwordRequired("set up cross-signing")
+        case .otherAuthNeeded:
+            return .cannotVerify("the homeserver asks for another confirmation than a password; set up cross-signing in its own client")
+        case .busy: return .cannotVerify("another verification of this device is under way; wait for it to finish")
         case .wrongPassword: return .signInFailed("The homeserver refused the password; nothing was set up.")
         }
     }
@@ -121,6 +134,16 @@ extension ShareService {
         case .secretStorageExists: return "secret storage exists"
         case .passwordNeeded: return "password needed"
         case .wrongPassword: return "wrong password"
+        case .otherAuthNeeded: return "other auth needed"
+        case .busy: return "busy"
         }
     }
+}
+
+/// The signed-in device's verification as the server last said, and when it was asked.
+struct VerificationState {
+    var userID = ""
+    var deviceID = ""
+    var state: DeviceVerification?
+    var answered = ContinuousClock.Instant.now - .seconds(3600)
 }

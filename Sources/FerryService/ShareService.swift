@@ -51,7 +51,7 @@ public final class ShareService: @unchecked Sendable {
     }
     private let onlineState = Atomic<Bool>(true)
     /// The signed-in device's verification as the server last said (ShareService+Verification).
-    let verificationState = Mutex<(deviceID: String, state: DeviceVerification)?>(nil)
+    let verificationState = Mutex(VerificationState())
 
     init(outbox: Outbox, spool: Spool, limits: Limits, account: Account, logger: Logger,
          clock: @escaping @Sendable () -> Int64 = Clock.microseconds) {

@@ -156,8 +156,14 @@ struct SelfSigningKeyTests {
 
         let deviceKeys = chain.device.deviceKeys(userID: chain.user, deviceID: "D")
         let signed = key.signed(deviceKeys.objectValue!, userID: chain.user)
-        let identity = try DeviceIdentity(verifying: .object(signed), userID: chain.user, deviceID: "D")
-        #expect(CrossSigning.isVerifiedByOwner(.object(signed), of: identity, masterKey: master, selfSigningKey: published))
+        // Only the new signature goes up; the server merges it with the device's own
+        #expect(signed["signatures"]?[chain.user]?.objectValue?.keys.sorted() == ["ed25519:\(key.publicKey)"])
+        var merged = deviceKeys.objectValue!
+        var mine = deviceKeys["signatures"]![chain.user]!.objectValue!
+        mine["ed25519:\(key.publicKey)"] = signed["signatures"]![chain.user]!["ed25519:\(key.publicKey)"]!
+        merged["signatures"] = [chain.user: .object(mine)]
+        let identity = try DeviceIdentity(verifying: .object(merged), userID: chain.user, deviceID: "D")
+        #expect(CrossSigning.isVerifiedByOwner(.object(merged), of: identity, masterKey: master, selfSigningKey: published))
         #expect(!CrossSigning.isVerifiedByOwner(deviceKeys, of: identity, masterKey: master, selfSigningKey: published))
     }
 

@@ -11,12 +11,13 @@ Ferry's word.
 from __future__ import annotations
 
 import json
+import subprocess
 
 import pytest
 from gi.repository import GLib
 
 from crosssigning import CrossSigningIdentity, bare_device, is_device_cross_signed
-from ferryenv import EX_DATAERR, EX_OK, EX_UNAVAILABLE
+from ferryenv import EX_DATAERR, EX_OK, EX_UNAVAILABLE, wait_for
 from matrixflow import error_sentence, get_property, sign_in, sign_out, status_json
 from secretstorage import SecretStorage, bootstrap, broken_parity_recovery_key, wrong_recovery_key
 
@@ -157,7 +158,8 @@ def test_a_device_verified_by_another_client_shows_as_verified(ferry, homeserver
     # The person verifies Ferry from their other device (its self-signing key signs Ferry's keys)
     identity.verify_device(homeserver, user.token, device)
 
-    assert status_json(session)["device_verification"] == "verified"
+    # Asked afresh (at most every two seconds, however often a client polls)
+    wait_for(lambda: status_json(session)["device_verification"] == "verified", timeout=10, what="verified")
     assert get_property(session, "DeviceVerification") == "verified"
 
 
@@ -241,3 +243,20 @@ def test_set_up_never_replaces_an_identity_or_secret_storage(ferry, homeserver):
     assert "has secret storage already" in error_sentence(done)
     assert published_keys(homeserver, other)["master"] is None
     assert second["device-id"]
+
+
+def test_two_set_ups_at_once_make_one_identity_whose_key_opens_its_storage(ferry, homeserver):
+    session, user, device = ferry
+    calls = [subprocess.Popen([str(session.prefix / "bin" / "ferry"), "verify", "--set-up", "--json"], env=session.env,
+                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(2)]
+    results = [(call.wait(timeout=60), call.stdout.read(), call.stderr.read()) for call in calls]
+
+    done = [json.loads(out) for code, out, _ in results if code == EX_OK]
+    refused = [err for code, _, err in results if code != EX_OK]
+    assert len(done) == 1 and len(refused) == 1, results
+    assert "under way" in refused[0] or "already" in refused[0], refused
+    storage = SecretStorage.open(homeserver, user.token, user.user_id, recovery_key=done[0]["recovery_key"])
+    identity = CrossSigningIdentity.from_secret_storage(storage)
+    assert list(published_keys(homeserver, user)["master"]["keys"].values()) == [identity.public(identity.master)]
+    assert cross_signed(homeserver, user, device, identity)

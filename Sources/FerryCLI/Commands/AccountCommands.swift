@@ -68,7 +68,8 @@ struct LoginCommand: FerrySubcommand {
         guard let text = StandardInput.readAllUTF8() else {
             throw CommandFailure(status: ExitStatus.dataError, message: "the \(what) on standard input is not valid UTF-8.")
         }
-        let secret = text.hasSuffix("\n") ? String(text.dropLast()) : text
+        // One line ending goes, whichever kind (Swift's "\r\n" is one Character).
+        let secret = text.hasSuffix("\n") || text.hasSuffix("\r\n") ? String(text.dropLast()) : text
         guard !secret.isEmpty else { throw CommandFailure(status: ExitStatus.dataError, message: "no \(what) on standard input.") }
         return secret
     }

@@ -75,11 +75,9 @@ public struct SelfSigningKey: Sendable {
         covered["signatures"] = nil
         covered["unsigned"] = nil
         guard let signature = try? key.signature(for: CanonicalJSON.encode(.object(covered))) else { return deviceKeys }
-        var signatures = deviceKeys["signatures"]?.objectValue ?? [:]
-        var ours = signatures[userID]?.objectValue ?? [:]
-        ours["ed25519:\(publicKey)"] = .string(UnpaddedBase64.encode(signature))
-        signatures[userID] = .object(ours)
-        covered["signatures"] = .object(signatures)
+        // Only this signature goes up: the server merges it with those it holds, and signatures a
+        // server listed are not Ferry's to repeat.
+        covered["signatures"] = [userID: .object(["ed25519:\(publicKey)": .string(UnpaddedBase64.encode(signature))])]
         return covered
     }
 }

@@ -16,6 +16,8 @@ public struct RecoveryKey: Sendable {
     public init(decoding text: String) throws(Problem) {
         let compact = String(text.filter { !$0.isWhitespace })
         guard !compact.isEmpty else { throw .empty }
+        // A key is 48 characters; a longer text is not one, and is not decoded at all.
+        guard compact.count <= 64 else { throw .wrongLength }
         let bytes: [UInt8]
         switch Base58.decode(compact) {
         case .success(let decoded): bytes = decoded
@@ -45,8 +47,9 @@ public struct RecoveryKey: Sendable {
         public var sentence: String {
             switch self {
             case .empty: return "No recovery key was given."
-            case .notBase58(let character):
-                return "“\(character)” cannot be in a recovery key (they use letters and digits without 0, O, I and l)."
+            case .notBase58:
+                // The character itself is part of a secret: not repeated in a message.
+                return "That is not a recovery key: they have only letters and digits, without 0, O, I and l."
             case .wrongLength: return "That recovery key is too short or too long: check that all of it was copied."
             case .notARecoveryKey: return "That is not a Matrix recovery key (they begin with “Es”)."
             case .parity: return "That recovery key has a typo: its check digit does not match."

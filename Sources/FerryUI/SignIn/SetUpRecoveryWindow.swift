@@ -35,7 +35,8 @@ import GtkAdapter
             passwordBox, error, Self.centered(makeButton),
         ])
 
-        keyLabel.isSelectable = true
+        // Not selectable: a selection would put the key into X's primary selection. Copy is
+        // the one way out, when the person asks.
         keyLabel.addStyle("monospace")
         copyButton.addStyle("pill")
         doneButton.addStyle("pill")
@@ -59,9 +60,12 @@ import GtkAdapter
         }
         doneButton.onClick { [weak self] in self?.window.close() }
         window.onCloseRequest { [weak self] in
+            guard let self else { return false }
+            // While the service sets up, the window stays: its answer is the only copy of the key.
+            if self.makeButton.isBusy { return true }
             // The key leaves the screen with the window; nothing of it stays in this process.
-            self?.keyLabel.text = ""
-            self?.onClosed()
+            self.keyLabel.text = ""
+            self.onClosed()
             return false
         }
     }
@@ -69,12 +73,15 @@ import GtkAdapter
     func present() { window.present(activationToken: nil) }
 
     private func make() {
+        guard !makeButton.isBusy else { return }
         error.isVisible = false
         makeButton.isBusy = true
+        [makeButton, password].forEach { $0.isSensitive = false }
         let given = passwordBox.isVisible ? password.text : nil
         service.setUpCrossSigning(password: given) { [weak self] result in
             guard let self else { return }
             self.makeButton.isBusy = false
+            [self.makeButton, self.password].forEach { $0.isSensitive = true }
             switch result {
             case .success(let key):
                 self.password.text = ""
@@ -87,6 +94,7 @@ import GtkAdapter
                 self.passwordBox.isVisible = true
                 self.password.grabFocus()
             case .failure(let failure):
+                self.password.text = ""
                 self.error.text = failure.sentence
                 self.error.accessibleName = "Error: " + failure.sentence
                 self.error.isVisible = true

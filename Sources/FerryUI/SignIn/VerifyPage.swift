@@ -46,7 +46,11 @@ import GtkAdapter
         key.onActivate { [weak self] in self?.verify() }
         key.onChange { [weak self] in self?.clearError() }
         verifyButton.onClick { [weak self] in self?.verify() }
-        skipButton.onClick { [weak self] in self?.onDone(false) }
+        skipButton.onClick { [weak self] in
+            // What was typed does not stay in a hidden field for the dialog's lifetime.
+            self?.key.text = ""
+            self?.onDone(false)
+        }
     }
 
     /// Focus to the key field, now and once more after the page has slid in: GTK can refuse a
@@ -75,6 +79,7 @@ import GtkAdapter
             case .success:
                 self.showError("The homeserver does not show this device as verified yet. Try again in a moment.")
             case .failure(let error):
+                self.key.text = ""
                 self.showError(error.sentence)
             }
         }
