@@ -32,11 +32,7 @@ extension Encryption {
     public func setUpCrossSigning(session: Session, password: String?) async throws(VerificationFailure) -> CrossSigningSetup {
         try beginVerifying()
         defer { verifying = false }
-        let ours: DeviceKeys
-        do { ours = try await prepareDevice(for: session) } catch { throw .encryption(error) }
-        let http = Self.http(session)
-        let api = DeviceKeysAPI(http: http)
-        let data = AccountData(http: http, userID: session.userID)
+        let (ours, api, data) = try await ownKeys(session)
         let user = session.userID
         let pending = pendingSetUps[user] ?? PendingSetUp(identity: NewCrossSigningIdentity(userID: user),
                                                           keyBytes: SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) },
@@ -56,12 +52,8 @@ extension Encryption {
 
             let after = try await api.queryAnswer(users: [user])
             try await Self.sign(device: session, ours: ours, listedIn: after, with: try pending.identity.selfSigningKey(), api: api)
-        } catch let failure as VerificationFailure {
-            throw failure
-        } catch let error as MatrixError {
-            throw .server(error)
         } catch {
-            throw .unreadable("\(error)")
+            throw Self.failure(error)
         }
         pendingSetUps[user] = nil
         let state: DeviceVerification

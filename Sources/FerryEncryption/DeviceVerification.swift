@@ -100,11 +100,7 @@ extension Encryption {
         if case .recoveryKey(let text) = secret {
             do { recoveryKey = try RecoveryKey(decoding: text) } catch { throw .invalidRecoveryKey(error) }
         }
-        let ours: DeviceKeys
-        do { ours = try await prepareDevice(for: session) } catch { throw .encryption(error) }
-        let http = Self.http(session)
-        let api = DeviceKeysAPI(http: http)
-        let data = AccountData(http: http, userID: session.userID)
+        let (ours, api, data) = try await ownKeys(session)
         let user = session.userID
         do {
             let answer = try await api.queryAnswer(users: [user])
@@ -127,15 +123,29 @@ extension Encryption {
                 throw VerificationFailure.staleSecret
             }
             try await Self.sign(device: session, ours: ours, listedIn: answer, with: selfSigning, api: api)
-        } catch let failure as VerificationFailure {
-            throw failure
-        } catch let error as MatrixError {
-            throw .server(error)
         } catch {
-            throw .unreadable("\(error)")
+            throw Self.failure(error)
         }
         logger.info("this device is verified with the account's secret storage", metadata: ["device": "\(session.deviceID)"])
         do { return try await verification(of: session) } catch { throw .encryption(error) }
+    }
+
+    /// This device's keys (made and uploaded first if they are not yet), and the account's key
+    /// and account data endpoints.
+    func ownKeys(_ session: Session) async throws(VerificationFailure) -> (DeviceKeys, DeviceKeysAPI, AccountData) {
+        let ours: DeviceKeys
+        do { ours = try await prepareDevice(for: session) } catch { throw .encryption(error) }
+        let http = Self.http(session)
+        return (ours, DeviceKeysAPI(http: http), AccountData(http: http, userID: session.userID))
+    }
+
+    /// Any error of a verification step as a VerificationFailure.
+    static func failure(_ error: any Error) -> VerificationFailure {
+        switch error {
+        case let failure as VerificationFailure: return failure
+        case let error as MatrixError: return .server(error)
+        default: return .unreadable("\(error)")
+        }
     }
 
     func beginVerifying() throws(VerificationFailure) {
