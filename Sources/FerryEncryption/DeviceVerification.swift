@@ -21,13 +21,17 @@ public enum VerificationSecret: Sendable {
     /// The passphrase the recovery key was made from.
     case passphrase(String)
 
+    /// Text shaped like a recovery key from a field for either: the key it spells; when it spells
+    /// none (a typo), the passphrase it may be instead; when it is neither, the key's problem.
+    case keyShaped(String)
+
     /// What a person typed into one field for either (as Element asks: "Security Key or Phrase"):
-    /// a recovery key when it looks like one, typos included (so that a mistyped key is said to
-    /// be one, not tried as a passphrase); a passphrase otherwise.
+    /// a recovery key when it looks like one ("Es", 40 to 60 letters and digits), otherwise a
+    /// passphrase.
     public static func either(_ text: String) -> VerificationSecret {
         let compact = text.filter { !$0.isWhitespace }
         let base58 = compact.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
-        return compact.hasPrefix("Es") && base58 && (40...60).contains(compact.count) ? .recoveryKey(text) : .passphrase(text)
+        return compact.hasPrefix("Es") && base58 && (40...60).contains(compact.count) ? .keyShaped(text) : .passphrase(text)
     }
 }
 
@@ -97,8 +101,13 @@ extension Encryption {
         try beginVerifying()
         defer { verifying = false }
         var recoveryKey: RecoveryKey?
-        if case .recoveryKey(let text) = secret {
+        var keyProblem: RecoveryKey.Problem?
+        switch secret {
+        case .recoveryKey(let text):
             do { recoveryKey = try RecoveryKey(decoding: text) } catch { throw .invalidRecoveryKey(error) }
+        case .keyShaped(let text):
+            do { recoveryKey = try RecoveryKey(decoding: text) } catch { keyProblem = error }
+        case .passphrase: break
         }
         let (ours, api, data) = try await ownKeys(session)
         let user = session.userID
@@ -109,7 +118,15 @@ extension Encryption {
                   let description = try await data.get("m.secret_storage.key.\(keyID)") else {
                 throw VerificationFailure.notInSecretStorage
             }
-            let storageKey = try Self.storageKey(keyID: keyID, description: description, recoveryKey: recoveryKey, secret: secret)
+            let storageKey: SecretStorageKey
+            do {
+                storageKey = try Self.storageKey(keyID: keyID, description: description, recoveryKey: recoveryKey, secret: secret)
+            } catch let failure as VerificationFailure {
+                // Key-shaped text that is not a key and not the passphrase either: the typo is
+                // what the person should hear about.
+                if let keyProblem { throw VerificationFailure.invalidRecoveryKey(keyProblem) }
+                throw failure
+            }
             guard let stored = try await data.get("m.cross_signing.self_signing") else { throw VerificationFailure.notInSecretStorage }
             let selfSigning: SelfSigningKey
             do {
@@ -174,8 +191,12 @@ extension Encryption {
                                    secret: VerificationSecret) throws(VerificationFailure) -> SecretStorageKey {
         do {
             var bytes = recoveryKey?.keyBytes ?? []
-            if case .passphrase(let passphrase) = secret {
+            switch secret {
+            case .passphrase(let passphrase):
                 bytes = try SecretStorageKey.keyBytes(passphrase: passphrase, description: description)
+            case .keyShaped(let text) where recoveryKey == nil:
+                bytes = try SecretStorageKey.keyBytes(passphrase: text, description: description)
+            default: break
             }
             return try SecretStorageKey(keyID: keyID, keyBytes: bytes, description: description)
         } catch {

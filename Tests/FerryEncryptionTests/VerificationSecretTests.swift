@@ -8,7 +8,7 @@ struct VerificationSecretTests {
     let key = RecoveryKey(keyBytes: [UInt8](repeating: 42, count: 32)).encoded
 
     func isKey(_ text: String) -> Bool {
-        if case .recoveryKey = VerificationSecret.either(text) { return true }
+        if case .keyShaped = VerificationSecret.either(text) { return true }
         return false
     }
 

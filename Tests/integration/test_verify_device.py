@@ -260,3 +260,15 @@ def test_two_set_ups_at_once_make_one_identity_whose_key_opens_its_storage(ferry
     identity = CrossSigningIdentity.from_secret_storage(storage)
     assert list(published_keys(homeserver, user)["master"]["keys"].values()) == [identity.public(identity.master)]
     assert cross_signed(homeserver, user, device, identity)
+
+
+def test_a_passphrase_shaped_like_a_recovery_key_still_opens_the_storage(ferry, homeserver):
+    session, user, device = ferry
+    # 48 letters and digits beginning "Es": a recovery key by shape, which does not decode as one
+    odd = "Es" + "abcdefghijkmnopqrstuvwxyz123456789ABCDEFGHJKLMN"[:46]
+    identity, _ = bootstrap(homeserver, user, passphrase=odd)
+
+    done = session.ferry("verify", input=odd)
+
+    assert done.returncode == EX_OK, done.stderr
+    assert cross_signed(homeserver, user, device, identity)
