@@ -114,7 +114,7 @@ integration-tests:
 FUZZ_SECONDS ?= 600
 FUZZ_JOBS ?= 2
 FUZZ_TARGETS ?= ferry-uri share-dictionary sso-redirect image-size server-error well-known retry-after \
-    olm-message megolm-message canonical-json
+    olm-message megolm-message canonical-json sas-message
 fuzz: deps
 	$(SWIFT) build --product ferry-fuzz --scratch-path .build-fuzz --sanitize=fuzzer --sanitize=address \
 	    -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFERRY_LIBFUZZER

@@ -31,14 +31,67 @@ struct Request: Decodable {
     var event_type: String?
     var content: JSONValue?
     var token: String?
+    var transaction_id: String?
+    var them: JSONValue?
+    var master_key: String?
+    var ed25519: String?
+    var sender: String?
+    var code: String?
+    var reason: String?
 }
 
 var account = OlmAccount()
 var olm: OlmSession?
 var outbound: OutboundGroupSession?
 var inbound: InboundGroupSession?
+/// SAS verifications by transaction id: a test may run one beside another (or a stale one).
+var verifications: [String: SasVerification] = [:]
 
 func bytes(_ base64: String?) -> [UInt8] { UnpaddedBase64.decode(base64 ?? "") ?? [] }
+
+/// This side of a SAS: the request's user and device, the account's Ed25519 key unless another
+/// is given, and the master key to vouch for when one is given.
+@MainActor func ourParty(_ request: Request) -> SasParty {
+    SasParty(userID: request.user_id ?? "@probe:localhost", deviceID: request.device_id ?? "PROBE",
+             ed25519: request.ed25519 ?? account.ed25519, masterKey: request.master_key)
+}
+
+/// The other side as the test describes it: {"user_id", "device_id", "ed25519", "master_key"?}.
+func theirParty(_ request: Request) -> SasParty {
+    let them = request.them ?? .null
+    return SasParty(userID: them["user_id"]?.stringValue ?? "", deviceID: them["device_id"]?.stringValue ?? "",
+                    ed25519: them["ed25519"]?.stringValue ?? "", masterKey: them["master_key"]?.stringValue)
+}
+
+func message(_ message: VerificationMessage) -> JSONValue { ["type": .string(message.type), "content": message.content] }
+
+func phase(_ verification: SasVerification) -> JSONValue {
+    switch verification.phase {
+    case .awaitingAccept: return "awaiting_accept"
+    case .awaitingKey: return "awaiting_key"
+    case .comparing: return "comparing"
+    case .awaitingMac: return "awaiting_mac"
+    case .done: return "done"
+    case .cancelledByUs(let cancel): return .string("cancelled_by_us:" + cancel.code.rawValue)
+    case .cancelledByThem(let cancel): return .string("cancelled_by_them:" + cancel.code.rawValue)
+    }
+}
+
+/// What a SAS step answers: its messages, where the verification stands, and the code of the
+/// cancel it threw (whose message is then the one message).
+@MainActor func sasStep(_ id: String, replyTo: String? = nil, _ step: (inout SasVerification) throws(VerificationCancel) -> [VerificationMessage]) -> JSONValue {
+    guard var verification = verifications[id] else { return ["error": .string("no verification \(id)")] }
+    var answer: [String: JSONValue] = [:]
+    do {
+        answer["messages"] = .array(try step(&verification).map(message))
+    } catch {
+        answer["messages"] = [message(error.message(transactionID: replyTo ?? id))]
+        answer["cancel"] = .string(error.code.rawValue)
+    }
+    verifications[id] = verification
+    answer["phase"] = phase(verification)
+    return .object(answer)
+}
 
 @MainActor func answer(_ request: Request) async throws -> JSONValue {
     switch request.op {
@@ -121,6 +174,44 @@ func bytes(_ base64: String?) -> [UInt8] { UnpaddedBase64.decode(base64 ?? "") ?
         let sender = EncryptedEvents.Sender(userID: request.sender_user!, deviceID: request.sender_device!, account: account)
         return ["content": try EncryptedEvents.roomEvent(type: request.event_type!, content: request.content!, roomID: request.room_id!,
                                                           from: sender, session: &outbound!)]
+    case "sas_start":
+        let id = request.transaction_id ?? SasVerification.newTransactionID()
+        let (verification, start) = SasVerification.start(transactionID: id, us: ourParty(request), them: theirParty(request))
+        verifications[id] = verification
+        return ["message": message(start), "transaction_id": .string(id), "phase": phase(verification)]
+    case "sas_accept":
+        // The start as the other side sent it; a refusal answers its cancel, as the service would.
+        do {
+            let (verification, accept) = try SasVerification.accept(request.content!, sender: request.sender!, us: ourParty(request),
+                                                                    them: theirParty(request))
+            verifications[verification.transactionID] = verification
+            return ["message": message(accept), "transaction_id": .string(verification.transactionID), "phase": phase(verification)]
+        } catch {
+            let id = VerificationMessage.transactionID(of: request.content!) ?? ""
+            return ["message": message(error.message(transactionID: id)), "cancel": .string(error.code.rawValue)]
+        }
+    case "sas_receive":
+        // A cancel for a message of another transaction goes to that transaction.
+        let replyTo = request.content.flatMap(VerificationMessage.transactionID(of:)) ?? request.transaction_id!
+        return sasStep(request.transaction_id!, replyTo: replyTo) { (verification) throws(VerificationCancel) in
+            try verification.receive(type: request.event_type!, content: request.content!, sender: request.sender!)
+        }
+    case "sas_show":
+        guard let verification = verifications[request.transaction_id!] else { return ["error": "no such verification"] }
+        guard let sas = verification.shortAuthenticationString else { return ["phase": phase(verification)] }
+        return ["emoji": .array(sas.emoji.map { [.string($0.emoji), .string($0.description)] }),
+                "emoji_numbers": .array(sas.emojiNumbers.map { .int(Int64($0)) }), "decimals": .array(sas.decimals.map { .int(Int64($0)) }),
+                "methods": .array(verification.shortAuthenticationMethods.map(JSONValue.string)), "phase": phase(verification)]
+    case "sas_confirm":
+        return sasStep(request.transaction_id!) { $0.confirm() }
+    case "sas_cancel":
+        return sasStep(request.transaction_id!) { verification in
+            verification.cancel(.init(rawValue: request.code ?? "m.user"), reason: request.reason ?? "cancelled").map { [$0] } ?? []
+        }
+    case "sas_state":
+        guard let verification = verifications[request.transaction_id!] else { return ["error": "no such verification"] }
+        return ["phase": phase(verification), "verified_master_key": verification.verifiedMasterKey.map(JSONValue.string) ?? .null,
+                "they_are_done": .bool(verification.theyAreDone), "we_started": .bool(verification.weStarted)]
     case "canonical":
         return ["canonical": .string(CanonicalJSON.string(request.json ?? .null))]
     default:

@@ -33,6 +33,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case megolmMessage = "megolm-message"
     /// JSON that a signature is checked over: read as a value, written as canonical JSON.
     case canonicalJSON = "canonical-json"
+    /// A key verification message from another device: first byte its type (start, accept, key,
+    /// mac, done, cancel, request, ready), the rest its content as JSON, taken by a verification
+    /// in each phase that can read one.
+    case sasMessage = "sas-message"
 
     /// A fixed clock, so the same input always takes the same path.
     static let now = Date(timeIntervalSince1970: 1_795_000_000)
@@ -45,6 +49,20 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         other.generateOneTimeKeys(1)
         let key = other.unpublishedKeys(userID: "@f:x", deviceID: "F").oneTimeKeys.values.first!["key"]!.stringValue!
         return (account, try! OlmSession.outbound(from: account, theirIdentityKey: other.curve25519, theirOneTimeKey: key))
+    }()
+
+    /// SAS verifications of transaction "t" made once: one waiting for an accept, one for a key,
+    /// one with the keys exchanged (so that a MAC is checked against a real secret).
+    nonisolated(unsafe) static var sas: [SasVerification] = {
+        let ana = SasParty(userID: "@a:x", deviceID: "A", ed25519: OlmAccount().ed25519)
+        let ben = SasParty(userID: "@b:x", deviceID: "B", ed25519: OlmAccount().ed25519)
+        var (starting, start) = SasVerification.start(transactionID: "t", us: ana, them: ben)
+        var (accepting, accept) = try! SasVerification.accept(start.content, sender: ana.userID, us: ben, them: ana)
+        let waiting = [starting, accepting]
+        let key = try! starting.receive(type: accept.type, content: accept.content, sender: ben.userID)[0]
+        let theirKey = try! accepting.receive(type: key.type, content: key.content, sender: ana.userID)[0]
+        _ = try! starting.receive(type: theirKey.type, content: theirKey.content, sender: ben.userID)
+        return waiting + [starting]
     }()
 
     public func run(_ bytes: [UInt8]) {
@@ -97,6 +115,21 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .canonicalJSON:
             guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(bytes)) else { return }
             _ = CanonicalJSON.encode(value)
+        case .sasMessage:
+            guard let first = bytes.first, let content = try? JSONDecoder().decode(JSONValue.self, from: Data(bytes.dropFirst())) else {
+                return
+            }
+            let types = [VerificationMessage.start, VerificationMessage.accept, VerificationMessage.key, VerificationMessage.mac,
+                         VerificationMessage.done, VerificationMessage.cancel, VerificationMessage.request, VerificationMessage.ready]
+            let type = types[Int(first) % types.count]
+            _ = VerificationCancel(reading: content)
+            _ = VerificationRequest(reading: content, now: Self.now)
+            _ = VerificationRequest(readingReady: content)
+            _ = try? SasVerification.accept(content, sender: "@a:x", us: Self.sas[1].us, them: Self.sas[1].them)
+            for var verification in Self.sas {
+                _ = try? verification.receive(type: type, content: content, sender: verification.them.userID)
+                _ = verification.confirm()
+            }
         }
     }
 }
