@@ -6,11 +6,13 @@ import FerryCore
 /// people). Its private keys go into secret storage and nowhere else; the object is dropped
 /// once they are stored and the public halves uploaded.
 public struct NewCrossSigningIdentity: Sendable {
+    /// The account the identity is for.
     public let userID: String
     private let master = Curve25519.Signing.PrivateKey()
     private let selfSigning = Curve25519.Signing.PrivateKey()
     private let userSigning = Curve25519.Signing.PrivateKey()
 
+    /// Fresh keys for `userID`'s identity.
     public init(userID: String) { self.userID = userID }
 
     /// The master key, base64: what the person's other clients will pin.

@@ -7,6 +7,7 @@ public struct RecoveryKey: Sendable {
 
     static let prefix: [UInt8] = [0x8B, 0x01]
 
+    /// The recovery key of a 32-byte secret storage key.
     public init(keyBytes: [UInt8]) {
         precondition(keyBytes.count == 32, "a secret storage key is 32 bytes")
         self.keyBytes = keyBytes
@@ -38,12 +39,18 @@ public struct RecoveryKey: Sendable {
 
     /// Why a text is not a recovery key, in words for the person who typed it.
     public enum Problem: Error, Equatable, Sendable {
+        /// Nothing but spaces was given.
         case empty
+        /// A character that base58 does not have (0, O, I, l, punctuation).
         case notBase58(Character)
+        /// Too short or too long: not all of it was copied, or more than it.
         case wrongLength
+        /// The right length, another prefix: some other base58 text.
         case notARecoveryKey
+        /// The check byte does not match: a typo.
         case parity
 
+        /// The problem in a sentence for the person who typed the key.
         public var sentence: String {
             switch self {
             case .empty: return "No recovery key was given."

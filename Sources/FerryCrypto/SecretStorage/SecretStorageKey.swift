@@ -7,6 +7,7 @@ import FerryCore
 /// HKDF-SHA-256 of the storage key (salt: 32 zero bytes, info: the secret's name) gives an
 /// AES-256-CTR key and an HMAC-SHA-256 key; the MAC covers the ciphertext.
 public struct SecretStorageKey: Sendable {
+    /// The one secret storage algorithm the spec defines, and the one Ferry reads and writes.
     public static let algorithm = "m.secret_storage.v1.aes-hmac-sha2"
     /// A passphrase's PBKDF2 rounds are the account's choice (Element uses 500 000), read from a
     /// server: more than this would let a server keep Ferry busy for minutes.

@@ -12,6 +12,7 @@ public struct SasParty: Sendable, Hashable {
     /// (a MAC over it says "I vouch for this identity"). Theirs: checked when their MAC covers it.
     public let masterKey: String?
 
+    /// A side of the verification: whose device, its Ed25519 key, and the master key it vouches for.
     public init(userID: String, deviceID: String, ed25519: String, masterKey: String? = nil) {
         self.userID = userID
         self.deviceID = deviceID

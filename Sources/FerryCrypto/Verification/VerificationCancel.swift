@@ -7,7 +7,9 @@ public struct VerificationCancel: Error, Sendable, Hashable {
     /// The cancel code. A struct rather than an enum, so that a code some other client invented
     /// is still read and shown instead of refused.
     public struct Code: RawRepresentable, Sendable, Hashable {
+        /// The code as it travels (`m.user`, `m.mismatched_sas`, …).
         public let rawValue: String
+        /// A code from its text; unknown codes are kept as they are.
         public init(rawValue: String) { self.rawValue = rawValue }
 
         /// The user cancelled, or declined the request.
@@ -39,6 +41,7 @@ public struct VerificationCancel: Error, Sendable, Hashable {
     /// Words for a person or a log; never key material.
     public let reason: String
 
+    /// A cancel with `code` and words for it.
     public init(_ code: Code, _ reason: String) {
         self.code = code
         self.reason = reason
