@@ -88,14 +88,14 @@ extension Encryption {
                                user: String) async throws {
         let asked: MatrixError
         do throws(MatrixError) {
-            try await api.uploadSigningKeys(identity.uploadBody(), userID: user, password: nil)
+            try await api.uploadSigningKeys(identity.uploadBody())
             return
         } catch {
             asked = error
         }
-        guard asked.status == 401, asked.authSession != nil else { throw asked }
+        guard asked.status == 401, let session = asked.authSession else { throw asked }
         guard asked.authFlows.contains("m.login.password") else { throw VerificationFailure.otherAuthNeeded }
-        guard password != nil else { throw VerificationFailure.passwordNeeded }
+        guard let password else { throw VerificationFailure.passwordNeeded }
         let answer = try await api.queryAnswer(users: [user])
         if let master = answer["master_keys"]?[user], master != .null,
            CrossSigning.masterKey(master, userID: user) != identity.masterKey {
@@ -103,7 +103,7 @@ extension Encryption {
         }
         var refused: MatrixError?
         do throws(MatrixError) {
-            try await api.uploadSigningKeys(identity.uploadBody(), userID: user, password: password)
+            try await api.uploadSigningKeys(identity.uploadBody(), password: .init(userID: user, password: password, session: session))
         } catch {
             refused = error
         }

@@ -61,18 +61,29 @@ public struct DeviceKeysAPI: Sendable {
     }
 
     /// `POST /keys/device_signing/upload`: a new cross-signing identity (each key object signed
-    /// as the spec asks). Without a password, as MSC3967 servers take an account's first identity;
-    /// with one, through user-interactive auth (`m.login.password`, in the session the server's
-    /// 401 opened).
-    public func uploadSigningKeys(_ keys: [String: JSONValue], userID: String, password: String?) async throws(MatrixError) {
-        let path = "/_matrix/client/v3/keys/device_signing/upload"
-        do {
-            _ = try await http.call(.POST, path, json: JSONValue.object(keys), as: JSONValue.self)
-        } catch where error.authSession != nil && password != nil {
-            var body = keys
-            body["auth"] = ["type": "m.login.password", "session": .string(error.authSession!), "password": .string(password!),
-                            "identifier": ["type": "m.id.user", "user": .string(userID)]]
-            _ = try await http.call(.POST, path, json: JSONValue.object(body), as: JSONValue.self)
+    /// as the spec asks). Without auth, as MSC3967 servers take an account's first identity; with
+    /// a password, through user-interactive auth (`m.login.password`) in the session that the
+    /// server's 401 opened.
+    public func uploadSigningKeys(_ keys: [String: JSONValue], password: PasswordAuth? = nil) async throws(MatrixError) {
+        var body = keys
+        if let password {
+            body["auth"] = ["type": "m.login.password", "session": .string(password.session), "password": .string(password.password),
+                            "identifier": ["type": "m.id.user", "user": .string(password.userID)]]
+        }
+        _ = try await http.call(.POST, "/_matrix/client/v3/keys/device_signing/upload", json: JSONValue.object(body), as: JSONValue.self)
+    }
+
+    /// The password stage of user-interactive auth.
+    public struct PasswordAuth: Sendable {
+        public var userID: String
+        public var password: String
+        /// The session of the server's 401.
+        public var session: String
+
+        public init(userID: String, password: String, session: String) {
+            self.userID = userID
+            self.password = password
+            self.session = session
         }
     }
 }

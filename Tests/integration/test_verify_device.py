@@ -18,7 +18,8 @@ from gi.repository import GLib
 
 from crosssigning import CrossSigningIdentity, bare_device, is_device_cross_signed
 from ferryenv import EX_DATAERR, EX_OK, EX_UNAVAILABLE, wait_for
-from matrixflow import error_sentence, get_property, sign_in, sign_out, status_json
+from hostileproxy import HostileProxy
+from matrixflow import error_sentence, get_property, sign_in, sign_in_call, sign_out, status_json
 from secretstorage import SecretStorage, bootstrap, broken_parity_recovery_key, wrong_recovery_key
 
 EX_NOUSER_OR_NOPERM = 77
@@ -272,3 +273,54 @@ def test_a_passphrase_shaped_like_a_recovery_key_still_opens_the_storage(ferry, 
 
     assert done.returncode == EX_OK, done.stderr
     assert cross_signed(homeserver, user, device, identity)
+
+
+UIA_PASSWORD = {"session": "uia-session", "flows": [{"stages": ["m.login.password"]}], "params": {},
+                "errcode": "M_UNAUTHORIZED", "error": "Password needed"}
+
+
+@pytest.fixture
+def behind_a_proxy(new_session, homeserver):
+    """(session, user, device id, proxy): Ferry signed in through a proxy that can answer for Synapse
+    (which takes an account's first identity without asking: MSC3967)."""
+    proxy = HostileProxy(homeserver).start()
+    user = homeserver.new_user("uia")
+    session = new_session()
+    account = sign_in_call(session, homeserver=proxy.base_url, user=user.user_id, password=user.password).expect_ok()
+    yield session, user, account["device-id"], proxy
+    session.stop()
+    proxy.stop()
+
+
+def test_a_server_that_asks_for_the_password_gets_it_only_when_given(behind_a_proxy, homeserver):
+    session, user, device, proxy = behind_a_proxy
+    # The server answers the first upload with user-interactive auth offering a password
+    proxy.answer("POST", r"/keys/device_signing/upload", status=401, body=UIA_PASSWORD, times=1)
+
+    asked = session.ferry("verify", "--set-up")
+    assert asked.returncode == EX_NOUSER_OR_NOPERM, asked.stderr
+    assert "asks for your password" in error_sentence(asked)
+    assert published_keys(homeserver, user)["master"] is None
+
+    # With the password, the same set-up goes on (the proxy answers 401 once more, then lets the
+    # authenticated upload through to Synapse)
+    proxy.answer("POST", r"/keys/device_signing/upload", status=401, body=UIA_PASSWORD, times=1)
+    done = session.ferry("verify", "--set-up", "--password-stdin", "--json", input=user.password, timeout=60)
+    assert done.returncode == EX_OK, done.stderr
+    storage = SecretStorage.open(homeserver, user.token, user.user_id, recovery_key=json.loads(done.stdout)["recovery_key"])
+    assert cross_signed(homeserver, user, device, CrossSigningIdentity.from_secret_storage(storage))
+
+
+def test_a_refused_password_and_an_auth_other_than_a_password_are_said(behind_a_proxy, homeserver):
+    session, user, device, proxy = behind_a_proxy
+    proxy.answer("POST", r"/keys/device_signing/upload", status=401, body=UIA_PASSWORD, times=2)
+    wrong = session.ferry("verify", "--set-up", "--password-stdin", input="not the password")
+    assert wrong.returncode == EX_NOUSER_OR_NOPERM, wrong.stderr
+    assert "refused the password" in error_sentence(wrong)
+
+    sso_only = {**UIA_PASSWORD, "flows": [{"stages": ["m.login.sso"]}]}
+    proxy.answer("POST", r"/keys/device_signing/upload", status=401, body=sso_only, times=1)
+    other = session.ferry("verify", "--set-up", "--password-stdin", input=user.password)
+    assert other.returncode == EX_UNAVAILABLE, other.stderr
+    assert "another confirmation than a password" in error_sentence(other)
+    assert published_keys(homeserver, user)["master"] is None
