@@ -81,6 +81,16 @@ def open_dialog(ui, title: str):
     return window
 
 
+def type_sign_in(server, user) -> None:
+    """On the sign-in page, focus in Homeserver: the server, the user, the password, and Enter."""
+    type_text(server.base_url)
+    press("Tab")
+    type_text(user.user_id)
+    press("Tab")
+    type_text(user.password)
+    press("Return")
+
+
 def search_and_pick(window, typed: str, room_name: str) -> None:
     """Types part of a room's name into the focused search field and picks the first match with Enter."""
     wait_for(lambda: (focused(window) or window).name == "Search rooms and people", timeout=10,
@@ -217,12 +227,7 @@ def test_signed_out_the_dialog_signs_in_and_the_same_share_continues_to_page_one
     keep_screenshot(ui, tmp_path, "share-dialog-sign-in.png")
 
     # And the person types the server, the user and the password, and presses Enter
-    type_text(homeserver.base_url)
-    press("Tab")
-    type_text(user.user_id)
-    press("Tab")
-    type_text(user.password)
-    press("Return")
+    type_sign_in(homeserver, user)
 
     # Then Ferry is signed in as that user, and the same window moves on to "Share to"
     wait_for(lambda: ui.session.signed_in(), timeout=30, what="Ferry signed in")

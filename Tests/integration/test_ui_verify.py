@@ -12,7 +12,7 @@ from crosssigning import CrossSigningIdentity, is_device_cross_signed
 from matrixflow import get_property, sign_in, wait_for_state
 from secretstorage import SecretStorage, bootstrap, wrong_recovery_key
 from test_ui_delivery import (next_page, open_dialog, open_with_ferry, picture, room_messages, search_and_pick,
-                              share, signed_in_as)
+                              share, signed_in_as, type_sign_in)
 from test_ui_dialog import keep_screenshot
 from ferryenv import wait_for
 from uidesktop import click, find, focused, no_windows, press, signed_out, type_text, ui_app, windows
@@ -27,13 +27,17 @@ def sign_in_from_the_dialog(ui, homeserver, user, photo):
     share_id = open_with_ferry(ui.session, photo)
     window = open_dialog(ui, photo.name)
     wait_for(lambda: (focused(window) or window).name == "Homeserver", timeout=10, what="focus in Homeserver")
-    type_text(homeserver.base_url)
-    press("Tab")
-    type_text(user.user_id)
-    press("Tab")
-    type_text(user.password)
-    press("Return")
+    type_sign_in(homeserver, user)
     return share_id, window
+
+
+def main_window_signed_in_as(ui, homeserver, user):
+    """Ferry signed in as `user`, and its main window opened from the app grid (Activate)."""
+    signed_in_as(ui.session, homeserver, user)
+    ui.stop_ui()
+    done = ui.session.run("gapplication", "launch", "io.github.ferryshare.Ferry")
+    assert done.returncode == 0, done.stderr
+    return wait_for(lambda: [w for w in windows(ui_app()) if w.name == "Ferry"], timeout=15, what="the main window")[0]
 
 
 def on_the_verify_page(window) -> None:
@@ -128,11 +132,7 @@ def test_an_account_without_cross_signing_goes_straight_on_without_a_banner(ui, 
 def test_the_main_window_shows_the_device_and_verifies_it(ui, homeserver, tmp_path):
     user = homeserver.new_user("main-ui")
     identity, storage = bootstrap(homeserver, user, passphrase="open sesame")
-    signed_in_as(ui.session, homeserver, user)
-    ui.stop_ui()
-    done = ui.session.run("gapplication", "launch", "io.github.ferryshare.Ferry")
-    assert done.returncode == 0, done.stderr
-    window = wait_for(lambda: [w for w in windows(ui_app()) if w.name == "Ferry"], timeout=15, what="the main window")[0]
+    window = main_window_signed_in_as(ui, homeserver, user)
 
     find(window, lambda name: name.startswith("This device: Not verified"), timeout=15)
     keep_screenshot(ui, tmp_path, "main-window-unverified.png")
@@ -152,11 +152,7 @@ def test_the_main_window_shows_the_device_and_verifies_it(ui, homeserver, tmp_pa
 
 def test_the_main_window_sets_up_recovery_for_an_account_without_it_and_shows_the_key_once(ui, homeserver, tmp_path):
     user = homeserver.new_user("setup-ui")
-    signed_in_as(ui.session, homeserver, user)
-    ui.stop_ui()
-    done = ui.session.run("gapplication", "launch", "io.github.ferryshare.Ferry")
-    assert done.returncode == 0, done.stderr
-    window = wait_for(lambda: [w for w in windows(ui_app()) if w.name == "Ferry"], timeout=15, what="the main window")[0]
+    window = main_window_signed_in_as(ui, homeserver, user)
 
     find(window, lambda name: name.startswith("This device: Not verified: your account has no recovery key"), timeout=15)
     click(find(window, "Set up recovery", "push button"))
