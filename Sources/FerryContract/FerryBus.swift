@@ -44,6 +44,14 @@ public enum Share1Method: String, CaseIterable, Sendable {
     case verifyDevice = "VerifyDevice"
     /// Sets up a cross-signing identity and secret storage for an account that has none.
     case setUpCrossSigning = "SetUpCrossSigning"
+    /// Starts verifying Ferry's device by comparing emoji with another of the person's devices.
+    case startEmojiVerification = "StartEmojiVerification"
+    /// The person's answer to the emoji: they match, or not.
+    case answerEmojiVerification = "AnswerEmojiVerification"
+    /// Cancels an emoji verification.
+    case cancelEmojiVerification = "CancelEmojiVerification"
+    /// The emoji verification running or last ended.
+    case getEmojiVerification = "GetEmojiVerification"
 }
 
 /// The signals of Share1.
@@ -54,6 +62,8 @@ public enum Share1Signal: String, CaseIterable, Sendable {
     case shareRefused = "ShareRefused"
     /// Shares wait for a sign-in; carries a sentence saying how many.
     case signInRequired = "SignInRequired"
+    /// An emoji verification changed: its state, the emoji to compare, why it ended.
+    case emojiVerificationChanged = "EmojiVerificationChanged"
 }
 
 /// The properties of Share1.

@@ -77,6 +77,27 @@ public enum Share1 {
         Share1Call(method: .verifyDevice, arguments: [.dictionary(secret)], timeout: 120_000) { $0.first?.dictionaryValue }
     }
 
+    /// `StartEmojiVerification(a{sv})` → the verification; `deviceID` nil asks every other device.
+    public static func startEmojiVerification(deviceID: String?) -> Share1Call<[String: Variant]> {
+        let options: [String: Variant] = deviceID.map { ["device-id": .string($0)] } ?? [:]
+        return Share1Call(method: .startEmojiVerification, arguments: [.dictionary(options)], timeout: 60_000) { $0.first?.dictionaryValue }
+    }
+
+    /// `AnswerEmojiVerification(s, b)` → the verification after the person's answer.
+    public static func answerEmojiVerification(_ id: String, match: Bool) -> Share1Call<[String: Variant]> {
+        Share1Call(method: .answerEmojiVerification, arguments: [.string(id), .bool(match)], timeout: 60_000) { $0.first?.dictionaryValue }
+    }
+
+    /// `CancelEmojiVerification(s)` → the verification, ended.
+    public static func cancelEmojiVerification(_ id: String) -> Share1Call<[String: Variant]> {
+        Share1Call(method: .cancelEmojiVerification, arguments: [.string(id)], timeout: 60_000) { $0.first?.dictionaryValue }
+    }
+
+    /// `GetEmojiVerification()` → the verification running or last ended (empty when none).
+    public static func getEmojiVerification() -> Share1Call<[String: Variant]> {
+        Share1Call(method: .getEmojiVerification, arguments: [], timeout: -1) { $0.first?.dictionaryValue }
+    }
+
     /// `SetUpCrossSigning(a{sv})` → the new recovery key (shown once) and the device's verification.
     public static func setUpCrossSigning(password: String?) -> Share1Call<[String: Variant]> {
         let auth: [String: Variant] = password.map { ["password": .string($0)] } ?? [:]

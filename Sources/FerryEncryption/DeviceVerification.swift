@@ -68,6 +68,15 @@ public enum VerificationFailure: Error, Sendable {
     case busy
     /// The homeserver refused the password.
     case wrongPassword
+    // Emoji verification.
+    /// The account has no other device with keys to verify with.
+    case noOtherDevice
+    /// The device named is not one of the account's (or its keys do not check out).
+    case unknownDevice
+    /// No emoji verification with this id is running.
+    case noSuchVerification
+    /// The emoji are not there to compare (yet, or any more).
+    case notComparing
 }
 
 extension Encryption {

@@ -33,6 +33,10 @@ public actor Encryption {
     /// same identity and recovery key instead of finding its own half-made identity in the way.
     var pendingSetUps: [String: PendingSetUp] = [:]
 
+    /// Verification messages syncs took while an emoji verification listens (nil: nobody
+    /// listens, and they are dropped with the rest of what a sync says).
+    var verificationInbox: [ToDeviceEvent]?
+
     /// What is known of encrypted rooms' readers, for one sign-in, from which sync token
     /// (ReaderTracking).
     var tracking: Tracking?

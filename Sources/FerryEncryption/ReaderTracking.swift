@@ -16,9 +16,12 @@ extension Encryption {
         if tracking?.accessToken != session.accessToken {
             tracking = Tracking(accessToken: session.accessToken)
         }
+        // The token asked from, not the one tracking is at when the answer comes: an emoji
+        // verification's sync may have moved it meanwhile, and then this answer is stale.
+        let asked = tracking?.since
         let changes: RoomChanges
-        do { changes = try await RoomChanges.since(tracking?.since, http: http) } catch { throw .server(error) }
-        take(changes, asked: tracking?.since)
+        do { changes = try await RoomChanges.since(asked, http: http) } catch { throw .server(error) }
+        take(changes, asked: asked)
         if var known = tracking?.rooms[roomID] {
             if known.devicesChanged {
                 known.listed = try await KeySharing.devices(of: known.readers.users, except: session,
@@ -47,9 +50,15 @@ extension Encryption {
         return known
     }
 
-    /// Applies what a sync said, if it answered the token tracking is at.
-    private func take(_ changes: RoomChanges, asked since: String?) {
+    /// Applies what a sync said, if it answered the token tracking is at: the answer's
+    /// verification messages go to the inbox while an emoji verification listens (they are gone
+    /// from the server once the next sync asks from its token).
+    func take(_ changes: RoomChanges, asked since: String?) {
         guard tracking != nil, tracking?.since == since else { return }
+        if let inbox = verificationInbox {
+            let messages = changes.toDevice.filter { $0.type.hasPrefix("m.key.verification.") }
+            verificationInbox = inbox + messages.prefix(max(0, 256 - inbox.count))
+        }
         if since != nil {
             for room in changes.rooms { tracking?.rooms[room] = nil }
             for (room, known) in tracking?.rooms ?? [:] where known.readers.users.contains(where: changes.users.contains) {

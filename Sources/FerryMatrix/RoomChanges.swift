@@ -13,6 +13,9 @@ public struct RoomChanges: Sendable {
     /// Rooms with a membership, visibility or encryption change, or a gap in what the server told
     /// (`limited`), or that this user joined or left since: their readers must be read again.
     public var rooms: Set<String>
+    /// The to-device messages the answer carried (the server drops them once a later sync
+    /// asks from `next`: whoever takes this answer must hand them on, or they are gone).
+    public var toDevice: [ToDeviceEvent] = []
 
     static let watched: [JSONValue] = ["m.room.member", "m.room.history_visibility", "m.room.encryption"]
 
@@ -55,6 +58,35 @@ public struct RoomChanges: Sendable {
                 }
             }
         }
+        changes.toDevice = ToDeviceEvent.list(answer["to_device"]?["events"])
         return changes
+    }
+}
+
+/// One to-device message: who sent it, its type and its content. Anyone on any server can send
+/// one to any device, so nothing in it is trusted for being here.
+public struct ToDeviceEvent: Sendable, Hashable {
+    /// The sending user (the server vouches for this; the sending device is the content's word).
+    public var sender: String
+    /// The event type.
+    public var type: String
+    /// The content.
+    public var content: JSONValue
+
+    /// A to-device message.
+    public init(sender: String, type: String, content: JSONValue) {
+        self.sender = sender
+        self.type = type
+        self.content = content
+    }
+
+    /// The well-formed events of a sync's `to_device.events`, at most 200 (Synapse sends 100 at
+    /// most; a server sending more is not to be read without end).
+    static func list(_ events: JSONValue?) -> [ToDeviceEvent] {
+        (events?.arrayValue ?? []).prefix(200).compactMap { event in
+            guard let sender = event["sender"]?.stringValue, let type = event["type"]?.stringValue,
+                  let content = event["content"], content.objectValue != nil else { return nil }
+            return ToDeviceEvent(sender: sender, type: type, content: content)
+        }
     }
 }

@@ -83,4 +83,20 @@ enum AccountCodec {
         if let lastActivity = entry.lastActivity { dict["last-activity"] = .int64(lastActivity) }
         return dict
     }
+
+    /// An emoji verification as its methods answer and EmojiVerificationChanged carries it.
+    static func encode(_ state: EmojiVerificationState) -> [String: Variant] {
+        var dict: [String: Variant] = [
+            "id": .string(state.id), "state": .string(state.stage.rawValue),
+            "device-id": .string(state.deviceID), "device-name": .string(state.deviceName),
+        ]
+        if !state.emoji.isEmpty {
+            dict["emoji"] = .strings(state.emoji.map(\.emoji))
+            dict["emoji-names"] = .strings(state.emoji.map(\.description))
+            dict["decimal"] = .string(state.decimals.map(String.init).joined(separator: " "))
+        }
+        if !state.reason.isEmpty { dict["reason"] = .string(state.reason) }
+        if let verification = state.verification { dict["verification"] = .string(verification.rawValue) }
+        return dict
+    }
 }

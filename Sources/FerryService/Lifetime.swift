@@ -8,6 +8,7 @@ import GLibAdapter
 @GLibMain final class Lifetime {
     private let application: Application
     private var holdsForWork = false
+    private var holdsForVerification = false
 
     init(application: Application) { self.application = application }
 
@@ -24,6 +25,15 @@ import GLibAdapter
             guard pending != holdsForWork else { return }
             holdsForWork = pending
             pending ? application.hold() : application.release()
+        }
+    }
+
+    /// Holds the process while an emoji verification waits for the other device or the person.
+    nonisolated func setVerifying(_ verifying: Bool) {
+        MainContext.invoke { [self] in
+            guard verifying != holdsForVerification else { return }
+            holdsForVerification = verifying
+            verifying ? application.hold() : application.release()
         }
     }
 }

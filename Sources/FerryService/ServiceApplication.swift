@@ -66,6 +66,9 @@ public enum ServiceApplication {
                                                                               logger: logger),
                                         onlyVerifiedDevices: settings.onlyVerifiedDevices, logger: logger, clock: Clock.microseconds)
             service.encryption = encryption
+            service.emojiVerifier = EmojiVerifier(encryption: encryption, logger: logger, timeLimit: settings.verificationTimeLimit) {
+                [unowned service] in service.emojiVerificationChanged($0)
+            }
             service.sender = Sender(outbox: outbox, spool: spool, account: account, backoff: settings.backoff,
                                     events: senderEvents, logger: logger, clock: Clock.microseconds,
                                     connect: { EncryptingHomeserver(session: $0, encryption: encryption) })
@@ -91,7 +94,12 @@ public enum ServiceApplication {
             pendingWorkChanged: lifetime.setPendingWork,
             accountChanged: share1.announceAccountChanged,
             needsPerson: desktop.needsPerson,
-            finished: desktop.finished)
+            finished: desktop.finished,
+            emojiVerificationChanged: { state in
+                // The process stays while the other device may still answer.
+                lifetime.setVerifying(!state.isOver)
+                share1.announceEmojiVerification(state)
+            })
         share1.onOpenRefused = desktop.refused
         desktop.addActions(retry: { id in _ = try? service.retry(id: id) })
         // A stored sign-in whose token turns out to be gone (read in the background) is heard now

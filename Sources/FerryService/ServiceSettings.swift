@@ -15,6 +15,10 @@ public struct ServiceSettings: Sendable {
     /// Room keys only for devices their owners verified (`FERRY_ONLY_VERIFIED_DEVICES=1`).
     public var onlyVerifiedDevices: Bool
 
+    /// How long an emoji verification may take in all: ten minutes, as the spec says
+    /// (`FERRY_VERIFICATION_TIMEOUT_SECONDS`, for tests of the time-out).
+    public var verificationTimeLimit: Duration
+
     /// The service's environment, passed on to the dialog process (DISPLAY, the bus, XDG directories).
     public var environment: [String: String]
 
@@ -25,6 +29,7 @@ public struct ServiceSettings: Sendable {
         idleTimeout = idleTimeoutOverride ?? environment["FERRY_IDLE_TIMEOUT"].flatMap(UInt32.init) ?? 10
         logLevel = Self.logLevel(environment["FERRY_LOG"])
         onlyVerifiedDevices = ["1", "true", "yes"].contains(environment["FERRY_ONLY_VERIFIED_DEVICES"]?.lowercased() ?? "")
+        verificationTimeLimit = .seconds(environment["FERRY_VERIFICATION_TIMEOUT_SECONDS"].flatMap(Int64.init).map { min(max($0, 1), 600) } ?? 600)
         backoff = Backoff()
         if let seconds = environment["FERRY_RETRY_MAX_SECONDS"].flatMap(Int64.init), seconds > 0 {
             backoff.maximum = seconds * 1_000_000

@@ -2,6 +2,7 @@ import Dispatch
 import FerryAccount
 import FerryCore
 import FerryContract
+import FerryEncryption
 import FerryIntake
 import GLibAdapter
 import Logging
@@ -22,7 +23,9 @@ final class Share1Object: @unchecked Sendable {
     var onOpenRefused: @Sendable (ShareError) -> Void = { _ in }
     /// Methods that wait for the homeserver: answered from a task, not from the work queue.
     private static let networkMethods: Set<String> = ["SignIn", "SignOut", "GetLoginFlows", "ListDestinations",
-                                                                 "VerifyDevice", "SetUpCrossSigning", "GetStatus"]
+                                                                 "VerifyDevice", "SetUpCrossSigning", "GetStatus",
+                                                                 "StartEmojiVerification", "AnswerEmojiVerification",
+                                                                 "CancelEmojiVerification", "GetEmojiVerification"]
 
     init(service: ShareService, connection: BusConnection, lifetime: Lifetime, logger: Logger) {
         self.service = service
@@ -68,6 +71,12 @@ final class Share1Object: @unchecked Sendable {
     func announceRefusal(_ error: ShareError) {
         connection.emitSignal(path: FerryBus.path, interface: FerryBus.share1, name: Share1Signal.shareRefused.rawValue,
                               arguments: .tuple([.string(error.name), .string(error.message)]))
+    }
+
+    /// `EmojiVerificationChanged`, carrying the verification as its methods answer it.
+    func announceEmojiVerification(_ state: EmojiVerificationState) {
+        connection.emitSignal(path: FerryBus.path, interface: FerryBus.share1, name: Share1Signal.emojiVerificationChanged.rawValue,
+                              arguments: .tuple([.dictionary(AccountCodec.encode(state))]))
     }
 
     private static let properties = Share1Property.allCases.map(\.rawValue)
@@ -167,6 +176,20 @@ final class Share1Object: @unchecked Sendable {
             }
             let setup = try await service.setUpCrossSigning(password: dict["password"]?.stringValue)
             return [.dictionary(["recovery-key": .string(setup.recoveryKey), "verification": .string(setup.verification.rawValue)])]
+        case ("StartEmojiVerification", .dictionary(let dict)?):
+            if let value = dict["device-id"], value.typeString != "s" || (value.stringValue?.utf8.count ?? 0) > 255 {
+                throw .invalidArgument("\u{201C}device-id\u{201D} must be a device id of type \u{201C}s\u{201D}.")
+            }
+            return [.dictionary(AccountCodec.encode(try await service.startEmojiVerification(deviceID: dict["device-id"]?.stringValue)))]
+        case ("AnswerEmojiVerification", .string(let id)?):
+            guard arguments.count == 2, case .bool(let match) = arguments[1] else {
+                throw .invalidArgument("AnswerEmojiVerification takes (s, b).")
+            }
+            return [.dictionary(AccountCodec.encode(try await service.answerEmojiVerification(id: id, match: match)))]
+        case ("CancelEmojiVerification", .string(let id)?):
+            return [.dictionary(AccountCodec.encode(try await service.cancelEmojiVerification(id: id)))]
+        case ("GetEmojiVerification", _):
+            return [.dictionary(await service.emojiVerification().map(AccountCodec.encode) ?? [:])]
         case ("GetStatus", _):
             return [.dictionary(AccountCodec.encode(await service.statusAskingVerification()))]
         case ("ListDestinations", .string(let query)?):

@@ -72,7 +72,7 @@ extension ShareService {
 
     /// Keeps the server's answer, unless a newer one is kept already (a status asked before a
     /// verification must not bring "unverified" back after it).
-    private func remember(_ state: DeviceVerification, for session: Session, answered: ContinuousClock.Instant) {
+    func remember(_ state: DeviceVerification, for session: Session, answered: ContinuousClock.Instant) {
         let changed = verificationState.withLock { kept -> Bool in
             let same = kept.userID == session.userID && kept.deviceID == session.deviceID
             if same && kept.answered > answered { return false }
@@ -82,7 +82,7 @@ extension ShareService {
         if changed { events.accountChanged() }
     }
 
-    private func shareError(_ failure: VerificationFailure, session: Session) -> ShareError {
+    func shareError(_ failure: VerificationFailure, session: Session) -> ShareError {
         switch failure {
         case .invalidRecoveryKey(let problem): return .invalidRecoveryKey(problem.sentence)
         case .wrongKey(let passphrase): return .wrongRecoveryKey(passphrase: passphrase)
@@ -106,6 +106,11 @@ extension ShareService {
             return .cannotVerify("the homeserver asks for another confirmation than a password; set up cross-signing in its own client")
         case .busy: return .cannotVerify("another verification of this device is under way; wait for it to finish")
         case .wrongPassword: return .signInFailed("The homeserver refused the password; nothing was set up.")
+        case .noOtherDevice:
+            return .cannotVerify("your account has no other device to compare emoji with; sign in to a Matrix client such as Element first, or use the recovery key")
+        case .unknownDevice: return .cannotVerify("that device is not one of your account's devices (ferry verify --emoji without --device asks them all)")
+        case .noSuchVerification: return .cannotVerify("no emoji verification with that id is running")
+        case .notComparing: return .cannotVerify("the emoji are not there to compare yet")
         }
     }
 
@@ -119,7 +124,7 @@ extension ShareService {
     }
 
     /// What the log may say: the kind of failure, never anything of the secret.
-    private static func logReason(_ failure: VerificationFailure) -> String {
+    static func logReason(_ failure: VerificationFailure) -> String {
         switch failure {
         case .invalidRecoveryKey: return "not a recovery key"
         case .wrongKey: return "wrong key"
@@ -136,6 +141,10 @@ extension ShareService {
         case .wrongPassword: return "wrong password"
         case .otherAuthNeeded: return "other auth needed"
         case .busy: return "busy"
+        case .noOtherDevice: return "no other device"
+        case .unknownDevice: return "unknown device"
+        case .noSuchVerification: return "no such verification"
+        case .notComparing: return "not comparing"
         }
     }
 }

@@ -26,6 +26,8 @@ public final class ShareService: @unchecked Sendable {
         public var needsPerson: @Sendable (Share, _ activationToken: String?) -> Void = { _, _ in }
         /// A share is sent or failed, with the names of its destinations for a person.
         public var finished: @Sendable (Share, [String]) -> Void = { _, _ in }
+        /// An emoji verification of this device changed (ShareService+EmojiVerification).
+        public var emojiVerificationChanged: @Sendable (EmojiVerificationState) -> Void = { _ in }
     }
 
     let outbox: Outbox
@@ -43,6 +45,8 @@ public final class ShareService: @unchecked Sendable {
     }
     /// The device's end-to-end encryption: prepared at sign-in, deleted at sign-out.
     var encryption: Encryption!
+    /// Emoji verification of this device with another of the person's (set with `encryption`).
+    var emojiVerifier: EmojiVerifier!
     let directory: DestinationDirectory
     /// Whether the homeserver answered the last request (the sender says; Online reads it).
     var online: Bool {

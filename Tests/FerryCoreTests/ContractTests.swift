@@ -30,6 +30,10 @@ final class ContractTests: XCTestCase {
             (Share1.getStatus().method, Share1.getStatus().arguments),
             (Share1.verifyDevice(["recovery-key": .string("k")]).method, Share1.verifyDevice(["recovery-key": .string("k")]).arguments),
             (Share1.setUpCrossSigning(password: "p").method, Share1.setUpCrossSigning(password: "p").arguments),
+            (Share1.startEmojiVerification(deviceID: "D").method, Share1.startEmojiVerification(deviceID: "D").arguments),
+            (Share1.answerEmojiVerification("v", match: true).method, Share1.answerEmojiVerification("v", match: true).arguments),
+            (Share1.cancelEmojiVerification("v").method, Share1.cancelEmojiVerification("v").arguments),
+            (Share1.getEmojiVerification().method, Share1.getEmojiVerification().arguments),
             (Share1.listDestinations("q", limit: 5).method, Share1.listDestinations("q", limit: 5).arguments),
         ]
         XCTAssertEqual(Set(calls.map(\.0)), Set(Share1Method.allCases), "a typed call for every method")

@@ -19,6 +19,15 @@ out, in order (nioreaders.NioReader is the test runner's side):
     {"op": "send_text", "room": ID, "body": TEXT}
                                           → {"event_id", "room_encrypted"}
     {"op": "trust_all"}                   → {"verified": N}
+    {"op": "sas_devices"}                 → {"devices": [ids]}: the user's own devices, queried afresh
+    {"op": "sas_start", "device": ID}     → {"transaction_id"}: nio's start to its own user's device
+    {"op": "sas_sync", "timeout": MS}     → {"verifications": {txn: state}, "to_device": [{"type", "content"}]}
+    {"op": "sas_accept" | "sas_confirm", "transaction_id": T}
+                                          → {"verification": state}
+    {"op": "sas_cancel", "transaction_id": T, "mismatch": bool}
+                                          → {"verification": state}
+      (state: {"device", "we_started", "state", "emoji": [[emoji, name]] once keys are exchanged,
+       "verified", "canceled", "cancel_code", "cancel_reason"}: nio's own Sas, as sync left it)
     {"op": "close"}                       → {} and the process ends (so does end of input)
 
 A request that fails is answered {"error": "..."} and the next one is read: a test sees what went
@@ -73,6 +82,8 @@ class Reader:
             max_timeouts=2, max_limit_exceeded=3, request_timeout=30,
         )
         self.client = nio.AsyncClient(homeserver, user, store_path=store, config=config)
+        # Emoji verifications nio dropped once cancelled, by transaction id.
+        self.ended: dict[str, Any] = {}
 
     async def login(self) -> None:
         _check(await self.client.login(self.password, device_name="nioreader"))
@@ -226,6 +237,63 @@ class Reader:
             if self.client.verify_device(device):
                 count += 1
         return {"verified": count}
+
+
+    # -- emoji verification (m.sas.v1) with the user's own devices, by nio's OlmMachine --
+
+    async def op_sas_devices(self, request: dict) -> dict:
+        self.client.olm.users_for_key_query.add(self.client.user_id)
+        _check(await self.client.keys_query())
+        return {"devices": sorted(d.id for d in self.client.device_store.active_user_devices(self.client.user_id))}
+
+    async def op_sas_start(self, request: dict) -> dict:
+        try:
+            device = self.client.device_store[self.client.user_id][_field(request, "device")]
+        except KeyError:
+            raise RequestError("nio does not know that device: sas_devices first") from None
+        before = set(self.client.key_verifications)
+        _check(await self.client.start_key_verification(device))
+        (transaction,) = set(self.client.key_verifications) - before
+        return {"transaction_id": transaction}
+
+    async def op_sas_sync(self, request: dict) -> dict:
+        """One sync held up to `timeout` ms: nio handles the verification messages in it (a
+        start becomes a Sas waiting for accept_key_verification; a key is answered with nio's);
+        what nio queued is sent."""
+        before = dict(self.client.key_verifications)
+        answer = _check(await self.client.sync(timeout=int(request.get("timeout", 0)), full_state=False))
+        if self.client.should_query_keys:
+            _check(await self.client.keys_query())
+        await self.client.send_to_device_messages()
+        # nio forgets a verification the other side cancelled: kept here, to be seen as it ended.
+        self.ended.update({t: sas for t, sas in before.items() if t not in self.client.key_verifications})
+        every = {**self.ended, **self.client.key_verifications}
+        return {"verifications": {t: self._sas_state(sas) for t, sas in every.items()},
+                # As they came (nio keeps no cancel's code: it cancels on its own with m.user).
+                "to_device": [{"type": e.source.get("type"), "content": e.source.get("content")}
+                              for e in answer.to_device_events if isinstance(getattr(e, "source", None), dict)]}
+
+    async def op_sas_accept(self, request: dict) -> dict:
+        transaction = _field(request, "transaction_id")
+        _check(await self.client.accept_key_verification(transaction))
+        return {"verification": self._sas_state(self.client.key_verifications[transaction])}
+
+    async def op_sas_confirm(self, request: dict) -> dict:
+        transaction = _field(request, "transaction_id")
+        _check(await self.client.confirm_short_auth_string(transaction))
+        return {"verification": self._sas_state(self.client.key_verifications[transaction])}
+
+    async def op_sas_cancel(self, request: dict) -> dict:
+        transaction = _field(request, "transaction_id")
+        _check(await self.client.cancel_key_verification(transaction, reject=bool(request.get("mismatch"))))
+        return {"verification": self._sas_state(self.client.key_verifications[transaction])}
+
+    @staticmethod
+    def _sas_state(sas) -> dict:
+        return {"device": sas.other_olm_device.id, "we_started": sas.we_started_it, "state": str(sas.state),
+                "emoji": [list(pair) for pair in sas.get_emoji()] if sas.other_key_set else [],
+                "verified": sas.verified, "canceled": sas.canceled,
+                "cancel_code": getattr(sas, "cancel_code", None), "cancel_reason": getattr(sas, "cancel_reason", None)}
 
 
 def _field(request: dict, name: str) -> str:

@@ -159,6 +159,26 @@ class NioReader:
         """Marks every device nio knows verified; returns how many it marked."""
         return self._ok("trust_all")["verified"]
 
+    # Emoji verification by nio's own Sas (nioreader.py's sas_* ops).
+
+    def sas_devices(self) -> list[str]:
+        return self._ok("sas_devices")["devices"]
+
+    def sas_start(self, device: str) -> str:
+        return self._ok("sas_start", device=device)["transaction_id"]
+
+    def sas_sync(self, timeout_ms: int = 0) -> dict[str, Any]:
+        return self._ok("sas_sync", timeout=timeout_ms)
+
+    def sas_accept(self, transaction: str) -> dict[str, Any]:
+        return self._ok("sas_accept", transaction_id=transaction)["verification"]
+
+    def sas_confirm(self, transaction: str) -> dict[str, Any]:
+        return self._ok("sas_confirm", transaction_id=transaction)["verification"]
+
+    def sas_cancel(self, transaction: str, mismatch: bool = False) -> dict[str, Any]:
+        return self._ok("sas_cancel", transaction_id=transaction, mismatch=mismatch)["verification"]
+
     def close(self) -> None:
         if self.process.poll() is None:
             try:

@@ -1,0 +1,329 @@
+import FerryAccount
+import FerryCore
+import FerryCrypto
+import FerryMatrix
+import Foundation
+import Logging
+
+/// Emoji verification (`m.sas.v1`) of Ferry's device with another device of the same person,
+/// over to-device messages: one at a time, in memory only (one cut short starts again).
+///
+/// Ferry asks every other device of the account (`m.key.verification.request`) and goes on with
+/// the first that is ready; or starts straight away with a device the person named (older
+/// clients, matrix-nio among them, know no request); and while it waits, a request or start
+/// from another of the person's devices is taken instead. Messages from other users are ignored:
+/// this is the person's own device being verified, and no stranger's message may end it.
+///
+/// Once both sides confirmed, it is the other device that signs Ferry's device with the
+/// account's self-signing key (Element does, for its owner's devices); the verification ends by
+/// asking the server whether it did.
+public actor EmojiVerifier {
+    let encryption: Encryption
+    let logger: Logger
+    /// Told every change, on this actor (the service turns it into a D-Bus signal).
+    let publish: @Sendable (EmojiVerificationState) -> Void
+    /// How long a verification may take in all before it is cancelled with `m.timeout`.
+    let timeLimit: Duration
+
+    private var open: Open?
+
+    /// The running verification.
+    private struct Open {
+        let session: Session
+        let us: SasParty
+        /// The person's other devices whose keys checked out, by device id, and their names.
+        let devices: [String: DeviceIdentity]
+        let names: [String: String]
+        /// The transaction of our request, and the devices it went to (empty: none sent).
+        let requestID: String
+        var asked: Set<String>
+        var sas: SasVerification?
+        var state: EmojiVerificationState
+        let began: ContinuousClock.Instant
+    }
+
+    /// A verifier; `publish` hears every change.
+    public init(encryption: Encryption, logger: Logger, timeLimit: Duration = .seconds(600),
+                publish: @escaping @Sendable (EmojiVerificationState) -> Void) {
+        self.encryption = encryption
+        self.logger = logger
+        self.timeLimit = timeLimit
+        self.publish = publish
+    }
+
+    /// The verification running or last ended, if any.
+    public var current: EmojiVerificationState? { open?.state }
+
+    /// Begins: asks `deviceID` (a start, which every client answers), or with nil every other
+    /// device of the account (a request, which current clients show as a prompt).
+    public func begin(session: Session, deviceID: String?) async throws(VerificationFailure) -> EmojiVerificationState {
+        if let open, !open.state.isOver { throw .busy }
+        let (ours, api, _) = try await encryption.ownKeys(session)
+        let answer: JSONValue
+        do { answer = try await api.queryAnswer(users: [session.userID]) } catch { throw .server(error) }
+        var devices: [String: DeviceIdentity] = [:], names: [String: String] = [:]
+        for (id, keys) in (answer["device_keys"]?[session.userID]?.objectValue ?? [:]).prefix(200) where id != session.deviceID {
+            guard let device = try? DeviceIdentity(verifying: keys, userID: session.userID, deviceID: id) else { continue }
+            devices[id] = device
+            names[id] = String((keys["unsigned"]?["device_display_name"]?.stringValue ?? "").prefix(64))
+        }
+        if let deviceID, devices[deviceID] == nil { throw .unknownDevice }
+        guard !devices.isEmpty else { throw .noOtherDevice }
+        if let open, !open.state.isOver { throw .busy }
+
+        let id = SasVerification.newTransactionID()
+        let us = SasParty(userID: session.userID, deviceID: session.deviceID, ed25519: ours.ed25519)
+        var started = Open(session: session, us: us, devices: devices, names: names, requestID: id, asked: [], sas: nil,
+                           state: EmojiVerificationState(id: id, stage: .waiting), began: .now)
+        await encryption.listenForVerification()
+        do {
+            if let deviceID, let device = devices[deviceID] {
+                let (sas, start) = SasVerification.start(transactionID: id, us: us, them: SasParty(device))
+                try await send([start], to: [deviceID], session: session)
+                started.sas = sas
+                started.state.deviceID = deviceID
+                started.state.deviceName = names[deviceID] ?? ""
+            } else {
+                let request = VerificationRequest.request(transactionID: id, fromDevice: session.deviceID, now: Date())
+                try await send([request], to: Array(devices.keys), session: session)
+                started.asked = Set(devices.keys)
+            }
+        } catch {
+            await encryption.stopListening()
+            throw .server(error)
+        }
+        open = started
+        logger.info("emoji verification asked", metadata: ["devices": "\(started.asked.isEmpty ? 1 : started.asked.count)"])
+        publish(started.state)
+        Task { await self.listen(id: id) }
+        return started.state
+    }
+
+    /// The person compared the emoji: `match` sends our MAC, otherwise a cancel.
+    public func answer(id: String, match: Bool) async throws(VerificationFailure) -> EmojiVerificationState {
+        guard var open, open.state.id == id, !open.state.isOver else { throw .noSuchVerification }
+        guard var sas = open.sas, sas.phase == .comparing else { throw .notComparing }
+        let messages = match ? sas.confirm() : [sas.cancel(.mismatchedSas, reason: "the emoji do not match")].compactMap { $0 }
+        open.sas = sas
+        self.open = open
+        await deliver(messages, session: open.session, device: sas.them.deviceID)
+        await update()
+        return self.open?.state ?? open.state
+    }
+
+    /// Ends it from our side (`m.user`).
+    public func cancel(id: String) async throws(VerificationFailure) -> EmojiVerificationState {
+        guard let open, open.state.id == id else { throw .noSuchVerification }
+        if !open.state.isOver { await end(.user, reason: "cancelled by the person") }
+        return self.open?.state ?? open.state
+    }
+
+    // MARK: - Listening
+
+    /// Reads the other side's messages until the verification is over, and ends it when it took
+    /// longer than `timeLimit`.
+    private func listen(id: String) async {
+        var failures = 0
+        while let open, open.state.id == id, !open.state.isOver {
+            if ContinuousClock.now - open.began > timeLimit {
+                await end(.timeout, reason: "nobody answered in time")
+                break
+            }
+            do {
+                let messages = try await encryption.verificationMessages(session: open.session, wait: 5_000)
+                failures = 0
+                for message in messages { await take(message) }
+            } catch {
+                failures += 1
+                if error.matrixError.isUnknownToken || failures > 30 {
+                    await end(.user, reason: "Ferry lost the connection to the homeserver")
+                    break
+                }
+                try? await Task.sleep(for: .seconds(2))
+            }
+        }
+        await encryption.stopListening()
+    }
+
+    /// One message: to the SAS it belongs to, or, while waiting, an answer to our request or an
+    /// offer of the person's other device.
+    private func take(_ message: ToDeviceEvent) async {
+        guard var open, !open.state.isOver, message.sender.utf8.elementsEqual(open.session.userID.utf8),
+              let transaction = VerificationMessage.transactionID(of: message.content) else { return }
+        if var sas = open.sas {
+            guard transaction == sas.transactionID else { return }
+            let device = sas.them.deviceID
+            var messages: [VerificationMessage]
+            do {
+                messages = try sas.receive(type: message.type, content: message.content, sender: message.sender)
+            } catch {
+                messages = [error.message(transactionID: transaction)]
+            }
+            open.sas = sas
+            self.open = open
+            await deliver(messages, session: open.session, device: device)
+            await update()
+            return
+        }
+        let from = message.content["from_device"]?.stringValue ?? ""
+        guard let device = open.devices[from] else { return }
+        switch message.type {
+        case VerificationMessage.ready where transaction == open.requestID && open.asked.contains(from):
+            guard VerificationRequest(readingReady: message.content)?.offersSas == true else {
+                await deliver([VerificationCancel(.unknownMethod, "Ferry verifies by emoji only").message(transactionID: transaction)],
+                              session: open.session, device: from)
+                return
+            }
+            let (sas, start) = SasVerification.start(transactionID: transaction, us: open.us, them: SasParty(device))
+            await go(with: sas, device: from, sending: [start])
+        case VerificationMessage.request:
+            guard let request = VerificationRequest(reading: message.content, now: Date()), request.offersSas else { return }
+            // Ready, then start at once: the person asked from Ferry's side already. Should the
+            // other device start too, the spec's tie-break keeps one of the two starts.
+            let ready = VerificationRequest.ready(transactionID: transaction, fromDevice: open.session.deviceID)
+            let (sas, start) = SasVerification.start(transactionID: transaction, us: open.us, them: SasParty(device))
+            await go(with: sas, device: from, sending: [ready, start])
+        case VerificationMessage.start:
+            do throws(VerificationCancel) {
+                let (sas, accept) = try SasVerification.accept(message.content, sender: message.sender, us: open.us,
+                                                               them: SasParty(device))
+                await go(with: sas, device: from, sending: [accept])
+            } catch {
+                await deliver([error.message(transactionID: transaction)], session: open.session, device: from)
+            }
+        case VerificationMessage.cancel where transaction == open.requestID && open.asked.contains(from):
+            // One device declined; the request stands for the others.
+            open.asked.remove(from)
+            self.open = open
+            if open.asked.isEmpty {
+                let cancel = VerificationCancel(reading: message.content) ?? VerificationCancel(.user, "")
+                await finish(cancelled: cancel.sentence(byUs: false))
+            }
+        default:
+            return
+        }
+    }
+
+    /// The verification goes on with `device`: the others asked are told another device answered.
+    private func go(with sas: SasVerification, device: String, sending messages: [VerificationMessage]) async {
+        guard var open else { return }
+        let others = open.asked.subtracting([device])
+        open.sas = sas
+        open.asked = []
+        open.state.deviceID = device
+        open.state.deviceName = open.names[device] ?? ""
+        self.open = open
+        await deliver(messages, session: open.session, device: device)
+        if !others.isEmpty {
+            let accepted = VerificationCancel(.accepted, "another device answered").message(transactionID: open.requestID)
+            try? await send([accepted], to: Array(others), session: open.session)
+        }
+        await update()
+    }
+
+    // MARK: - Ending
+
+    /// Ends it from our side with `code`: the other device (or every device asked) is told.
+    private func end(_ code: VerificationCancel.Code, reason: String) async {
+        guard var open, !open.state.isOver else { return }
+        let cancel = VerificationCancel(code, reason)
+        if var sas = open.sas {
+            let message = sas.cancel(code, reason: reason)
+            open.sas = sas
+            self.open = open
+            await deliver([message].compactMap { $0 }, session: open.session, device: sas.them.deviceID)
+            await update()
+        } else {
+            try? await send([cancel.message(transactionID: open.requestID)], to: Array(open.asked), session: open.session)
+            await finish(cancelled: cancel.sentence(byUs: true))
+        }
+    }
+
+    private func finish(cancelled reason: String) async {
+        guard var open else { return }
+        open.state.stage = .cancelled
+        open.state.reason = reason
+        self.open = open
+        logger.info("emoji verification ended", metadata: ["stage": "cancelled"])
+        publish(open.state)
+        await encryption.stopListening()
+    }
+
+    /// The state from the SAS's phase, published when it changed; once done, the server is asked
+    /// whether the other device signed Ferry's (it uploads the signature after its own `done`).
+    private func update() async {
+        guard var open, let sas = open.sas else { return }
+        var state = open.state
+        switch sas.phase {
+        case .awaitingAccept, .awaitingKey: state.stage = .waiting
+        case .comparing: state.stage = .comparing
+        case .awaitingMac: state.stage = .confirmed
+        case .done: state.stage = .done
+        case .cancelledByUs(let cancel):
+            state.stage = .cancelled
+            state.reason = cancel.sentence(byUs: true)
+        case .cancelledByThem(let cancel):
+            state.stage = .cancelled
+            state.reason = cancel.sentence(byUs: false)
+        }
+        if let string = sas.shortAuthenticationString, state.emoji.isEmpty {
+            state.emoji = string.emoji
+            state.decimals = string.decimals
+        }
+        guard state != open.state else { return }
+        open.state = state
+        self.open = open
+        if state.isOver {
+            logger.info("emoji verification ended", metadata: ["stage": "\(state.stage.rawValue)",
+                                                                "mac": "\(sas.macMethod?.rawValue ?? "")"])
+            await encryption.stopListening()
+        }
+        publish(state)
+        if state.stage == .done {
+            Task { await self.learnSignature(id: state.id, session: open.session) }
+        }
+    }
+
+    /// Asks the server whether Ferry's device is verified now, for up to fifteen seconds, and
+    /// says so: the other device signs after both sides confirmed, which may be a while after
+    /// our side is done (it waits for its own person, then uploads).
+    private func learnSignature(id: String, session: Session) async {
+        var last: DeviceVerification?
+        for attempt in 0..<30 {
+            if attempt > 0 { try? await Task.sleep(for: .milliseconds(500)) }
+            last = (try? await encryption.verification(of: session)) ?? last
+            if last == .verified { break }
+        }
+        guard var open, open.state.id == id, let last else { return }
+        open.state.verification = last
+        self.open = open
+        publish(open.state)
+    }
+
+    // MARK: - Sending
+
+    /// Sends `messages` in order to one device of the person; a failure ends the verification
+    /// (the other side would wait for a message that never comes).
+    private func deliver(_ messages: [VerificationMessage], session: Session, device: String) async {
+        guard !messages.isEmpty else { return }
+        do {
+            try await send(messages, to: [device], session: session)
+        } catch {
+            if var open, var sas = open.sas, !open.state.isOver {
+                _ = sas.cancel(.user, reason: "Ferry could not reach the homeserver")
+                open.sas = sas
+                self.open = open
+                await update()
+            }
+        }
+    }
+
+    private func send(_ messages: [VerificationMessage], to devices: [String], session: Session) async throws(MatrixError) {
+        let api = DeviceKeysAPI(http: Encryption.http(session))
+        for message in messages where !devices.isEmpty {
+            let content = Dictionary(uniqueKeysWithValues: devices.map { ($0, message.content) })
+            try await api.sendToDevice(type: message.type, transactionID: SasVerification.newTransactionID(),
+                                       messages: [session.userID: content])
+        }
+    }
+}

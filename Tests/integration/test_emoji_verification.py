@@ -1,0 +1,206 @@
+"""Ferry's device verified by comparing emoji with another of its owner's devices (m.sas.v1).
+
+The other device is matrix-nio 0.25 (its Sas over libolm, its own OlmMachine deciding what to send)
+signed in as the same user on a real Synapse: every message goes through the homeserver as
+to-device messages, both ways, and each side checks the other's MACs with its own code. Driven
+from both sides: Ferry starts with nio's device (nio knows no request, only a start), and nio
+starts while Ferry waits after asking all of the person's devices.
+
+nio has no cross-signing, so after nio says the verification held, the test does what Element
+does once its person confirmed: it signs Ferry's device with the account's self-signing key
+(crosssigning.py, keys of our own). Ferry then learns from the server that its device is verified.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from gi.repository import GLib
+
+from ferryenv import wait_for
+from matrixflow import get_property, sign_in, status_json
+from secretstorage import bootstrap
+
+NIO = "nio25"
+
+
+@pytest.fixture
+def person(new_session, homeserver, nio_reader):
+    """(session, user, Ferry's device id, nio, nio's device id, identity): one person, two devices."""
+    def make(**env: str):
+        user = homeserver.new_user("emoji")
+        session = new_session(**env)
+        ferry_device = sign_in(session, homeserver, user)["device-id"]
+        identity, _ = bootstrap(homeserver, user)
+        nio = nio_reader(NIO, user)
+        nio_device = nio.device()["device_id"]
+        wait_for(lambda: ferry_device in nio.sas_devices(), timeout=30, what="nio knowing Ferry's device")
+        return session, user, ferry_device, nio, nio_device, identity
+    return make
+
+
+def start(session, device: str | None = None):
+    options = {"device-id": GLib.Variant("s", device)} if device else {}
+    return session.gdbus_call("StartEmojiVerification", GLib.Variant("a{sv}", options), timeout=60)
+
+
+def current(session) -> dict:
+    return session.gdbus_call("GetEmojiVerification").expect_ok()[0]
+
+
+def answer(session, id: str, match: bool) -> dict:
+    return session.gdbus_call("AnswerEmojiVerification", GLib.Variant("s", id), GLib.Variant("b", match)).expect_ok()[0]
+
+
+def ferry_reaches(session, state: str, timeout: float = 30) -> dict:
+    return wait_for(lambda: (lambda v: v if v.get("state") == state else None)(current(session)),
+                    timeout=timeout, interval=0.2, what=f"Ferry's verification {state}; it is {current(session)}")
+
+
+def nio_sees(nio, condition, timeout: float = 30) -> dict:
+    """Syncs nio (each sync waits up to a second for news) until one of its verifications meets `condition`."""
+    deadline = time.monotonic() + timeout
+    seen: dict = {}
+    while time.monotonic() < deadline:
+        seen = nio.sas_sync(1000)["verifications"]
+        for transaction, sas in seen.items():
+            if condition(sas):
+                return {"transaction_id": transaction, **sas}
+    raise AssertionError(f"nio never got there; its verifications: {seen}\n{nio.log_tail(40)}")
+
+
+def nio_receives(nio, event_type: str, timeout: float = 30) -> dict:
+    """Syncs nio until a to-device message of `event_type` comes; its content, as sent."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for event in nio.sas_sync(1000)["to_device"]:
+            if event["type"] == event_type:
+                return event["content"]
+    raise AssertionError(f"nio never received {event_type}\n{nio.log_tail(40)}")
+
+
+def pictures(emoji: list) -> list[str]:
+    """The pictures alone (nio's names are older ones: "Wrench" for "Spanner"), without the
+    variation selector some tables add."""
+    return [picture.replace("\ufe0f", "") for picture in emoji]
+
+
+def test_ferry_starts_with_nios_device_and_both_see_the_same_emoji(person, homeserver):
+    session, user, ferry_device, nio, nio_device, identity = person()
+    assert status_json(session)["device_verification"] == "unverified"
+
+    # When Ferry starts with nio's device, and nio's person accepts
+    started = start(session, nio_device).expect_ok()[0]
+    assert (started["state"], started["device-id"]) == ("waiting", nio_device)
+    incoming = nio_sees(nio, lambda sas: not sas["we_started"] and sas["device"] == ferry_device)
+    nio.sas_accept(incoming["transaction_id"])
+
+    # Then both show seven emoji (nio once it has Ferry's key and answered with its own), the
+    # same ones in the same order
+    theirs = nio_sees(nio, lambda sas: sas["emoji"])
+    shown = ferry_reaches(session, "comparing")
+    assert len(shown["emoji"]) == 7 and len(shown["emoji-names"]) == 7 and len(shown["decimal"].split()) == 3
+    assert pictures(shown["emoji"]) == pictures([picture for picture, _ in theirs["emoji"]])
+
+    # When both people say they match
+    nio.sas_confirm(incoming["transaction_id"])
+    answered = answer(session, started["id"], True)
+    assert answered["state"] in ("confirmed", "done")
+
+    # Then nio holds Ferry's MAC, Ferry holds nio's, and the verification is done on both sides
+    assert nio_sees(nio, lambda sas: sas["verified"])["device"] == ferry_device
+    ferry_reaches(session, "done")
+    # And once the other device signs Ferry's (as Element does for its owner's devices), Ferry says so
+    identity.verify_device(homeserver, user.token, ferry_device)
+    done = wait_for(lambda: (lambda v: v if v.get("verification") == "verified" else None)(current(session)),
+                    timeout=30, interval=0.2, what="Ferry learning it is verified")
+    assert done["device-id"] == nio_device
+    assert get_property(session, "DeviceVerification") == "verified"
+
+
+def test_nio_starts_while_ferry_asks_every_device(person, homeserver):
+    session, user, ferry_device, nio, nio_device, identity = person()
+    # Given Ferry asked all of the person's devices (nio knows no request and ignores it)
+    started = start(session).expect_ok()[0]
+    assert (started["state"], started["device-id"]) == ("waiting", "")
+
+    # When nio starts with Ferry's device instead, Ferry accepts and the keys go both ways
+    transaction = nio.sas_start(ferry_device)
+    theirs = nio_sees(nio, lambda sas: sas["emoji"])
+    shown = ferry_reaches(session, "comparing")
+    assert shown["device-id"] == nio_device and shown["id"] == started["id"]
+    assert pictures(shown["emoji"]) == pictures([picture for picture, _ in theirs["emoji"]])
+
+    # And with both confirmed in the other order (Ferry first), both sides finish
+    assert answer(session, started["id"], True)["state"] == "confirmed"
+    nio.sas_confirm(transaction)
+    assert nio_sees(nio, lambda sas: sas["verified"])["transaction_id"] == transaction
+    ferry_reaches(session, "done")
+
+
+def test_emoji_that_do_not_match_on_ferry_cancel_on_nio(person):
+    session, user, ferry_device, nio, nio_device, identity = person()
+    started = start(session, nio_device).expect_ok()[0]
+    incoming = nio_sees(nio, lambda sas: not sas["we_started"])
+    nio.sas_accept(incoming["transaction_id"])
+    nio_sees(nio, lambda sas: sas["emoji"])
+    ferry_reaches(session, "comparing")
+
+    # When the person says the emoji differ
+    ended = answer(session, started["id"], False)
+
+    # Then nothing is verified on either side, and nio was told why
+    assert ended["state"] == "cancelled" and "do not match" in ended["reason"]
+    assert nio_receives(nio, "m.key.verification.cancel")["code"] == "m.mismatched_sas"
+    assert not nio_sees(nio, lambda sas: sas["canceled"])["verified"]
+    assert status_json(session)["device_verification"] == "unverified"
+
+
+def test_a_cancel_on_the_other_device_is_said(person):
+    session, user, ferry_device, nio, nio_device, identity = person()
+    started = start(session).expect_ok()[0]
+    transaction = nio.sas_start(ferry_device)
+    nio_sees(nio, lambda sas: sas["emoji"])
+    ferry_reaches(session, "comparing")
+
+    # When nio's person says the emoji differ
+    nio.sas_cancel(transaction, mismatch=True)
+
+    # Then Ferry says the other device found them different, and takes no answer any more
+    ended = ferry_reaches(session, "cancelled")
+    assert ended["reason"] == "Your other device says the emoji do not match: nothing was verified."
+    late = session.gdbus_call("AnswerEmojiVerification", GLib.Variant("s", started["id"]), GLib.Variant("b", True))
+    assert "no emoji verification" in late.expect_error("CannotVerify")
+
+
+def test_nobody_answering_times_out_and_the_other_device_is_told(person):
+    session, user, ferry_device, nio, nio_device, identity = person(FERRY_VERIFICATION_TIMEOUT_SECONDS="4")
+    start(session, nio_device).expect_ok()
+    # nio takes the start (its Sas exists) but its person never accepts
+    nio_sees(nio, lambda sas: not sas["we_started"])
+    ended = ferry_reaches(session, "cancelled", timeout=30)
+    assert ended["reason"] == "Nobody answered within ten minutes; nothing was verified."
+    assert nio_receives(nio, "m.key.verification.cancel")["code"] == "m.timeout"
+
+
+def test_what_cannot_be_verified_is_said(person, new_session, homeserver):
+    session, user, ferry_device, nio, nio_device, identity = person()
+    assert "not one of your account's devices" in start(session, "NOSUCHDEVICE").expect_error("CannotVerify")
+    started = start(session, nio_device).expect_ok()[0]
+    # One at a time
+    assert "another verification" in start(session).expect_error("CannotVerify")
+    # No answer before the emoji are there, nor for another id
+    early = session.gdbus_call("AnswerEmojiVerification", GLib.Variant("s", started["id"]), GLib.Variant("b", True))
+    assert "not there to compare" in early.expect_error("CannotVerify")
+    other = session.gdbus_call("AnswerEmojiVerification", GLib.Variant("s", "nope"), GLib.Variant("b", True))
+    other.expect_error("CannotVerify")
+    cancelled = session.gdbus_call("CancelEmojiVerification", GLib.Variant("s", started["id"])).expect_ok()[0]
+    assert cancelled["state"] == "cancelled"
+    assert nio_receives(nio, "m.key.verification.cancel")["code"] == "m.user"
+
+    # An account with no other device has nothing to compare with
+    alone = homeserver.new_user("alone")
+    lonely = new_session()
+    sign_in(lonely, homeserver, alone)
+    assert "no other device" in start(lonely).expect_error("CannotVerify")
