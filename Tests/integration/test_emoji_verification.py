@@ -13,12 +13,19 @@ does once its person confirmed: it signs Ferry's device with the account's self-
 
 from __future__ import annotations
 
+import fcntl
+import json
+import os
+import pty
+import select
+import subprocess
+import termios
 import time
 
 import pytest
 from gi.repository import GLib
 
-from ferryenv import wait_for
+from ferryenv import EX_UNAVAILABLE, wait_for
 from matrixflow import get_property, sign_in, status_json
 from secretstorage import bootstrap
 
@@ -204,3 +211,105 @@ def test_what_cannot_be_verified_is_said(person, new_session, homeserver):
     lonely = new_session()
     sign_in(lonely, homeserver, alone)
     assert "no other device" in start(lonely).expect_error("CannotVerify")
+
+
+# -- ferry verify --emoji --
+
+def spawn_ferry(session, *args: str, terminal: bool = False) -> tuple[subprocess.Popen, int | None]:
+    """`ferry` running on its own: with pipes, or on a pseudo-terminal (the master fd returned)."""
+    argv = [str(session.prefix / "bin" / "ferry"), *args]
+    if not terminal:
+        return subprocess.Popen(argv, env=dict(session.env), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True), None
+    master, slave = pty.openpty()
+
+    def own_terminal() -> None:
+        # A session of its own whose controlling terminal is the pty: ^C there is a SIGINT.
+        os.setsid()
+        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+    process = subprocess.Popen(argv, env=dict(session.env), stdin=slave, stdout=slave, stderr=slave,
+                               preexec_fn=own_terminal)
+    os.close(slave)
+    return process, master
+
+
+def read_terminal(master: int, until: str, timeout: float = 30) -> str:
+    """What the command wrote to its terminal, read until `until` appears."""
+    seen = b""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and until.encode() not in seen:
+        ready, _, _ = select.select([master], [], [], 0.2)
+        if ready:
+            try:
+                seen += os.read(master, 4096)
+            except OSError:
+                break
+    text = seen.decode(errors="replace")
+    assert until in text, f"the terminal never showed {until!r}; it showed:\n{text}"
+    return text
+
+
+def test_ferry_verify_emoji_with_json_lines_and_an_answer_on_standard_input(person, homeserver):
+    session, user, ferry_device, nio, nio_device, identity = person()
+    process, _ = spawn_ferry(session, "verify", "--emoji", "--device", nio_device, "--json")
+    try:
+        assert json.loads(process.stdout.readline())["state"] == "waiting"
+        incoming = nio_sees(nio, lambda sas: not sas["we_started"])
+        nio.sas_accept(incoming["transaction_id"])
+        theirs = nio_sees(nio, lambda sas: sas["emoji"])
+        shown = json.loads(process.stdout.readline())
+        assert shown["state"] == "comparing" and shown["device_id"] == nio_device
+        assert pictures(shown["emoji"]) == pictures([picture for picture, _ in theirs["emoji"]])
+        assert len(shown["emoji_names"]) == 7
+
+        nio.sas_confirm(incoming["transaction_id"])
+        process.stdin.write("yes\n")
+        process.stdin.flush()
+        nio_sees(nio, lambda sas: sas["verified"])
+        identity.verify_device(homeserver, user.token, ferry_device)
+        out, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == 0, err
+    assert json.loads(out.splitlines()[-1])["verification"] == "verified"
+    assert status_json(session)["device_verification"] == "verified"
+
+
+def test_ferry_verify_emoji_on_a_terminal_shows_the_emoji_and_takes_no(person):
+    session, user, ferry_device, nio, nio_device, identity = person()
+    process, master = spawn_ferry(session, "verify", "--emoji", terminal=True)
+    try:
+        read_terminal(master, "Accept the request on one of them")
+        transaction = nio.sas_start(ferry_device)
+        theirs = nio_sees(nio, lambda sas: sas["emoji"])
+        screen = read_terminal(master, "Do they match? [y/n]")
+        # Every emoji with its name, in nio's order
+        for picture, _ in theirs["emoji"]:
+            assert picture.replace("\ufe0f", "") in screen.replace("\ufe0f", "")
+        assert "nioreader" in screen
+
+        os.write(master, b"n\n")
+        screen = read_terminal(master, "nothing was verified")
+        assert process.wait(timeout=30) == EX_UNAVAILABLE
+    finally:
+        process.kill()
+        os.close(master)
+    assert "You said the emoji do not match" in screen
+    assert nio_receives(nio, "m.key.verification.cancel")["code"] == "m.mismatched_sas"
+
+
+def test_ctrl_c_cancels_on_both_devices(person):
+    session, user, ferry_device, nio, nio_device, identity = person()
+    process, master = spawn_ferry(session, "verify", "--emoji", "--device", nio_device, terminal=True)
+    try:
+        read_terminal(master, "Waiting for")
+        nio_sees(nio, lambda sas: not sas["we_started"])
+        os.write(master, b"\x03")
+        read_terminal(master, "cancelled")
+        assert process.wait(timeout=30) == 130
+    finally:
+        process.kill()
+        os.close(master)
+    assert nio_receives(nio, "m.key.verification.cancel")["code"] == "m.user"
+    assert current(session)["state"] == "cancelled"

@@ -10,13 +10,18 @@ import Glibc
 struct VerifyCommand: FerrySubcommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
-        abstract: "Verify this device with your account's recovery key.",
+        abstract: "Verify this device with your account's recovery key, or by comparing emoji.",
         discussion: """
         Your other Matrix clients then show what Ferry sends as coming from a device you verified. \
         Ferry reads the account's self-signing key from its secret storage with the recovery key \
         (or its passphrase), signs this device with it, and keeps nothing of either. On a terminal \
         Ferry asks for the key without echo; in scripts give it on standard input, never as an \
         argument.
+
+        Without the recovery key at hand, --emoji asks your other devices (Element shows a \
+        prompt): accept there, compare the seven emoji on both screens, and answer y if they \
+        match. The other device then signs this one. With --json, each step is a line of JSON, \
+        and the answer (yes or no) is read from standard input.
         """)
 
     @Flag(help: "Read the passphrase the recovery key was made from (told apart by shape without it).")
@@ -29,14 +34,24 @@ struct VerifyCommand: FerrySubcommand {
     @Flag(help: "With --set-up: read the account's password from standard input, for servers that ask for it.")
     var passwordStdin = false
 
+    @Flag(help: "Compare emoji with another of your devices instead of giving the recovery key.")
+    var emoji = false
+
+    @Option(name: .customLong("device"), help: ArgumentHelp("With --emoji: the device to verify with (others are not asked).",
+                                                             valueName: "device-id"))
+    var deviceID: String?
+
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
         if setUp && passphrase { throw ValidationError("--set-up makes a new recovery key; it takes no passphrase.") }
         if passwordStdin && !setUp { throw ValidationError("--password-stdin goes with --set-up.") }
+        if emoji && (setUp || passphrase) { throw ValidationError("--emoji needs no key: it compares emoji with another of your devices.") }
+        if deviceID != nil && !emoji { throw ValidationError("--device goes with --emoji.") }
     }
 
     func execute() throws(CommandFailure) {
+        if emoji { return try EmojiVerificationRun(deviceID: deviceID, json: output.json).run() }
         if setUp { return try setUpCrossSigning() }
         let what = passphrase ? "passphrase" : "recovery key or passphrase"
         let secret = isatty(0) != 0 ? try Prompt.secret(passphrase ? "Passphrase: " : "Recovery key or passphrase: ")

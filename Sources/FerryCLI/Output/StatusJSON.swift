@@ -99,6 +99,14 @@ enum JSONText {
         return compactingEmptyArrays(String(decoding: data, as: UTF8.self))
     }
 
+    /// One object on one line: a stream of them reads as JSON Lines.
+    static func line(_ value: Any) -> String {
+        guard let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes]) else {
+            return "null"
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
     /// Foundation on Linux pretty-prints an empty array as "[", a blank line, "]"; the contract
     /// shows `[]`. A JSON string never holds a raw newline, so only empty arrays match.
     static func compactingEmptyArrays(_ text: String) -> String {

@@ -1,0 +1,135 @@
+import FerryContract
+import FerryCore
+import Foundation
+import GLibAdapter
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `ferry verify --emoji`: the service compares emoji with another of the person's devices; this
+/// shows them, asks whether they match, and says how it ended. The service does the protocol;
+/// the command only follows it (GetEmojiVerification, a few times a second) and answers.
+///
+/// Ctrl-C cancels the verification on both devices before the command ends.
+struct EmojiVerificationRun {
+    let deviceID: String?
+    let json: Bool
+
+    /// How often the state is read while waiting for the other device.
+    private static let poll: UInt32 = 250_000
+
+    func run() throws(CommandFailure) {
+        let client = try Share1Client.forCommand()
+        Interrupt.catchInterrupt()
+        var state = try client.run(Share1.startEmojiVerification(deviceID: deviceID))
+        let id = state["id"]?.stringValue ?? ""
+        var shown = ""
+        while true {
+            if Interrupt.happened {
+                state = (try? client.run(Share1.cancelEmojiVerification(id))) ?? state
+                tell(state, previous: &shown)
+                throw CommandFailure(status: 130, message: "cancelled; nothing was verified.")
+            }
+            tell(state, previous: &shown)
+            switch state["state"]?.stringValue {
+            case "comparing":
+                let match = try ask()
+                if Interrupt.happened { continue }
+                state = try client.run(Share1.answerEmojiVerification(id, match: match))
+                continue
+            case "done" where state["verification"] != nil:
+                return try finish(state)
+            case "cancelled":
+                throw CommandFailure(status: ExitStatus.unavailable, message: state["reason"]?.stringValue ?? "the verification was cancelled.")
+            default:
+                usleep(Self.poll)
+            }
+            let now = try client.run(Share1.getEmojiVerification())
+            // Another verification began meanwhile (the service runs one at a time): not ours.
+            guard now["id"]?.stringValue == id else { throw CommandFailure(status: ExitStatus.unavailable, message: "the verification ended.") }
+            state = now
+        }
+    }
+
+    /// Says what changed: for a person, each step once; with --json, each state as a line.
+    private func tell(_ state: [String: Variant], previous: inout String) {
+        let step = (state["state"]?.stringValue ?? "") + (state["verification"]?.stringValue ?? "")
+        guard step != previous else { return }
+        previous = step
+        if json {
+            Terminal.outputNow(JSONText.line(Self.object(state)))
+            return
+        }
+        let device = Self.deviceName(state)
+        switch state["state"]?.stringValue {
+        case "waiting" where state["device-id"]?.stringValue?.isEmpty ?? true:
+            Terminal.note("Asked your other devices. Accept the request on one of them (in Element, a prompt appears), then compare the emoji.")
+        case "waiting": Terminal.note("Waiting for \(device) to accept…")
+        case "comparing":
+            let emoji = state["emoji"]?.stringsValue ?? [], names = state["emoji-names"]?.stringsValue ?? []
+            Terminal.note("Compare these emoji with the ones \(device) shows, in the same order:\n")
+            Terminal.outputNow(zip(emoji, names).map { "\($0)  \($1)" }.joined(separator: "\n"))
+            Terminal.note("\n(As numbers: \(state["decimal"]?.stringValue ?? ""))")
+        case "confirmed": Terminal.note("Waiting for \(device) to confirm…")
+        case "done" where state["verification"] == nil: Terminal.note("Both devices confirmed; waiting for \(device) to sign this one…")
+        default: break
+        }
+    }
+
+    /// The person's answer, from the terminal or, in scripts, a line on standard input.
+    private func ask() throws(CommandFailure) -> Bool {
+        while true {
+            if !json { Terminal.standardError("Do they match? [y/n] ") }
+            guard let line = readLine() else {
+                if Interrupt.happened { return false }
+                throw CommandFailure(status: ExitStatus.usage, message: "no answer on standard input; nothing was verified.")
+            }
+            switch line.trimmingCharacters(in: .whitespaces).lowercased() {
+            case "y", "yes": return true
+            case "n", "no": return false
+            default: if !json { Terminal.note("Answer y if every emoji and its place are the same on both devices, n otherwise.") }
+            }
+        }
+    }
+
+    private func finish(_ state: [String: Variant]) throws(CommandFailure) {
+        guard state["verification"]?.stringValue == "verified" else {
+            throw CommandFailure(status: ExitStatus.unavailable, message: "both devices confirmed the emoji, but \(Self.deviceName(state)) did not sign "
+                                 + "this one: it can only when it holds your account's cross-signing keys (Element does once it is verified itself).")
+        }
+        if !json { Terminal.note("This device is verified: your other clients will show what Ferry sends as from a device you trust.") }
+    }
+
+    private static func deviceName(_ state: [String: Variant]) -> String {
+        let name = state["device-name"]?.stringValue ?? "", id = state["device-id"]?.stringValue ?? ""
+        if name.isEmpty { return id.isEmpty ? "your other device" : "your other device (\(id))" }
+        return "\u{201C}\(SafeDisplay.escaped(name))\u{201D} (\(id))"
+    }
+
+    private static func object(_ state: [String: Variant]) -> [String: Any] {
+        var object: [String: Any] = [:]
+        for (key, value) in state {
+            let name = key.replacingOccurrences(of: "-", with: "_")
+            if let text = value.stringValue { object[name] = text } else if let list = value.stringsValue { object[name] = list }
+        }
+        return object
+    }
+}
+
+/// Ctrl-C while a verification runs: noted, so that the verification is cancelled on both
+/// devices before the command ends. Without SA_RESTART, so that a prompt waiting on the terminal
+/// returns at once.
+enum Interrupt {
+    private static let flag = Atomic<Bool>(false)
+
+    static var happened: Bool { flag.load(ordering: .relaxed) }
+
+    static func catchInterrupt() {
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = { _ in Interrupt.flag.store(true, ordering: .relaxed) }
+        sigemptyset(&action.sa_mask)
+        action.sa_flags = 0
+        sigaction(SIGINT, &action, nil)
+    }
+}
