@@ -21,7 +21,9 @@ out, in order (nioreaders.NioReader is the test runner's side):
     {"op": "trust_all"}                   → {"verified": N}
     {"op": "sas_devices"}                 → {"devices": [ids]}: the user's own devices, queried afresh
     {"op": "sas_start", "device": ID}     → {"transaction_id"}: nio's start to its own user's device
-    {"op": "sas_sync", "timeout": MS}     → {"verifications": {txn: state}, "to_device": [{"type", "content"}]}
+    {"op": "sas_sync", "wait": MS}        → {"verifications": {txn: state}, "to_device": [{"type", "content"}]}
+    {"op": "send_to_device", "type": T, "device": ID, "content": {...}, "user"?: U}
+                                          → {}: a raw to-device message, sent as nio's device
     {"op": "sas_accept" | "sas_confirm", "transaction_id": T}
                                           → {"verification": state}
     {"op": "sas_cancel", "transaction_id": T, "mismatch": bool}
@@ -257,11 +259,11 @@ class Reader:
         return {"transaction_id": transaction}
 
     async def op_sas_sync(self, request: dict) -> dict:
-        """One sync held up to `timeout` ms: nio handles the verification messages in it (a
+        """One sync held up to `wait` ms: nio handles the verification messages in it (a
         start becomes a Sas waiting for accept_key_verification; a key is answered with nio's);
         what nio queued is sent."""
         before = dict(self.client.key_verifications)
-        answer = _check(await self.client.sync(timeout=int(request.get("timeout", 0)), full_state=False))
+        answer = _check(await self.client.sync(timeout=int(request.get("wait", 0)), full_state=False))
         if self.client.should_query_keys:
             _check(await self.client.keys_query())
         await self.client.send_to_device_messages()
@@ -272,6 +274,17 @@ class Reader:
                 # As they came (nio keeps no cancel's code: it cancels on its own with m.user).
                 "to_device": [{"type": e.source.get("type"), "content": e.source.get("content")}
                               for e in answer.to_device_events if isinstance(getattr(e, "source", None), dict)]}
+
+    async def op_send_to_device(self, request: dict) -> dict:
+        """A to-device message as given, to a device of `user` (default: nio's own user): what
+        nio itself cannot send (a request, a ready) or a test's hostile one."""
+        content = request.get("content")
+        if not isinstance(content, dict):
+            raise RequestError("send_to_device needs `content` (an object)")
+        message = nio.ToDeviceMessage(_field(request, "type"), request.get("user") or self.client.user_id,
+                                      _field(request, "device"), content)
+        _check(await self.client.to_device(message))
+        return {}
 
     async def op_sas_accept(self, request: dict) -> dict:
         transaction = _field(request, "transaction_id")

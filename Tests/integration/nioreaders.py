@@ -168,7 +168,10 @@ class NioReader:
         return self._ok("sas_start", device=device)["transaction_id"]
 
     def sas_sync(self, timeout_ms: int = 0) -> dict[str, Any]:
-        return self._ok("sas_sync", timeout=timeout_ms)
+        return self._ok("sas_sync", wait=timeout_ms)
+
+    def send_to_device(self, event_type: str, device: str, content: dict[str, Any], user: str | None = None) -> None:
+        self._ok("send_to_device", type=event_type, device=device, content=content, **({"user": user} if user else {}))
 
     def sas_accept(self, transaction: str) -> dict[str, Any]:
         return self._ok("sas_accept", transaction_id=transaction)["verification"]

@@ -313,3 +313,86 @@ def test_ctrl_c_cancels_on_both_devices(person):
         os.close(master)
     assert nio_receives(nio, "m.key.verification.cancel")["code"] == "m.user"
     assert current(session)["state"] == "cancelled"
+
+
+# -- the request and ready that current clients send first (nio sends them here as raw messages) --
+
+def test_a_ready_to_ferrys_request_goes_on_with_that_device_and_the_others_are_told(person, nio_reader):
+    session, user, ferry_device, nio, nio_device, identity = person()
+    second = nio_reader(NIO, user)
+    second_device = second.device()["device_id"]
+    wait_for(lambda: ferry_device in second.sas_devices(), timeout=30, what="the second device knowing Ferry's")
+
+    # Given Ferry asked every device of the person
+    started = start(session).expect_ok()[0]
+    request = nio_receives(nio, "m.key.verification.request")
+    assert request["from_device"] == ferry_device and "m.sas.v1" in request["methods"]
+    assert request["transaction_id"] == started["id"]
+    assert nio_receives(second, "m.key.verification.request")["transaction_id"] == started["id"]
+
+    # When one device says it is ready (as Element does once its person accepts)
+    nio.send_to_device("m.key.verification.ready", ferry_device, {
+        "transaction_id": started["id"], "from_device": nio_device, "methods": ["m.sas.v1"]})
+
+    # Then Ferry starts with that one, in the request's transaction, and nio's own Sas takes it on
+    incoming = nio_sees(nio, lambda sas: not sas["we_started"])
+    assert incoming["transaction_id"] == started["id"]
+    # And the other device is told that another answered
+    assert nio_receives(second, "m.key.verification.cancel")["code"] == "m.accepted"
+    nio.sas_accept(started["id"])
+    theirs = nio_sees(nio, lambda sas: sas["emoji"])
+    shown = ferry_reaches(session, "comparing")
+    assert shown["device-id"] == nio_device
+    assert pictures(shown["emoji"]) == pictures([picture for picture, _ in theirs["emoji"]])
+    nio.sas_confirm(started["id"])
+    answer(session, started["id"], True)
+    assert nio_sees(nio, lambda sas: sas["verified"])["transaction_id"] == started["id"]
+    ferry_reaches(session, "done")
+
+
+def test_a_request_from_another_device_is_answered_with_ready_and_a_start(person):
+    session, user, ferry_device, nio, nio_device, identity = person()
+    started = start(session).expect_ok()[0]
+    # When the other device sends a request of its own while Ferry waits
+    transaction = "nio-request-1"
+    nio.send_to_device("m.key.verification.request", ferry_device, {
+        "transaction_id": transaction, "from_device": nio_device, "methods": ["m.sas.v1"],
+        "timestamp": int(time.time() * 1000)})
+    # Then Ferry is ready and starts in that transaction; the emoji agree
+    assert nio_receives(nio, "m.key.verification.ready")["transaction_id"] == transaction
+    incoming = nio_sees(nio, lambda sas: not sas["we_started"])
+    assert incoming["transaction_id"] == transaction
+    nio.sas_accept(transaction)
+    theirs = nio_sees(nio, lambda sas: sas["emoji"])
+    shown = ferry_reaches(session, "comparing")
+    assert shown["id"] == started["id"] and shown["device-id"] == nio_device
+    assert pictures(shown["emoji"]) == pictures([picture for picture, _ in theirs["emoji"]])
+
+
+def test_messages_from_another_user_or_an_old_request_change_nothing(person, homeserver, nio_reader):
+    session, user, ferry_device, nio, nio_device, identity = person()
+    stranger_user = homeserver.new_user("stranger")
+    stranger = nio_reader(NIO, stranger_user)
+    stranger_device = stranger.device()["device_id"]
+    started = start(session, nio_device).expect_ok()[0]
+    nio_sees(nio, lambda sas: not sas["we_started"])
+
+    # A stranger cancels Ferry's verification, and sends an accept and a request of their own
+    stranger.send_to_device("m.key.verification.cancel", ferry_device,
+                            {"transaction_id": started["id"], "code": "m.user", "reason": "gotcha"}, user=user.user_id)
+    stranger.send_to_device("m.key.verification.accept", ferry_device,
+                            {"transaction_id": started["id"], "method": "m.sas.v1"}, user=user.user_id)
+    stranger.send_to_device("m.key.verification.request", ferry_device, {
+        "transaction_id": "stranger", "from_device": stranger_device, "methods": ["m.sas.v1"],
+        "timestamp": int(time.time() * 1000)}, user=user.user_id)
+    # And the person's own device replays a request ten minutes old
+    nio.send_to_device("m.key.verification.request", ferry_device, {
+        "transaction_id": "old", "from_device": nio_device, "methods": ["m.sas.v1"],
+        "timestamp": int(time.time() * 1000) - 11 * 60 * 1000})
+    time.sleep(3)
+    assert current(session)["state"] == "waiting"
+    # The real accept still goes through
+    nio.sas_accept(started["id"])
+    nio_sees(nio, lambda sas: sas["emoji"])
+    ferry_reaches(session, "comparing")
+    assert not [e for e in stranger.sas_sync(0)["to_device"] if e["type"].startswith("m.key.verification.")]
