@@ -170,6 +170,7 @@ extension Encryption {
         switch error {
         case let failure as VerificationFailure: return failure
         case let error as MatrixError: return .server(error)
+        case let error as EncryptionFailure: return .encryption(error)
         default: return .unreadable("\(error)")
         }
     }

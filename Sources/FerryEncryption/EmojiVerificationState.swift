@@ -58,8 +58,18 @@ extension VerificationCancel {
         case (.accepted, false): return "Another of your devices answered the request."
         case (.keyMismatch, _), (.mismatchedCommitment, _):
             return "The other device's keys are not the ones the server lists for it; nothing was verified."
-        case (_, true): return "Ferry stopped the verification (\(code.rawValue)); nothing was verified."
-        case (_, false): return "Your other device stopped the verification (\(code.rawValue)); nothing was verified."
+        case (_, true): return "Ferry stopped the verification (\(shownCode)); nothing was verified."
+        case (_, false): return "Your other device stopped the verification (\(shownCode)); nothing was verified."
         }
+    }
+
+    /// The code as a person may see it: a spec-shaped name (`m.…`, short, plain), else not the
+    /// other side's text at all (it may be anything, terminal escapes included).
+    private var shownCode: String {
+        let name = code.rawValue
+        let plain = name.utf8.count <= 64 && name.hasPrefix("m.") && name.unicodeScalars.allSatisfy {
+            ("a"..."z").contains($0) || $0 == "." || $0 == "_"
+        }
+        return plain ? name : "an unknown code"
     }
 }

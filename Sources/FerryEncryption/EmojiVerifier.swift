@@ -40,7 +40,14 @@ public actor EmojiVerifier {
         var sas: SasVerification?
         var state: EmojiVerificationState
         let began: ContinuousClock.Instant
+        /// Our listener for verification messages (VerificationInbox).
+        let listener: Int
+        /// What to tell the person when Ferry ended it for a reason of its own (not their cancel).
+        var ending: String?
     }
+
+    /// A `begin` is between its first await and keeping `open`: another waits its turn out.
+    private var beginning = false
 
     /// A verifier; `publish` hears every change.
     public init(encryption: Encryption, logger: Logger, timeLimit: Duration = .seconds(600),
@@ -57,7 +64,10 @@ public actor EmojiVerifier {
     /// Begins: asks `deviceID` (a start, which every client answers), or with nil every other
     /// device of the account (a request, which current clients show as a prompt).
     public func begin(session: Session, deviceID: String?) async throws(VerificationFailure) -> EmojiVerificationState {
+        if beginning { throw .busy }
         if let open, !open.state.isOver { throw .busy }
+        beginning = true
+        defer { beginning = false }
         let (ours, api, _) = try await encryption.ownKeys(session)
         let answer: JSONValue
         do { answer = try await api.queryAnswer(users: [session.userID]) } catch { throw .server(error) }
@@ -65,18 +75,20 @@ public actor EmojiVerifier {
         for (id, keys) in (answer["device_keys"]?[session.userID]?.objectValue ?? [:]).prefix(200) where id != session.deviceID {
             guard let device = try? DeviceIdentity(verifying: keys, userID: session.userID, deviceID: id) else { continue }
             devices[id] = device
-            names[id] = String((keys["unsigned"]?["device_display_name"]?.stringValue ?? "").prefix(64))
+            names[id] = String(String.UnicodeScalarView((keys["unsigned"]?["device_display_name"]?.stringValue ?? "").unicodeScalars.prefix(64)))
         }
         if let deviceID, devices[deviceID] == nil { throw .unknownDevice }
         guard !devices.isEmpty else { throw .noOtherDevice }
-        if let open, !open.state.isOver { throw .busy }
 
         let id = SasVerification.newTransactionID()
         let us = SasParty(userID: session.userID, deviceID: session.deviceID, ed25519: ours.ed25519)
+        let listener = await encryption.listenForVerification(userID: session.userID)
         var started = Open(session: session, us: us, devices: devices, names: names, requestID: id, asked: [], sas: nil,
-                           state: EmojiVerificationState(id: id, stage: .waiting), began: .now)
-        await encryption.listenForVerification()
+                           state: EmojiVerificationState(id: id, stage: .waiting), began: .now, listener: listener)
         do {
+            // What waits on the server from before (a start from an attempt cut short, a backlog
+            // after a restart) is not part of this verification: read and dropped first.
+            _ = try await encryption.verificationMessages(session: session, wait: 0, token: listener)
             if let deviceID, let device = devices[deviceID] {
                 let (sas, start) = SasVerification.start(transactionID: id, us: us, them: SasParty(device))
                 try await send([start], to: [deviceID], session: session)
@@ -89,8 +101,8 @@ public actor EmojiVerifier {
                 started.asked = Set(devices.keys)
             }
         } catch {
-            await encryption.stopListening()
-            throw .server(error)
+            await encryption.stopListening(listener)
+            throw Encryption.failure(error)
         }
         open = started
         logger.info("emoji verification asked", metadata: ["devices": "\(started.asked.isEmpty ? 1 : started.asked.count)"])
@@ -101,7 +113,9 @@ public actor EmojiVerifier {
 
     /// The person compared the emoji: `match` sends our MAC, otherwise a cancel.
     public func answer(id: String, match: Bool) async throws(VerificationFailure) -> EmojiVerificationState {
-        guard var open, open.state.id == id, !open.state.isOver else { throw .noSuchVerification }
+        guard var open, open.state.id == id else { throw .noSuchVerification }
+        // Ended meanwhile (the other side cancelled while the person looked): how it ended.
+        if open.state.isOver { return open.state }
         guard var sas = open.sas, sas.phase == .comparing else { throw .notComparing }
         let messages = match ? sas.confirm() : [sas.cancel(.mismatchedSas, reason: "the emoji do not match")].compactMap { $0 }
         open.sas = sas
@@ -114,7 +128,7 @@ public actor EmojiVerifier {
     /// Ends it from our side (`m.user`).
     public func cancel(id: String) async throws(VerificationFailure) -> EmojiVerificationState {
         guard let open, open.state.id == id else { throw .noSuchVerification }
-        if !open.state.isOver { await end(.user, reason: "cancelled by the person") }
+        if !open.state.isOver { await end(.user, reason: "cancelled by the person", saying: nil) }
         return self.open?.state ?? open.state
     }
 
@@ -126,23 +140,24 @@ public actor EmojiVerifier {
         var failures = 0
         while let open, open.state.id == id, !open.state.isOver {
             if ContinuousClock.now - open.began > timeLimit {
-                await end(.timeout, reason: "nobody answered in time")
+                await end(.timeout, reason: "nobody answered in time", saying: nil)
                 break
             }
             do {
-                let messages = try await encryption.verificationMessages(session: open.session, wait: 5_000)
+                let messages = try await encryption.verificationMessages(session: open.session, wait: 5_000, token: open.listener)
                 failures = 0
                 for message in messages { await take(message) }
             } catch {
                 failures += 1
                 if error.matrixError.isUnknownToken || failures > 30 {
-                    await end(.user, reason: "Ferry lost the connection to the homeserver")
+                    await end(.user, reason: "Ferry lost the connection to the homeserver",
+                              saying: "Ferry lost the connection to the homeserver; nothing was verified.")
                     break
                 }
                 try? await Task.sleep(for: .seconds(2))
             }
         }
-        await encryption.stopListening()
+        await encryption.stopListening(open?.listener ?? -1)
     }
 
     /// One message: to the SAS it belongs to, or, while waiting, an answer to our request or an
@@ -163,6 +178,16 @@ public actor EmojiVerifier {
             self.open = open
             await deliver(messages, session: open.session, device: device)
             await update()
+            return
+        }
+        if message.type == VerificationMessage.cancel, transaction == open.requestID {
+            // A device declined our request (a cancel names no device): the request is over, as
+            // in matrix-rust-sdk; the other devices asked are told.
+            let cancel = VerificationCancel(reading: message.content) ?? VerificationCancel(.user, "")
+            let others = open.asked
+            await finish(cancelled: cancel.sentence(byUs: false))
+            let declined = VerificationCancel(.user, "declined on another device").message(transactionID: transaction)
+            try? await send([declined], to: Array(others), session: open.session)
             return
         }
         let from = message.content["from_device"]?.stringValue ?? ""
@@ -191,14 +216,6 @@ public actor EmojiVerifier {
             } catch {
                 await deliver([error.message(transactionID: transaction)], session: open.session, device: from)
             }
-        case VerificationMessage.cancel where transaction == open.requestID && open.asked.contains(from):
-            // One device declined; the request stands for the others.
-            open.asked.remove(from)
-            self.open = open
-            if open.asked.isEmpty {
-                let cancel = VerificationCancel(reading: message.content) ?? VerificationCancel(.user, "")
-                await finish(cancelled: cancel.sentence(byUs: false))
-            }
         default:
             return
         }
@@ -206,8 +223,10 @@ public actor EmojiVerifier {
 
     /// The verification goes on with `device`: the others asked are told another device answered.
     private func go(with sas: SasVerification, device: String, sending messages: [VerificationMessage]) async {
-        guard var open else { return }
-        let others = open.asked.subtracting([device])
+        guard var open, !open.state.isOver else { return }
+        // Every device asked hears that another answered, and the chosen one too when it came
+        // with a request or start of its own (our request's prompt would stay there otherwise).
+        let others = sas.transactionID == open.requestID ? open.asked.subtracting([device]) : open.asked
         open.sas = sas
         open.asked = []
         open.state.deviceID = device
@@ -224,35 +243,40 @@ public actor EmojiVerifier {
     // MARK: - Ending
 
     /// Ends it from our side with `code`: the other device (or every device asked) is told.
-    private func end(_ code: VerificationCancel.Code, reason: String) async {
+    /// Ends it from our side with `code`: the other device (or every device asked) is told.
+    /// `saying`: what the person hears when it is not what the code says (a lost connection).
+    /// The state is ended before the first await, so that nothing arriving meanwhile revives it.
+    private func end(_ code: VerificationCancel.Code, reason: String, saying: String?) async {
         guard var open, !open.state.isOver else { return }
         let cancel = VerificationCancel(code, reason)
         if var sas = open.sas {
             let message = sas.cancel(code, reason: reason)
             open.sas = sas
+            open.ending = saying
             self.open = open
-            await deliver([message].compactMap { $0 }, session: open.session, device: sas.them.deviceID)
             await update()
+            await deliver([message].compactMap { $0 }, session: open.session, device: sas.them.deviceID)
         } else {
-            try? await send([cancel.message(transactionID: open.requestID)], to: Array(open.asked), session: open.session)
-            await finish(cancelled: cancel.sentence(byUs: true))
+            let asked = open.asked
+            await finish(cancelled: saying ?? cancel.sentence(byUs: true))
+            try? await send([cancel.message(transactionID: open.requestID)], to: Array(asked), session: open.session)
         }
     }
 
     private func finish(cancelled reason: String) async {
-        guard var open else { return }
+        guard var open, !open.state.isOver else { return }
         open.state.stage = .cancelled
         open.state.reason = reason
         self.open = open
         logger.info("emoji verification ended", metadata: ["stage": "cancelled"])
         publish(open.state)
-        await encryption.stopListening()
+        await encryption.stopListening(open.listener)
     }
 
     /// The state from the SAS's phase, published when it changed; once done, the server is asked
     /// whether the other device signed Ferry's (it uploads the signature after its own `done`).
     private func update() async {
-        guard var open, let sas = open.sas else { return }
+        guard var open, let sas = open.sas, !open.state.isOver else { return }
         var state = open.state
         switch sas.phase {
         case .awaitingAccept, .awaitingKey: state.stage = .waiting
@@ -261,7 +285,7 @@ public actor EmojiVerifier {
         case .done: state.stage = .done
         case .cancelledByUs(let cancel):
             state.stage = .cancelled
-            state.reason = cancel.sentence(byUs: true)
+            state.reason = open.ending ?? cancel.sentence(byUs: true)
         case .cancelledByThem(let cancel):
             state.stage = .cancelled
             state.reason = cancel.sentence(byUs: false)
@@ -276,7 +300,7 @@ public actor EmojiVerifier {
         if state.isOver {
             logger.info("emoji verification ended", metadata: ["stage": "\(state.stage.rawValue)",
                                                                 "mac": "\(sas.macMethod?.rawValue ?? "")"])
-            await encryption.stopListening()
+            await encryption.stopListening(open.listener)
         }
         publish(state)
         if state.stage == .done {
@@ -294,8 +318,10 @@ public actor EmojiVerifier {
             last = (try? await encryption.verification(of: session)) ?? last
             if last == .verified { break }
         }
-        guard var open, open.state.id == id, let last else { return }
-        open.state.verification = last
+        // Always said, so that nobody waits for it: a server that did not answer at all leaves
+        // the device as unverified as far as Ferry can tell.
+        guard var open, open.state.id == id else { return }
+        open.state.verification = last ?? .unverified
         self.open = open
         publish(open.state)
     }
@@ -312,6 +338,7 @@ public actor EmojiVerifier {
             if var open, var sas = open.sas, !open.state.isOver {
                 _ = sas.cancel(.user, reason: "Ferry could not reach the homeserver")
                 open.sas = sas
+                open.ending = "Ferry could not reach the homeserver; nothing was verified."
                 self.open = open
                 await update()
             }

@@ -34,8 +34,9 @@ public actor Encryption {
     var pendingSetUps: [String: PendingSetUp] = [:]
 
     /// Verification messages syncs took while an emoji verification listens (nil: nobody
-    /// listens, and they are dropped with the rest of what a sync says).
-    var verificationInbox: [ToDeviceEvent]?
+    /// listens, and they are dropped with the rest of what a sync says); VerificationInbox.
+    var verificationListening: VerificationListening?
+    var nextListener = 0
 
     /// What is known of encrypted rooms' readers, for one sign-in, from which sync token
     /// (ReaderTracking).

@@ -55,10 +55,7 @@ extension Encryption {
     /// from the server once the next sync asks from its token).
     func take(_ changes: RoomChanges, asked since: String?) {
         guard tracking != nil, tracking?.since == since else { return }
-        if let inbox = verificationInbox {
-            let messages = changes.toDevice.filter { $0.type.hasPrefix("m.key.verification.") }
-            verificationInbox = inbox + messages.prefix(max(0, 256 - inbox.count))
-        }
+        keepVerificationMessages(changes.toDevice)
         if since != nil {
             for room in changes.rooms { tracking?.rooms[room] = nil }
             for (room, known) in tracking?.rooms ?? [:] where known.readers.users.contains(where: changes.users.contains) {

@@ -96,8 +96,9 @@ public enum ServiceApplication {
             needsPerson: desktop.needsPerson,
             finished: desktop.finished,
             emojiVerificationChanged: { state in
-                // The process stays while the other device may still answer.
-                lifetime.setVerifying(!state.isOver)
+                // The process stays while the other device may still answer, and until the
+                // server said whether it signed Ferry's device.
+                lifetime.setVerifying(!state.isOver || (state.stage == .done && state.verification == nil))
                 share1.announceEmojiVerification(state)
             })
         share1.onOpenRefused = desktop.refused

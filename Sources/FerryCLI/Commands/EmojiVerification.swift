@@ -22,8 +22,22 @@ struct EmojiVerificationRun {
     func run() throws(CommandFailure) {
         let client = try Share1Client.forCommand()
         Interrupt.catchInterrupt()
-        var state = try client.run(Share1.startEmojiVerification(deviceID: deviceID))
+        let state = try client.run(Share1.startEmojiVerification(deviceID: deviceID))
         let id = state["id"]?.stringValue ?? ""
+        do {
+            try follow(state, id: id, client: client)
+        } catch {
+            // However the command ends, the other device is not left waiting ten minutes.
+            if error.status != 130, let now = try? client.run(Share1.getEmojiVerification()),
+               now["id"]?.stringValue == id, !["done", "cancelled"].contains(now["state"]?.stringValue ?? "") {
+                _ = try? client.run(Share1.cancelEmojiVerification(id))
+            }
+            throw error
+        }
+    }
+
+    private func follow(_ first: [String: Variant], id: String, client: Share1Client) throws(CommandFailure) {
+        var state = first
         var shown = ""
         while true {
             if Interrupt.happened {
@@ -41,7 +55,8 @@ struct EmojiVerificationRun {
             case "done" where state["verification"] != nil:
                 return try finish(state)
             case "cancelled":
-                throw CommandFailure(status: ExitStatus.unavailable, message: state["reason"]?.stringValue ?? "the verification was cancelled.")
+                throw CommandFailure(status: ExitStatus.unavailable,
+                                     message: SafeDisplay.escaped(state["reason"]?.stringValue ?? "the verification was cancelled."))
             default:
                 usleep(Self.poll)
             }
@@ -79,6 +94,8 @@ struct EmojiVerificationRun {
 
     /// The person's answer, from the terminal or, in scripts, a line on standard input.
     private func ask() throws(CommandFailure) -> Bool {
+        // A "y" typed before the emoji were there is no answer to them.
+        if isatty(0) != 0 { tcflush(0, TCIFLUSH) }
         while true {
             if !json { Terminal.standardError("Do they match? [y/n] ") }
             guard let line = readLine() else {
@@ -117,9 +134,10 @@ struct EmojiVerificationRun {
     }
 }
 
-/// Ctrl-C while a verification runs: noted, so that the verification is cancelled on both
-/// devices before the command ends. Without SA_RESTART, so that a prompt waiting on the terminal
-/// returns at once.
+/// Ctrl-C (or the terminal closing, or a kill) while a verification runs: noted, so that the
+/// verification is cancelled on both devices before the command ends. Without SA_RESTART, so
+/// that a prompt waiting on the terminal returns at once; once only (SA_RESETHAND), so that a
+/// second Ctrl-C ends the command even if the cancel hangs.
 enum Interrupt {
     private static let flag = Atomic<Bool>(false)
 
@@ -129,7 +147,7 @@ enum Interrupt {
         var action = sigaction()
         action.__sigaction_handler.sa_handler = { _ in Interrupt.flag.store(true, ordering: .relaxed) }
         sigemptyset(&action.sa_mask)
-        action.sa_flags = 0
-        sigaction(SIGINT, &action, nil)
+        action.sa_flags = Int32(truncatingIfNeeded: SA_RESETHAND)
+        for signal in [SIGINT, SIGTERM, SIGHUP] { sigaction(signal, &action, nil) }
     }
 }
