@@ -4,21 +4,26 @@ import GtkAdapter
 
 /// "Verify this device": the account's recovery key (or its passphrase) in one field, so that
 /// the person's other clients show what Ferry sends as from a device they verified. Skippable:
-/// sharing works either way. Used after sign-in in the dialog and as its own window.
+/// sharing works either way. Used after sign-in in the dialog and as its own window. "Use Another
+/// Device" compares emoji with another of the person's devices instead, in place of the key.
 @GLibMain final class VerifyPage {
     let root: Box
     let key = TextField(.password, placeholder: "EsTc … or your passphrase")
     let verifyButton = Button("Verify", style: "suggested-action")
     let skipButton = Button("Skip")
+    let anotherDeviceButton = Button("Use Another Device")
     private let error = Label("", style: "error")
     private let service: ServiceClient
+    private let icon = Icon(name: "security-high-symbolic", pixelSize: 64)
+    /// Everything of the recovery key's way, hidden while the emoji are compared.
+    private let keyWay: Box
+    private let emoji = EmojiComparison()
 
     /// Called when the page is done: true once verified, false when skipped.
     var onDone: (Bool) -> Void = { _ in }
 
     init(service: ServiceClient) {
         self.service = service
-        let icon = Icon(name: "security-high-symbolic", pixelSize: 64)
         icon.addStyle("dim-label")
         let title = Label("Verify This Device", style: "title-1", alignment: 0.5)
         let explanation = Label("Enter your recovery key so that your other devices trust what Ferry sends. "
@@ -32,11 +37,15 @@ import GtkAdapter
         error.accessibleName = "Error"
         verifyButton.addStyle("pill")
         skipButton.addStyle("pill")
-        let buttons = Box(.vertical, spacing: 12, [verifyButton, skipButton])
+        anotherDeviceButton.addStyle("pill")
+        anotherDeviceButton.setAccessibleDescription("Compare emoji with Element or another app where you are signed in")
+        let buttons = Box(.vertical, spacing: 12, [verifyButton, anotherDeviceButton, skipButton])
         buttons.horizontalAlignment = .center
         buttons.setMargins(top: 12)
 
-        let column = Box(.vertical, spacing: 12, [icon, title, explanation, field, hint, error, buttons])
+        keyWay = Box(.vertical, spacing: 12, [explanation, field, hint, error, buttons])
+        emoji.root.isVisible = false
+        let column = Box(.vertical, spacing: 12, [icon, title, keyWay, emoji.root])
         column.setMargins(top: 24, bottom: 24, start: 12, end: 12)
         root = Box(.vertical)
         let scroller = ScrolledWindow(Clamp(column, maximumWidth: 420))
@@ -51,6 +60,9 @@ import GtkAdapter
             self?.key.text = ""
             self?.onDone(false)
         }
+        anotherDeviceButton.onClick { [weak self] in self?.useAnotherDevice() }
+        emoji.onVerified = { [weak self] in self?.onDone(true) }
+        emoji.onBack = { [weak self] in self?.showKeyWay() }
     }
 
     /// Focus to the key field, now and once more after the page has slid in: GTK can refuse a
@@ -64,6 +76,8 @@ import GtkAdapter
     }
 
     private func verify() {
+        // Enter reaches the window's default (Verify) also while the emoji are shown.
+        guard keyWay.isVisible else { return }
         guard !key.text.trimmingWhitespace().isEmpty else { return showError("Enter your recovery key or passphrase.") }
         clearError()
         verifyButton.isBusy = true
@@ -83,6 +97,20 @@ import GtkAdapter
                 self.showError(error.sentence)
             }
         }
+    }
+
+    private func useAnotherDevice() {
+        key.text = ""
+        clearError()
+        [icon, keyWay].forEach { $0.isVisible = false }
+        emoji.root.isVisible = true
+        emoji.start()
+    }
+
+    private func showKeyWay() {
+        emoji.root.isVisible = false
+        [icon, keyWay].forEach { $0.isVisible = true }
+        key.grabFocus()
     }
 
     private func showError(_ text: String) {
