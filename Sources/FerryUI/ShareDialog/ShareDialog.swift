@@ -166,9 +166,13 @@ import Glibc
             page.reload()
         }
         window.title = "Share"
+        // Focus only when the page comes in: asked again while it shows (the share's own news and
+        // the read after sign-in both bring it), a grab would select what the person has typed
+        // into the search so far, and the next key would replace it.
+        let arriving = stack.visiblePage != "destinations"
         showPage("destinations")
         choiceChanged()
-        sharePage!.search.grabFocus()
+        if arriving { sharePage!.search.grabFocus() }
     }
 
     private func showMessagePage() {
