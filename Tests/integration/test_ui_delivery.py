@@ -93,9 +93,23 @@ def type_sign_in(server, user) -> None:
 
 def search_and_pick(window, typed: str, room_name: str) -> None:
     """Types part of a room's name into the focused search field and picks the first match with Enter."""
-    wait_for(lambda: (focused(window) or window).name == "Search rooms and people", timeout=10,
-             what="focus in the search field")
+    def in_search() -> bool:
+        return (focused(window) or window).name == "Search rooms and people"
+
+    def settled() -> bool:
+        # Right after the page comes in, focus leaves the field for a moment (seen as no focused
+        # widget for ~0.1 s after sign-in, cause not found yet) and keys typed then are lost:
+        # the person's first key comes after focus stayed put for half a second.
+        since = time.monotonic()
+        while time.monotonic() - since < 0.5:
+            if not in_search():
+                return False
+            time.sleep(0.05)
+        return True
+
+    wait_for(in_search, timeout=10, what="focus in the search field")
     find(window, f"Choose {room_name}", "check box", timeout=15)  # the list is there
+    wait_for(settled, timeout=10, interval=0, what="focus staying in the search field")
     type_text(typed)
     wait_for(lambda: names_of(window, "check box") == [f"Choose {room_name}"], timeout=10,
              what=f"only {room_name} left after typing {typed!r}")
