@@ -27,7 +27,7 @@ let package = Package(
         // libsecret (the Secret Service), also fenced behind GLibAdapter.
         .systemLibrary(name: "CSecret", pkgConfig: "libsecret-1", providers: [.apt(["libsecret-1-dev"])]),
         // The only module that touches GLib pointers; offers a Swift-shaped surface.
-        .target(name: "GLibAdapter", dependencies: ["CGLib", "CSecret"]),
+        .target(name: "GLibAdapter", dependencies: ["CGLib", "CSecret", "FerryCore"]),
         // Pure Swift: share intents, validation, routing, errors. No GLib, no I/O.
         .target(name: "FerryCore"),
         // Copies accepted files into Ferry's private spool before a share is acknowledged.

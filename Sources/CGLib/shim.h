@@ -12,3 +12,8 @@ extern int syncfs (int __fd);
 
 // mallopt(3), to keep the service's memory flat while it streams large files.
 #include <malloc.h>
+
+// GNU gettext as the C library has it (dgettext, dngettext, bindtextdomain) and setlocale(3):
+// the translations of every sentence a person reads (GLibAdapter's Gettext).
+#include <libintl.h>
+#include <locale.h>

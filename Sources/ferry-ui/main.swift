@@ -6,5 +6,8 @@ import GLibAdapter
 import Glibc
 #endif
 
+// The person's language first: every label after this is in it (po/, GLibAdapter's Gettext).
+Gettext.start()
+
 // The main thread is where GTK's main loop runs: the UI's actor (GLibMain).
 exit(GLibMain.assumeIsolated { FerryUIApplication().run(arguments: CommandLine.arguments) })

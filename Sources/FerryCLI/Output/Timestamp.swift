@@ -2,16 +2,18 @@
 import Glibc
 #endif
 
-/// Times for people and for JSON, in UTC.
+import GLibAdapter
+
+/// Times for JSON, in UTC, and for people, in their own time and locale.
 enum Timestamp {
     /// `2026-11-21T14:00:00.123Z`
     static func iso8601(microseconds: Int64) -> String {
         format(microseconds, "%Y-%m-%dT%H:%M:%S") + "." + pad(Int((microseconds % 1_000_000) / 1000), 3) + "Z"
     }
 
-    /// `2026-11-21 14:00 UTC`
+    /// Local time, as the person's locale writes a date and a time.
     static func readable(microseconds: Int64) -> String {
-        format(microseconds, "%Y-%m-%d %H:%M UTC")
+        Gettext.localDateTime(microseconds: microseconds)
     }
 
     private static func format(_ microseconds: Int64, _ pattern: String) -> String {

@@ -38,8 +38,11 @@ public enum SafeDisplay {
 
 /// Sizes in bytes for people: "1.5 MB", "4 GiB" style is avoided in favour of SI, as GNOME does.
 public enum ByteCount {
-    /// `bytes` for a person, in SI units as GNOME writes them: "1 byte", "512 bytes", "1.5 MB".
-    public static func format(_ bytes: UInt64) -> String {
+    /// `bytes` for a person in their language (GLib's `g_format_size` once a catalogue is installed).
+    public static func format(_ bytes: UInt64) -> String { Translation.current.size(bytes) }
+
+    /// `bytes` for a person, in SI units as GNOME writes them in English: "1 byte", "512 bytes", "1.5 MB".
+    public static func english(_ bytes: UInt64) -> String {
         if bytes < 1000 { return bytes == 1 ? "1 byte" : "\(bytes) bytes" }
         let units = ["kB", "MB", "GB", "TB"]
         var value = Double(bytes) / 1000
