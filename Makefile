@@ -33,7 +33,7 @@ VENV := .venv-test
 CHECK_PREFIX := $(CURDIR)/build/check-prefix
 
 .PHONY: docs fuzz tsan-tests all build install uninstall deps check unit-tests check-desktop integration-tests \
-        demo bench mime-types deb check-deb clean distclean help
+        demo bench mime-types deb check-deb clean distclean help pot
 
 all: build
 
@@ -49,6 +49,7 @@ help:
 	@echo "make deb          build the Debian package dist/ferry_VERSION_ARCH.deb and lint it"
 	@echo "make check-deb    build the package, install, use and purge it in a clean Debian 12 chroot"
 	@echo "make deps         install the Debian packages and the test virtualenv"
+	@echo "make pot          refresh po/ferry.pot from the sources and merge it into each po/LANG.po"
 	@echo "make mime-types   refresh the desktop file's MimeType list from shared-mime-info"
 	@echo "make clean        remove build products (distclean: also dependencies and the venv)"
 
@@ -106,6 +107,8 @@ integration-tests:
 	    echo "FERRY_PREFIX=$(CHECK_PREFIX) $(VENV)/bin/python -m pytest -v Tests/integration"; \
 	    FERRY_PREFIX="$(CHECK_PREFIX)" FERRY_CRYPTO_PROBE="$$($(SWIFT) build --show-bin-path)/ferry-crypto-probe" \
 	        $(VENV)/bin/python -m pytest -v Tests/integration; \
+	    echo "The UI tests once more in German (FERRY_UI_LANGUAGE=de): names found through the translations"; \
+	    FERRY_PREFIX="$(CHECK_PREFIX)" FERRY_UI_LANGUAGE=de $(VENV)/bin/python -m pytest -v Tests/integration/test_ui_*.py; \
 	else \
 	    echo "No Tests/integration yet: no integration tests to run."; \
 	fi
@@ -132,6 +135,10 @@ bench:
 
 mime-types:
 	scripts/update-mime-types.sh
+
+# The translations' template from every file in po/POTFILES, merged into each po/LANG.po.
+pot:
+	scripts/update-pot.sh
 
 # Both build in a copy of the tree under build/deb, with its own SwiftPM build directory.
 deb:

@@ -192,6 +192,19 @@ missing=$(in_chroot sh -c 'for f in $(dpkg -L ferry); do [ -f "$f" ] && [ -x "$f
     grep 'not found' || true)
 [[ -z "$missing" ]] || fail "missing libraries: $missing"
 
+# The translations: a catalogue per language of po/LINGUAS, and the desktop entry that "Open With"
+# shows translated from them.
+say "the package carries the translations"
+for lang in $(grep -v -e '^#' -e '^$' "$here/../po/LINGUAS"); do
+    mo=/usr/share/locale/$lang/LC_MESSAGES/ferry.mo
+    in_chroot dpkg -L ferry | grep -qx "$mo" || fail "$mo is not in the package"
+    # GNU .mo files start with the magic number 0x950412de (either byte order).
+    magic=$(od -An -tx1 -N4 "$root$mo" | tr -d ' ')
+    [[ $magic == de120495 || $magic == 950412de ]] || fail "$mo is not a GNU message catalogue ($magic)"
+    grep -q "^Name\[$lang\]=" "$root/usr/share/applications/io.github.ferryshare.Ferry.desktop" ||
+        fail "the desktop entry has no Name[$lang]"
+done
+
 # The release link's choices (Makefile, RELEASE_LINK_FLAGS) are what keep the idle service small: the
 # Swift runtime's libstdc++ linked in (the shared one was 1.4 MB of resident tables) and no exported
 # symbol table (2 MB read at every start). A toolchain or flag change that loses them fails here.

@@ -17,6 +17,8 @@ packages=(
     # build
     pkg-config libglib2.0-dev libdbus-1-dev libsqlite3-dev libsecret-1-dev libgtk-4-dev libadwaita-1-dev
     libstdc++-12-dev  # linked statically into the release binaries (see the Makefile)
+    gettext           # xgettext, msgmerge, msgfmt: po/ and the installed catalogues
+    locales           # the German, French and Hebrew locales the translation tests run under
     # the desktop parts the tests drive for real
     dbus-daemon dbus-bin libglib2.0-bin desktop-file-utils shared-mime-info xdg-utils appstream
     sqlite3 gnome-keyring xvfb at-spi2-core imagemagick curl openssl
@@ -45,6 +47,19 @@ if ((${#missing[@]})); then
         "${sudo[@]}" systemctl disable --now ssh.service ssh.socket 2>/dev/null || true
     fi
 fi
+
+# The locales the tests run Ferry in: German and French (the translations), Hebrew (a right-to-left
+# layout; GTK's own catalogue is what turns it). Compiled once into the system's locale archive.
+test_locales=(de_DE fr_FR he_IL)
+have_locales=" $(locale -a 2>/dev/null | tr '\n' ' ') "
+for name in "${test_locales[@]}"; do
+    if [[ $have_locales != *" $name.utf8 "* ]]; then
+        echo "deps: compiling the locale $name.UTF-8"
+        sudo=()
+        ((EUID == 0)) || sudo=(sudo)
+        "${sudo[@]}" localedef -i "$name" -c -f UTF-8 -A /usr/share/locale/locale.alias "$name.UTF-8"
+    fi
+done
 
 # --system-site-packages: the UI tests need python3-pyatspi and python3-gi from Debian.
 if ! "$venv/bin/python" -c 'import pytest' 2>/dev/null; then

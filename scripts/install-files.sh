@@ -70,15 +70,24 @@ while read -r kind source dest file_mode; do
     # An absolute destination (the autostart directory under /etc) does not go under the prefix.
     [[ $dest == /* ]] && full=$dest || full="$prefix/$dest"
     target="$destdir$full"
+    if [[ $kind == catalogues ]]; then
+        langs=$(grep -v -e '^#' -e '^$' "$root/$source/LINGUAS")
+    fi
     case $mode in
-        list) echo "$full"; continue ;;
-        uninstall) rm -f "$target"; continue ;;
+        list)
+            if [[ $kind == catalogues ]]; then for lang in $langs; do echo "${full//\{lang\}/$lang}"; done
+            else echo "$full"; fi
+            continue ;;
+        uninstall)
+            if [[ $kind == catalogues ]]; then for lang in $langs; do rm -f "$destdir${full//\{lang\}/$lang}"; done
+            else rm -f "$target"; fi
+            continue ;;
     esac
     case $kind in
         program|completion)
             [[ -n $bin_dir ]] || { echo "install-files: --bin-dir is needed to install $dest" >&2; exit 64; } ;;
     esac
-    install -d "$(dirname "$target")"
+    [[ $kind == catalogues ]] || install -d "$(dirname "$target")"
     case $kind in
         program)
             [[ -x $bin_dir/$source ]] || { echo "install-files: $bin_dir/$source is not built" >&2; exit 66; }
@@ -87,6 +96,31 @@ while read -r kind source dest file_mode; do
             sed "s|@BINDIR@|$prefix/bin|g" "$root/$source" > "$target.tmp"
             chmod "${file_mode:-0644}" "$target.tmp"
             mv "$target.tmp" "$target" ;;
+        desktop)
+            # A template whose Name, GenericName, Comment and Keywords get every translation in po/.
+            sed "s|@BINDIR@|$prefix/bin|g" "$root/$source" > "$target.in.tmp"
+            msgfmt --desktop --template="$target.in.tmp" -d "$root/po" -o "$target.tmp"
+            rm -f "$target.in.tmp"
+            chmod "${file_mode:-0644}" "$target.tmp"
+            mv "$target.tmp" "$target" ;;
+        metainfo)
+            # AppStream's name, summary, description and captions in every language of po/.
+            msgfmt --xml --template="$root/$source" -d "$root/po" -o "$target.tmp"
+            chmod "${file_mode:-0644}" "$target.tmp"
+            mv "$target.tmp" "$target" ;;
+        catalogues)
+            # po/LANG.po → PREFIX/share/locale/LANG/LC_MESSAGES/ferry.mo for each language in po/LINGUAS;
+            # the destination names the .mo file with LANG in place of {lang}.
+            while read -r lang; do
+                [[ -z $lang || $lang == \#* ]] && continue
+                mo="$destdir${full//\{lang\}/$lang}"
+                install -d "$(dirname "$mo")"
+                msgfmt --check -o "$mo.tmp" "$root/$source/$lang.po"
+                chmod "${file_mode:-0644}" "$mo.tmp"
+                mv "$mo.tmp" "$mo"
+                echo "  installed $mo"
+            done < "$root/$source/LINGUAS"
+            continue ;;
         file)
             install -m "${file_mode:-0644}" "$root/$source" "$target" ;;
         completion)

@@ -113,6 +113,7 @@ public final class Account: @unchecked Sendable {
             switch credentials.method {
             case .password(let user, let password):
                 let flows = try await FerryMatrix.SignIn.flows(http)
+                // Not translated here: ShareError.message chooses its whole translated sentence by this English name.
                 guard flows.password else { throw ShareError.unsupportedLogin(credentials.homeserver, method: "a password") }
                 session = try await FerryMatrix.SignIn.password(http, user: user, password: password,
                                                                 deviceID: deviceToKeep(user: user, homeserver: homeserver))
@@ -186,7 +187,7 @@ public final class Account: @unchecked Sendable {
     private func remember(_ signedIn: Session) throws(ShareError) -> Session {
         var session = signedIn
         guard let storage = vault.store(session.accessToken, userID: session.userID, homeserver: session.homeserver) else {
-            throw .signInFailed("Signed in, but the sign-in could not be kept: neither the Secret Service nor a private file could store it.")
+            throw .signInFailed(tr("Signed in, but the sign-in could not be kept: neither the Secret Service nor a private file could store it."))
         }
         let account: StoredAccount
         do {
@@ -194,6 +195,7 @@ public final class Account: @unchecked Sendable {
                                                                deviceID: session.deviceID, signedIn: true,
                                                                secretStorage: storage.rawValue))
         } catch {
+            // Not translated here: ShareError.message chooses its whole translated sentence by this English name.
             throw .storageFailed("the sign-in", reason: Outbox.reason(for: error))
         }
         session.signIn = account.signIn
@@ -222,11 +224,14 @@ public final class Account: @unchecked Sendable {
             try open(FerryMatrix.SignIn.ssoURL(http, redirect: redirect.url))
         } catch {
             redirect.cancel()
-            throw ShareError.signInFailed("No browser could be opened for signing in: \(error).")
+            // TRANSLATORS: {error} is the system's reason, often in English.
+            throw ShareError.signInFailed(tr("No browser could be opened for signing in: {error}.", ["error": "\(error)"]))
         }
         logger.info("waiting for the browser sign-in", metadata: ["redirect": "\(redirect.url)"])
-        guard let token = await redirect.loginToken(within: 300) else {
-            throw ShareError.signInFailed("The sign-in in the browser was not finished within 5 minutes.")
+        let minutes = 5
+        guard let token = await redirect.loginToken(within: Int64(minutes) * 60) else {
+            throw ShareError.signInFailed(trn("The sign-in in the browser was not finished within {count} minute.",
+                                              "The sign-in in the browser was not finished within {count} minutes.", minutes))
         }
         return token
     }
@@ -247,13 +252,14 @@ public final class Account: @unchecked Sendable {
 
     static func signInError(_ error: MatrixError, homeserver: String, method: Credentials.Method) -> ShareError {
         if error.kind == .transport || error.kind == .malformed || error.status == 404 {
-            return .homeserverUnreachable(homeserver, reason: error.kind == .transport ? error.message
-                                            : "it does not answer as a Matrix homeserver")
+            // TRANSLATORS: completes "The homeserver {server} cannot be reached: {reason}."
+            let notMatrix = tr("it does not answer as a Matrix homeserver")
+            return .homeserverUnreachable(homeserver, reason: error.kind == .transport ? error.message : notMatrix)
         }
         switch method {
-        case .password: return .signInFailed("The homeserver did not accept this user name and password.")
-        case .accessToken: return .signInFailed("The homeserver does not know this access token.")
-        case .browser: return .signInFailed("The browser sign-in was not accepted by the homeserver; try again.")
+        case .password: return .signInFailed(tr("The homeserver did not accept this user name and password."))
+        case .accessToken: return .signInFailed(tr("The homeserver does not know this access token."))
+        case .browser: return .signInFailed(tr("The browser sign-in was not accepted by the homeserver; try again."))
         }
     }
 }

@@ -1,3 +1,4 @@
+import FerryCore
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -124,9 +125,15 @@ public final class SSORedirect: @unchecked Sendable {
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             guard case .head(let head) = unwrapInboundIn(data) else { return }
             let found = expected.current?.loginToken(uri: head.uri, host: head.headers.first(name: "Host"))
+            // TRANSLATORS: shown in the browser, on a page that was not opened by the homeserver's sign-in.
+            let refused = tr("This address only takes a sign-in from the homeserver.")
+            // TRANSLATORS: the heading of the page the browser shows once signing in to Ferry worked.
+            let heading = tr("Signed in to Ferry")
+            // TRANSLATORS: below "Signed in to Ferry", on the same page in the browser.
+            let closeTab = tr("You can close this tab now.")
             let page = found == nil
-                ? "<!doctype html><title>Ferry</title><p>This address only takes a sign-in from the homeserver."
-                : "<!doctype html><title>Ferry</title><h1>Signed in to Ferry</h1><p>You can close this tab now."
+                ? "<!doctype html><title>Ferry</title><p>\(Self.html(refused))"
+                : "<!doctype html><title>Ferry</title><h1>\(Self.html(heading))</h1><p>\(Self.html(closeTab))"
             var headers = HTTPHeaders()
             headers.add(name: "Content-Type", value: "text/html; charset=utf-8")
             headers.add(name: "Content-Length", value: "\(page.utf8.count)")
@@ -136,6 +143,20 @@ public final class SSORedirect: @unchecked Sendable {
             context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: page)))), promise: nil)
             context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
             if let found { token.succeed(found) }
+        }
+
+        /// A translation as HTML text: whatever a translator typed, it is never markup.
+        private static func html(_ text: String) -> String {
+            var escaped = ""
+            for character in text {
+                switch character {
+                case "&": escaped += "&amp;"
+                case "<": escaped += "&lt;"
+                case ">": escaped += "&gt;"
+                default: escaped.append(character)
+                }
+            }
+            return escaped
         }
 
     }

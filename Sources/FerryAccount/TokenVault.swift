@@ -1,3 +1,4 @@
+import FerryCore
 import GLibAdapter
 import Logging
 #if canImport(Glibc)
@@ -14,33 +15,39 @@ public struct TokenVault: Sendable {
 
     let secrets: SecretService
     let filePath: String
-    /// What the secret is, for its label and warnings ("sign-in", "encryption key").
+    /// What the secret is, for warnings in the log ("sign-in", "encryption key").
     let what: String
+    /// The secret's name in the person's keyring (Passwords and Keys shows it), with `{user}` and
+    /// `{homeserver}`; translated when the secret is stored.
+    let label: StaticString
     let logger: Logger
 
     /// The vault of the access token.
     public init(stateDirectory: String, logger: Logger) {
         self.init(schema: "io.github.ferryshare.Ferry.AccessToken", filePath: stateDirectory + "/access-token",
-                  what: "sign-in", logger: logger)
+                  // TRANSLATORS: the name of Ferry's sign-in in the person's keyring (Passwords and Keys); {user} is a Matrix user id.
+                  what: "sign-in", label: trNoop("Ferry: {user} on {homeserver}"), logger: logger)
     }
 
-    init(schema: String, filePath: String, what: String, logger: Logger) {
+    init(schema: String, filePath: String, what: String, label: StaticString, logger: Logger) {
         secrets = SecretService(schema: schema)
         self.filePath = filePath
         self.what = what
+        self.label = label
         self.logger = logger
     }
 
     /// The vault of the key that seals the encryption state, next to the token and kept the same way.
     public static func encryptionKey(stateDirectory: String, logger: Logger) -> TokenVault {
         TokenVault(schema: "io.github.ferryshare.Ferry.EncryptionKey", filePath: stateDirectory + "/encryption-key",
-                   what: "encryption key", logger: logger)
+                   // TRANSLATORS: the name of Ferry's encryption key in the person's keyring (Passwords and Keys); {user} is a Matrix user id.
+                   what: "encryption key", label: trNoop("Ferry encryption key: {user} on {homeserver}"), logger: logger)
     }
 
     /// Stores the secret; returns where it went.
     public func store(_ token: String, userID: String, homeserver: String) -> Storage? {
         do {
-            let label = what == "sign-in" ? "Ferry: \(userID) on \(homeserver)" : "Ferry \(what): \(userID) on \(homeserver)"
+            let label = Translation.text(dynamic: self.label.description, ["user": userID, "homeserver": homeserver])
             try secrets.store(label: label, attributes: attributes(userID), secret: token)
             removeFile()
             return .secretService

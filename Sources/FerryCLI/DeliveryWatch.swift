@@ -18,18 +18,21 @@ struct DeliveryWatch {
         guard let share = final else { return }
         switch share.state {
         case .sent:
-            Terminal.note("Sent to \(share.deliveries.map { SafeDisplay.escaped($0.destination) }.joined(separator: ", ")).")
+            // TRANSLATORS: {destinations} is a comma-separated list of rooms and people.
+            Terminal.note(tr("Sent to {destinations}.", ["destinations": share.deliveries.map { SafeDisplay.escaped($0.destination) }.joined(separator: ", ")]))
         case .failed:
             let failed = share.deliveries.filter { $0.state == .failed }
-            for delivery in failed { Terminal.error(delivery.failure?.message ?? "sending failed") }
+            for delivery in failed { Terminal.error(delivery.failure?.message ?? tr("sending failed")) }
             // One error for all: its own exit status; some arrived and some not: 1 (docs/CONTRACT.md).
             let names = Set(failed.compactMap { $0.failure?.name })
             if failed.count == share.deliveries.count, names.count == 1, let name = names.first {
-                throw CommandFailure(status: ExitStatus.forErrorName(name), message: "the share was not sent; `ferry retry \(shareID)` tries again.")
+                // TRANSLATORS: `ferry retry {id}` is a command to type as it is; {id} is the share's id.
+                throw CommandFailure(status: ExitStatus.forErrorName(name), message: tr("the share was not sent; `ferry retry {id}` tries again.", ["id": shareID]))
             }
-            throw CommandFailure(status: 1, message: "the share did not reach every destination; `ferry retry \(shareID)` tries again.")
+            // TRANSLATORS: `ferry retry {id}` is a command to type as it is; {id} is the share's id.
+            throw CommandFailure(status: 1, message: tr("the share did not reach every destination; `ferry retry {id}` tries again.", ["id": shareID]))
         case .cancelled:
-            throw CommandFailure(status: 1, message: "the share was cancelled before it was sent.")
+            throw CommandFailure(status: 1, message: tr("the share was cancelled before it was sent."))
         default:
             Terminal.note(ShareFormatter.nextStep(for: share))
         }
@@ -96,9 +99,16 @@ final class ProgressBar {
         let width = 30
         let filled = Int((fraction * Double(width)).rounded(.down))
         let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
-        let detail = total > 0 ? "\(ByteCount.format(sent)) of \(ByteCount.format(total))" : "\(events) of \(eventsTotal) messages"
-        let retrying = share.deliveries.contains { $0.state == .retrying } ? " (waiting to retry)" : ""
-        Terminal.standardError("\r\u{1B}[2K\(bar) \(Int(fraction * 100))%  \(detail)\(retrying)")
+        var detail = total > 0
+            // TRANSLATORS: progress of a share on the terminal; {sent} and {total} are sizes ("1.5 MB").
+            ? tr("{sent} of {total}", ["sent": ByteCount.format(sent), "total": ByteCount.format(total)])
+            // TRANSLATORS: progress of a share on the terminal: {sent} of the {count} messages are sent.
+            : trn("{sent} of {count} message", "{sent} of {count} messages", eventsTotal, ["sent": String(events)])
+        if share.deliveries.contains(where: { $0.state == .retrying }) {
+            // TRANSLATORS: {progress} is the progress so far ("1.5 MB of 3 MB").
+            detail = tr("{progress} (waiting to retry)", ["progress": detail])
+        }
+        Terminal.standardError("\r\u{1B}[2K\(bar) \(Int(fraction * 100))%  \(detail)")
         shown = true
     }
 

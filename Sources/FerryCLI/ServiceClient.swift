@@ -10,7 +10,7 @@ extension Share1Client {
         do {
             return try Share1Client.session()
         } catch {
-            throw CommandFailure(status: ExitStatus.unavailable, message: "cannot reach the D-Bus session bus: \(error.message)")
+            throw CommandFailure(status: ExitStatus.unavailable, message: tr("cannot reach the D-Bus session bus: {reason}", ["reason": error.message]))
         }
     }
 
@@ -29,8 +29,10 @@ extension Share1Client {
         let lowered = idOrPrefix.lowercased()
         let matches = try run(Share1.listShares()).map(\.id).filter { $0.hasPrefix(lowered) }
         guard !lowered.isEmpty, matches.count <= 1 else {
+            // TRANSLATORS: {prefix} is the beginning of a share id the person typed, in quotes.
             throw CommandFailure(status: ExitStatus.dataError,
-                                 message: "\(SafeDisplay.quoted(idOrPrefix)) matches \(matches.count) shares; give more of the id.")
+                                 message: trn("{prefix} matches {count} share; give more of the id.", "{prefix} matches {count} shares; give more of the id.",
+                                              matches.count, ["prefix": SafeDisplay.quoted(idOrPrefix)]))
         }
         guard let id = matches.first else { throw CommandFailure(ShareError.noSuchShare(idOrPrefix)) }
         return id
@@ -59,7 +61,7 @@ struct CommandFailure: Error {
         // Only the bus's own errors mean the service itself is away: Ferry's errors name their
         // culprit (an unreachable homeserver is not an unavailable service).
         if status == ExitStatus.unavailable, !error.name.hasPrefix(ShareError.namePrefix) {
-            self.init(status: status, message: "the Ferry service is not available: \(error.message)")
+            self.init(status: status, message: tr("the Ferry service is not available: {reason}", ["reason": error.message]))
         } else {
             self.init(status: status, message: error.message)
         }
@@ -67,6 +69,7 @@ struct CommandFailure: Error {
     }
 
     static func malformedReply(_ method: String) -> CommandFailure {
-        CommandFailure(status: ExitStatus.software, message: "the service sent an unexpected reply to \(method)")
+        // TRANSLATORS: {method} is the name of a D-Bus method ("GetShare").
+        CommandFailure(status: ExitStatus.software, message: tr("the service sent an unexpected reply to {method}", ["method": method]))
     }
 }

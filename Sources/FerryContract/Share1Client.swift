@@ -200,6 +200,7 @@ public struct Share1Client: Sendable {
 
     static func unexpectedReply(_ method: Share1Method) -> BusError {
         BusError(name: "org.freedesktop.DBus.Error.InvalidSignature",
-                 message: "Ferry's service sent an unexpected reply to \(method.rawValue).")
+                 // TRANSLATORS: {method} is the name of a D-Bus method, such as GetShare.
+                 message: tr("Ferry's service sent an unexpected reply to {method}.", ["method": method.rawValue]))
     }
 }

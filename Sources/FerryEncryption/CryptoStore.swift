@@ -41,7 +41,8 @@ struct CryptoStore: Sendable {
         for change in changes {
             if let value = change.value {
                 do { sealed.append(.init(name: change.name, sealed: try seal.seal(AnyEncodable(value), as: change.name))) } catch {
-                    throw .storage("a state that cannot be sealed")
+                    // TRANSLATORS: completes "its encryption state could not be kept ({why})".
+                    throw .storage(tr("a state that cannot be sealed"))
                 }
             } else {
                 sealed.append(.init(name: change.name, sealed: nil))

@@ -143,7 +143,8 @@ extension Encryption {
             } catch let problem as SecretStorageKey.Problem {
                 throw Self.failure(problem, passphrase: recoveryKey == nil)
             } catch {
-                throw VerificationFailure.unreadable("the stored self-signing key")
+                // TRANSLATORS: completes "Ferry cannot read the account's secret storage ({what})".
+                throw VerificationFailure.unreadable(tr("the stored self-signing key"))
             }
             guard selfSigning.isPublished(answer["self_signing_keys"]?[user], masterKey: answer["master_keys"]?[user], userID: user) else {
                 throw VerificationFailure.staleSecret
@@ -189,11 +190,13 @@ extension Encryption {
         guard let listed = answer["device_keys"]?[user]?[session.deviceID],
               let device = try? DeviceIdentity(verifying: listed, userID: user, deviceID: session.deviceID),
               device.ed25519 == ours.ed25519, device.curve25519 == ours.curve25519, let object = listed.objectValue else {
-            throw VerificationFailure.encryption(.crypto("this device's keys are not on the server as Ferry made them"))
+            // TRANSLATORS: completes "This device cannot be verified this way: the homeserver refused: {reason}."
+            throw VerificationFailure.encryption(.crypto(tr("this device's keys are not on the server as Ferry made them")))
         }
         let failures = try await api.uploadSignatures([user: [session.deviceID: .object(selfSigning.signed(object, userID: user))]])
         if let refused = failures.objectValue, !refused.isEmpty {
-            throw VerificationFailure.server(MatrixError(kind: .refused, errcode: nil, message: "the server refused the signature"))
+            // TRANSLATORS: completes "This device cannot be verified this way: the homeserver refused: {reason}."
+            throw VerificationFailure.server(MatrixError(kind: .refused, errcode: nil, message: tr("the server refused the signature")))
         }
     }
 
@@ -219,7 +222,9 @@ extension Encryption {
         case .wrongKey: return .wrongKey(passphrase: passphrase)
         case .noPassphrase: return .noPassphrase
         case .notStoredUnderThisKey: return .notInSecretStorage
-        case .unsupported(let algorithm): return .unreadable("secret storage by \(algorithm)")
+        case .unsupported(let algorithm):
+            // TRANSLATORS: completes "Ferry cannot read the account's secret storage ({what})"; {algorithm} is the name of an algorithm, such as "m.secret_storage.v1.aes-hmac-sha2".
+            return .unreadable(tr("secret storage by {algorithm}", ["algorithm": algorithm]))
         case .malformed(let what): return .unreadable(what)
         }
     }

@@ -1,3 +1,4 @@
+import FerryCore
 import FerryCrypto
 
 /// Where an emoji verification of Ferry's device stands, as the person and clients see it.
@@ -49,17 +50,21 @@ extension VerificationCancel {
     /// Why the verification ended, for a person: who ended it and what it means.
     func sentence(byUs: Bool) -> String {
         switch (code, byUs) {
-        case (.user, true): return "You cancelled the verification; nothing was verified."
-        case (.user, false): return "The verification was cancelled on your other device; nothing was verified."
-        case (.mismatchedSas, true): return "You said the emoji do not match: nothing was verified. If they really differ, someone may be listening in."
-        case (.mismatchedSas, false): return "Your other device says the emoji do not match: nothing was verified."
-        case (.timeout, true): return "Nobody answered within ten minutes; nothing was verified."
-        case (.timeout, false): return "Your other device gave up waiting; nothing was verified."
-        case (.accepted, false): return "Another of your devices answered the request."
+        case (.user, true): return tr("You cancelled the verification; nothing was verified.")
+        case (.user, false): return tr("The verification was cancelled on your other device; nothing was verified.")
+        case (.mismatchedSas, true): return tr("You said the emoji do not match: nothing was verified. If they really differ, someone may be listening in.")
+        case (.mismatchedSas, false): return tr("Your other device says the emoji do not match: nothing was verified.")
+        case (.timeout, true): return tr("Nobody answered within ten minutes; nothing was verified.")
+        case (.timeout, false): return tr("Your other device gave up waiting; nothing was verified.")
+        case (.accepted, false): return tr("Another of your devices answered the request.")
         case (.keyMismatch, _), (.mismatchedCommitment, _):
-            return "The other device's keys are not the ones the server lists for it; nothing was verified."
-        case (_, true): return "Ferry stopped the verification (\(shownCode)); nothing was verified."
-        case (_, false): return "Your other device stopped the verification (\(shownCode)); nothing was verified."
+            return tr("The other device's keys are not the ones the server lists for it; nothing was verified.")
+        case (_, true):
+            // TRANSLATORS: {code} is the Matrix code of the reason, such as "m.unknown_method", or "an unknown code".
+            return tr("Ferry stopped the verification ({code}); nothing was verified.", ["code": shownCode])
+        case (_, false):
+            // TRANSLATORS: {code} is the Matrix code of the reason, such as "m.unknown_method", or "an unknown code".
+            return tr("Your other device stopped the verification ({code}); nothing was verified.", ["code": shownCode])
         }
     }
 
@@ -70,6 +75,7 @@ extension VerificationCancel {
         let plain = name.utf8.count <= 64 && name.hasPrefix("m.") && name.unicodeScalars.allSatisfy {
             ("a"..."z").contains($0) || $0 == "." || $0 == "_"
         }
-        return plain ? name : "an unknown code"
+        // TRANSLATORS: completes "Ferry stopped the verification ({code}); nothing was verified." when the other device's code is not shown.
+        return plain ? name : tr("an unknown code")
     }
 }

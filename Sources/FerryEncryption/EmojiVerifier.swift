@@ -150,8 +150,9 @@ public actor EmojiVerifier {
             } catch {
                 failures += 1
                 if error.matrixError.isUnknownToken || failures > 30 {
+                    // The reason goes to the other device as the spec's text; the person reads `saying`.
                     await end(.user, reason: "Ferry lost the connection to the homeserver",
-                              saying: "Ferry lost the connection to the homeserver; nothing was verified.")
+                              saying: tr("Ferry lost the connection to the homeserver; nothing was verified."))
                     break
                 }
                 try? await Task.sleep(for: .seconds(2))
@@ -338,7 +339,7 @@ public actor EmojiVerifier {
             if var open, var sas = open.sas, !open.state.isOver {
                 _ = sas.cancel(.user, reason: "Ferry could not reach the homeserver")
                 open.sas = sas
-                open.ending = "Ferry could not reach the homeserver; nothing was verified."
+                open.ending = tr("Ferry could not reach the homeserver; nothing was verified.")
                 self.open = open
                 await update()
             }

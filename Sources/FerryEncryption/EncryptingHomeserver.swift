@@ -56,7 +56,8 @@ public struct EncryptingHomeserver: Homeserver {
                                                            filename: nil, available: available, transform: cipher.encrypt,
                                                            progress: progress)
         guard let file = cipher.file(url: uri, size: size) else {
-            throw EncryptionFailure.crypto("the file was not encrypted whole").matrixError
+            // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}. Nothing was sent there unencrypted."
+            throw EncryptionFailure.crypto(tr("the file was not encrypted whole")).matrixError
         }
         do {
             try await encryption.keep(file: file, for: uri, session: session)
@@ -86,7 +87,8 @@ public struct EncryptingHomeserver: Homeserver {
             // A room Ferry has encrypted for is never sent to in the clear, whatever the server
             // says of it now (encryption cannot be switched off).
             guard !encryption.hasEncrypted(for: roomID) else {
-                throw EncryptionFailure.crypto("the server says the room is no longer encrypted, which cannot be").matrixError
+                // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}. Nothing was sent there unencrypted."
+                throw EncryptionFailure.crypto(tr("the server says the room is no longer encrypted, which cannot be")).matrixError
             }
             return try await plain.send(content, to: roomID, transactionID: transactionID, encrypted: false)
         }
@@ -97,7 +99,8 @@ public struct EncryptingHomeserver: Homeserver {
             let file: JSONValue?
             do { file = try await encryption.file(for: uri, session: session) } catch { throw error.matrixError }
             guard let file else {
-                throw EncryptionFailure.crypto("the file was uploaded before the room was encrypted; share it again").matrixError
+                // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}. Nothing was sent there unencrypted."
+                throw EncryptionFailure.crypto(tr("the file was uploaded before the room was encrypted; share it again")).matrixError
             }
             content.url = nil
             content.file = file
@@ -106,7 +109,8 @@ public struct EncryptingHomeserver: Homeserver {
         do {
             json = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(content))
         } catch {
-            throw EncryptionFailure.crypto("the message could not be encoded").matrixError
+            // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}. Nothing was sent there unencrypted."
+            throw EncryptionFailure.crypto(tr("the message could not be encoded")).matrixError
         }
         let ciphertext: JSONValue
         do {

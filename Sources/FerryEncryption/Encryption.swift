@@ -239,7 +239,8 @@ public actor Encryption {
     }
 
     static func account(_ record: DeviceRecord) throws(EncryptionFailure) -> OlmAccount {
-        do { return try OlmAccount(state: record.account) } catch { throw .crypto("the kept device identity does not decode") }
+        // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}. Nothing was sent there unencrypted."
+        do { return try OlmAccount(state: record.account) } catch { throw .crypto(tr("the kept device identity does not decode")) }
     }
 }
 

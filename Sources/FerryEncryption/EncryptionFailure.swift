@@ -23,21 +23,33 @@ public enum EncryptionFailure: Error, Sendable {
 
     /// As the sender hears it: a server error as it is; the rest as a refusal marked
     /// `encryptionErrcode`, which fails this destination with EncryptedRoom (no key material in it).
+    /// Each reason completes EncryptedRoom's sentence, in the person's language.
     public var matrixError: MatrixError {
         let reason: String
         switch self {
         case .server(let error): return error
-        case .storage(let why): reason = "its encryption state could not be kept (\(why))"
-        case .sealedStateUnreadable(let name): reason = "the kept encryption state (\(name)) does not open with its key"
-        case .noSealKey: reason = "no key to protect the encryption state could be kept"
+        case .storage(let why):
+            // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}. Nothing was sent there unencrypted."; {why} says what went wrong, often in English.
+            reason = tr("its encryption state could not be kept ({why})", ["why": why])
+        case .sealedStateUnreadable(let name):
+            // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}. Nothing was sent there unencrypted."; {name} names the state in Ferry's database, such as "room:!abc:example.org".
+            reason = tr("the kept encryption state ({name}) does not open with its key", ["name": name])
+        case .noSealKey:
+            // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}. Nothing was sent there unencrypted."
+            reason = tr("no key to protect the encryption state could be kept")
         case .sealKeyUnavailable(let why):
             // Passing: retried like a server that is away, never a reason to give the share up.
-            return MatrixError(kind: .http(status: 503), errcode: MatrixError.encryptionErrcode,
-                               message: "the keyring holding Ferry's encryption key did not answer (\(why))")
-        case .deviceKeysLost: reason = "this device's encryption keys are lost; sign out and sign in again"
+            // TRANSLATORS: why a share to an encrypted room waits (Ferry tries again later); {why} is the keyring's own words, often in English.
+            let waiting = tr("the keyring holding Ferry's encryption key did not answer ({why})", ["why": why])
+            return MatrixError(kind: .http(status: 503), errcode: MatrixError.encryptionErrcode, message: waiting)
+        case .deviceKeysLost:
+            // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}. Nothing was sent there unencrypted."
+            reason = tr("this device's encryption keys are lost; sign out and sign in again")
         case .unsupportedAlgorithm(let algorithm):
-            reason = algorithm.isEmpty ? "the room's encryption names no algorithm"
-                : "the room asks for encryption by \(algorithm), which Ferry does not speak"
+            // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}. Nothing was sent there unencrypted."
+            reason = algorithm.isEmpty ? tr("the room's encryption names no algorithm")
+                // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}. Nothing was sent there unencrypted."; {algorithm} is the name of an encryption algorithm, such as "m.megolm.v1.aes-sha2".
+                : tr("the room asks for encryption by {algorithm}, which Ferry does not speak", ["algorithm": algorithm])
         case .crypto(let why): reason = why
         }
         return MatrixError(kind: .refused, errcode: MatrixError.encryptionErrcode, message: reason)

@@ -41,7 +41,8 @@ extension Encryption {
         } catch {
             throw .server(error)
         }
-        guard let settings else { throw .crypto("the room is no longer encrypted as it was") }
+        // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}. Nothing was sent there unencrypted."
+        guard let settings else { throw .crypto(tr("the room is no longer encrypted as it was")) }
         let listed = try await KeySharing.devices(of: readers.users, except: session, api: DeviceKeysAPI(http: http), logger: logger)
         let known = KnownRoom(settings: settings, readers: readers, listed: listed)
         // Kept only when the token it is tracked from was taken before the room was read: a

@@ -49,7 +49,8 @@ extension Encryption {
             try keep(record!, as: roomName, in: store)
         }
         var room = record!
-        guard var outbound = OutboundGroupSession(state: room.session) else { throw .crypto("the kept room session does not decode") }
+        // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}. Nothing was sent there unencrypted."
+        guard var outbound = OutboundGroupSession(state: room.session) else { throw .crypto(tr("the kept room session does not decode")) }
 
         var missing = devices.flatMap { user, byID in
             byID.values.filter { room.sharedWith[user]?[$0.deviceID] != $0.curve25519 }

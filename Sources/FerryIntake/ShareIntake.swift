@@ -47,6 +47,7 @@ public final class ShareIntake: @unchecked Sendable {
         } catch {
             ahead?.abandon(shareID: id)
             stager.spool.remove(shareID: id)
+            // "the new share" is a whole translated sentence in ShareError.message: keep them in step.
             throw .storageFailed("the new share", reason: Outbox.reason(for: error))
         }
         return share

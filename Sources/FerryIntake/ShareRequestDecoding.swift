@@ -16,7 +16,7 @@ public enum ShareRequestDecoding {
         -> (request: ShareRequest, unknownKeys: [String]) {
         for (key, value) in dict {
             if let expected = keyTypes[key], value.typeString != expected {
-                throw .invalidArgument("\u{201C}\(key)\u{201D} must be of type \u{201C}\(expected)\u{201D} (\(describe(expected))), not \u{201C}\(value.typeString)\u{201D}.")
+                throw .invalidArgument(wrongType(key: key, expected: expected, given: value.typeString))
             }
         }
         let request = ShareRequest(
@@ -30,7 +30,13 @@ public enum ShareRequestDecoding {
         return (request, dict.keys.filter { keyTypes[$0] == nil }.sorted())
     }
 
-    private static func describe(_ type: String) -> String {
-        type == "as" ? "a list of strings" : "a string"
+    /// The sentence for an option of the wrong type; `expected` is "as" or "s".
+    private static func wrongType(key: String, expected: String, given: String) -> String {
+        if expected == "as" {
+            // TRANSLATORS: {key} is the name of an option such as “uris”, {given} a D-Bus type such as “s”; keep “as” as it is.
+            return tr("“{key}” must be of type “as” (a list of strings), not “{given}”.", ["key": key, "given": given])
+        }
+        // TRANSLATORS: {key} is the name of an option such as “text”, {expected} and {given} are D-Bus types such as “s”.
+        return tr("“{key}” must be of type “{expected}” (a string), not “{given}”.", ["key": key, "expected": expected, "given": given])
     }
 }

@@ -1,3 +1,5 @@
+import FerryCore
+
 /// What the sender asks of a homeserver, and nothing more: rooms, media and events.
 ///
 /// The seam under the sender. `MatrixClient` speaks it over the client-server API (MatrixHTTP);
@@ -48,7 +50,8 @@ extension Homeserver {
     public func isEncryptedUpload(_ uri: String) -> Bool { false }
     public func uploadEncrypted(path: String, size: UInt64, available: FileChunks.Available?,
                                 progress: @escaping @Sendable (UInt64) -> Void) async throws(MatrixError) -> String {
-        throw MatrixError(kind: .refused, errcode: MatrixError.encryptionErrcode, message: "this client cannot encrypt")
+        // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}. Nothing was sent there unencrypted."
+        throw MatrixError(kind: .refused, errcode: MatrixError.encryptionErrcode, message: tr("this client cannot encrypt"))
     }
 }
 
@@ -89,7 +92,10 @@ public struct MatrixClient: Homeserver {
                                            available: available, progress: progress)
     }
     public func send(_ content: MessageContent, to roomID: String, transactionID: String, encrypted: Bool) async throws(MatrixError) -> String {
-        guard !encrypted else { throw MatrixError(kind: .refused, errcode: MatrixError.encryptionErrcode, message: "this client cannot encrypt") }
+        guard !encrypted else {
+            // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}. Nothing was sent there unencrypted."
+            throw MatrixError(kind: .refused, errcode: MatrixError.encryptionErrcode, message: tr("this client cannot encrypt"))
+        }
         return try await RoomEvents(http: http).send(content, to: roomID, transactionID: transactionID)
     }
     public func sent(in roomID: String, transactionIDs: Set<String>, since: Int64) async throws(MatrixError) -> [String: String] {

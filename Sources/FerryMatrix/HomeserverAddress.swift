@@ -1,3 +1,4 @@
+import FerryCore
 import Foundation
 
 /// Which homeserver addresses Ferry talks to: https:// anywhere, plain http:// only on this
@@ -10,16 +11,18 @@ public enum HomeserverAddress {
               let host = components.host, !host.isEmpty,
               components.query == nil, components.fragment == nil, components.user == nil, components.password == nil
         else {
-            throw MatrixError(kind: .refused, message: "\(text) is not a homeserver address (such as https://matrix.example.org)")
+            // TRANSLATORS: a reason, completing "The homeserver {server} cannot be reached: {reason}."; {address} is what the person typed.
+            throw MatrixError(kind: .refused, message: tr("{address} is not a homeserver address (such as https://matrix.example.org)", ["address": text]))
         }
         switch scheme {
         case "https": break
         case "http" where isLoopback(host): break
         case "http":
-            throw MatrixError(kind: .refused, message: "\(text) uses plain http://, which anyone on the network can read "
-                              + "and change; Ferry talks to a homeserver on another computer only over https://")
+            // TRANSLATORS: a reason, completing "The homeserver {server} cannot be reached: {reason}."; {address} is what the person typed.
+            throw MatrixError(kind: .refused, message: tr("{address} uses plain http://, which anyone on the network can read and change; Ferry talks to a homeserver on another computer only over https://", ["address": text]))
         default:
-            throw MatrixError(kind: .refused, message: "\(text) is not an http(s) address")
+            // TRANSLATORS: a reason, completing "The homeserver {server} cannot be reached: {reason}."; {address} is what the person typed.
+            throw MatrixError(kind: .refused, message: tr("{address} is not an http(s) address", ["address": text]))
         }
         return text.hasSuffix("/") ? String(text.dropLast()) : text
     }

@@ -1,3 +1,5 @@
+import FerryCore
+
 /// A failed Matrix request, sorted by what the sender should do about it.
 ///
 /// The spec's error shape is `{"errcode": "M_…", "error": "…"}` with the HTTP status; 429 adds
@@ -57,7 +59,8 @@ public struct MatrixError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch kind {
         case .transport, .refused: return message
-        case .malformed: return "unexpected answer: \(message)"
+        // TRANSLATORS: completes "Sending to {room} failed: {reason}."; {detail} says what was wrong with the homeserver's answer, often in English.
+        case .malformed: return tr("unexpected answer: {detail}", ["detail": message])
         case .http(let status): return "\(status) \(errcode ?? "")\(errcode == nil ? "" : ": ")\(message)"
         }
     }

@@ -149,9 +149,13 @@ public struct MatrixHTTP: Sendable {
             response = try await task.futureResult.get()
         } catch {
             if stalled.withLockedValue({ $0 }) {
-                throw MatrixError(kind: .transport, message: bodySent.withLockedValue({ $0 }) == nil
-                                  ? "the upload made no progress for \(stall.nanoseconds / 1_000_000_000) seconds"
-                                  : "the homeserver did not answer in time")
+                let seconds = Int(stall.nanoseconds / 1_000_000_000)
+                let reason = bodySent.withLockedValue({ $0 }) == nil
+                    // TRANSLATORS: why a file was not sent yet, completing a sentence such as "Sending to {room} failed: {reason}."; Ferry tries again later.
+                    ? trn("the upload made no progress for {count} second", "the upload made no progress for {count} seconds", seconds)
+                    // TRANSLATORS: a reason, completing a sentence such as "The homeserver {server} cannot be reached: {reason}."
+                    : tr("the homeserver did not answer in time")
+                throw MatrixError(kind: .transport, message: reason)
             }
             throw MatrixError(kind: .transport, message: Self.describe(error))
         }
@@ -189,16 +193,20 @@ public struct MatrixHTTP: Sendable {
 
     static func describe(_ error: Error) -> String {
         if let error = error as? HTTPClientError, error == .deadlineExceeded || error == .readTimeout {
-            return "the homeserver did not answer in time"
+            // TRANSLATORS: a reason, completing a sentence such as "The homeserver {server} cannot be reached: {reason}."
+            return tr("the homeserver did not answer in time")
         }
         let text = String(describing: error)
         if text.contains("CERTIFICATE_VERIFY_FAILED") || text.contains("failedToValidateHostname") {
-            return "the homeserver's certificate is not trusted by this computer (issued by an authority it does not know, expired, or made for another name)"
+            // TRANSLATORS: a reason, completing a sentence such as "The homeserver {server} cannot be reached: {reason}."
+            return tr("the homeserver's certificate is not trusted by this computer (issued by an authority it does not know, expired, or made for another name)")
         }
-        if text.contains("connectTimeout") { return "the homeserver did not answer in time" }
+        // TRANSLATORS: a reason, completing a sentence such as "The homeserver {server} cannot be reached: {reason}."
+        if text.contains("connectTimeout") { return tr("the homeserver did not answer in time") }
         if text.contains("connection reset") || text.contains("Connection refused") || text.contains("connectionRefused")
             || text.contains("ECONNREFUSED") || text.contains("errno: 111") {
-            return "the connection was refused"
+            // TRANSLATORS: a reason, completing a sentence such as "The homeserver {server} cannot be reached: {reason}."
+            return tr("the connection was refused")
         }
         return text
     }

@@ -152,7 +152,10 @@ public struct FileChunks: AsyncSequence, Sendable {
                 }
                 // Never through a link: a file planted in the spool in place of a copy is not read.
                 if descriptor < 0 { descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
-                guard descriptor >= 0 else { throw MatrixError(kind: .malformed, message: "cannot read \(path)") }
+                guard descriptor >= 0 else {
+                    // TRANSLATORS: a reason a file could not be sent, after "unexpected answer: "; {path} is where Ferry keeps its copy of the file.
+                    throw MatrixError(kind: .malformed, message: tr("cannot read {path}", ["path": path]))
+                }
             }
             if ring.count < Self.ringSize { ring.append(allocator.buffer(capacity: FileChunks.chunkSize)) }
             let slot = turn
@@ -164,9 +167,15 @@ public struct FileChunks: AsyncSequence, Sendable {
             } else {
                 count = try readBuffered(into: &ring[slot], wanted: wanted)
             }
-            guard count >= 0 else { throw MatrixError(kind: .malformed, message: "cannot read \(path)") }
+            guard count >= 0 else {
+                // TRANSLATORS: a reason a file could not be sent, after "unexpected answer: "; {path} is where Ferry keeps its copy of the file.
+                throw MatrixError(kind: .malformed, message: tr("cannot read {path}", ["path": path]))
+            }
             if count == 0 {
-                if chunks.available != nil { throw MatrixError(kind: .malformed, message: "\(path) ended early") }
+                if chunks.available != nil {
+                    // TRANSLATORS: a reason a file could not be sent, after "unexpected answer: "; {path} is where Ferry keeps its copy of the file.
+                    throw MatrixError(kind: .malformed, message: tr("{path} ended early", ["path": path]))
+                }
                 return nil
             }
             if let transform = chunks.transform {

@@ -36,7 +36,10 @@ public enum SignIn {
     /// through `/.well-known/matrix/client` (spec: server discovery), falling back to https://NAME.
     public static func discover(_ text: String, client: HTTPClient = .ferry) async throws(MatrixError) -> String {
         let trimmed = text.trimmingWhitespace()
-        guard !trimmed.isEmpty else { throw MatrixError(kind: .malformed, message: "no homeserver given") }
+        guard !trimmed.isEmpty else {
+            // TRANSLATORS: a reason, completing "The homeserver {server} cannot be reached: {reason}."
+            throw MatrixError(kind: .malformed, message: tr("no homeserver given"))
+        }
         if trimmed.contains("://") { return try HomeserverAddress.checked(trimmed) }
         let origin = "https://" + trimmed
         if let found = try? await MatrixHTTP(baseURL: origin, client: client)
@@ -57,8 +60,9 @@ public enum SignIn {
     /// loopback (spec: FAIL_ERROR).
     package static func homeserver(named found: WellKnown, by name: String) throws(MatrixError) -> String {
         do { return try HomeserverAddress.checked(found.homeserver.base_url) } catch {
-            throw MatrixError(kind: .refused, message: "\(name)'s .well-known points to an address Ferry does not "
-                              + "use: \(error.message)")
+            // TRANSLATORS: a reason, completing "The homeserver {server} cannot be reached: {reason}."; {name} is the server's name, ".well-known" the file on it that names its address, and {reason} why that address is not used.
+            throw MatrixError(kind: .refused, message: tr("{name}'s .well-known points to an address Ferry does not use: {reason}",
+                                                          ["name": name, "reason": error.message]))
         }
     }
 

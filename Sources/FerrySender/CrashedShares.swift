@@ -23,7 +23,8 @@ public enum CrashedShares {
                     $0.retryAt = nil
                 }
             }
-            let error = ShareError.deliveryFailed(share.intent.destinations.first ?? "its destinations", reason: CrashTally.reason)
+            // TRANSLATORS: completes "Sending to {room} failed: {reason}." for a share that had no destination.
+            let error = ShareError.deliveryFailed(share.intent.destinations.first ?? tr("its destinations"), reason: CrashTally.reason)
             if let settled = try? outbox.update(id: id, state: .failed, failure: Share.Failure(name: error.name, message: error.message),
                                                 at: time, from: [.queued, .sending]) {
                 failed.append(settled)

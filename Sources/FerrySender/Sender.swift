@@ -264,7 +264,8 @@ public actor Sender {
                 begun: (try? outbox.roomCreationBegun(shareID: share.id, position: position)) ?? false,
                 beginning: { () throws(MatrixError) in
                     do { try outbox.beginRoomCreation(shareID: share.id, position: position) } catch {
-                        throw MatrixError(kind: .malformed, message: "the outbox could not note the new chat: \(error)")
+                        // TRANSLATORS: a reason, completing "Sending to {room} failed: unexpected answer: {reason}."; {error} is the database's own words, in English.
+                        throw MatrixError(kind: .malformed, message: tr("the outbox could not note the new chat: {error}", ["error": "\(error)"]))
                     }
                 })
             roomID = try await attempt { () async throws(MatrixError) in
@@ -285,7 +286,10 @@ public actor Sender {
         // or, where this homeserver cannot encrypt, not at all.
         let encrypted = try await attempt { () async throws(MatrixError) in try await isEncrypted(roomID, on: homeserver) }
         if encrypted {
-            guard homeserver.encrypts else { throw .permanent(.encryptedRoom(destination, reason: "this sender cannot encrypt")) }
+            guard homeserver.encrypts else {
+                // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}. Nothing was sent there unencrypted."
+                throw .permanent(.encryptedRoom(destination, reason: tr("this sender cannot encrypt")))
+            }
         }
         let items = share.intent.items
         let files = steps.compactMap(\.item).map { items[$0] }
@@ -383,7 +387,8 @@ public actor Sender {
             // upload, a share of many files): asked again once the minute's answer is old, and
             // then nothing more goes there in the clear.
             if !encrypted, try await attempt({ () async throws(MatrixError) in try await isEncrypted(roomID, on: homeserver) }) {
-                throw .permanent(.encryptedRoom(destination, reason: "the room was end-to-end encrypted while the share was on its way; share it again"))
+                // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}. Nothing was sent there unencrypted."
+                throw .permanent(.encryptedRoom(destination, reason: tr("the room was end-to-end encrypted while the share was on its way; share it again")))
             }
             // The last moment a Cancel stops this event; from here until it is recorded, a Cancel
             // hears that it came too late for this destination (SendGate).

@@ -11,21 +11,26 @@ enum AccountCodec {
         let types = ["homeserver": "s", "user": "s", "password": "s", "access-token": "s", "sso": "b"]
         for (key, value) in dict {
             if let expected = types[key], value.typeString != expected {
-                throw .invalidArgument("\u{201C}\(key)\u{201D} must be of type \u{201C}\(expected)\u{201D}, not \u{201C}\(value.typeString)\u{201D}.")
+                // TRANSLATORS: an error for a program calling Ferry over D-Bus; {key} is the name of an argument, {type} and {given} are D-Bus types (such as "s").
+                throw .invalidArgument(tr("“{key}” must be of type “{type}”, not “{given}”.",
+                                          ["key": key, "type": expected, "given": value.typeString]))
             }
         }
         guard let homeserver = dict["homeserver"]?.stringValue, !homeserver.trimmingWhitespace().isEmpty else {
-            throw .invalidArgument("Say which homeserver to sign in to (\u{201C}homeserver\u{201D}).")
+            // TRANSLATORS: {key} is the name of a D-Bus argument ("homeserver"), as it is.
+            throw .invalidArgument(tr("Say which homeserver to sign in to (“{key}”).", ["key": "homeserver"]))
         }
         if let token = dict["access-token"]?.stringValue {
-            guard !token.isEmpty else { throw .invalidArgument("The access token is empty.") }
+            guard !token.isEmpty else { throw .invalidArgument(tr("The access token is empty.")) }
             return Credentials(homeserver: homeserver, method: .accessToken(token))
         }
         if dict["sso"]?.boolValue == true {
             return Credentials(homeserver: homeserver, method: .browser(open: { uri in try Launcher.open(uri: uri) }))
         }
         guard let user = dict["user"]?.stringValue, !user.isEmpty, let password = dict["password"]?.stringValue else {
-            throw .invalidArgument("Give \u{201C}user\u{201D} and \u{201C}password\u{201D}, or \u{201C}access-token\u{201D}.")
+            // TRANSLATORS: {user}, {password} and {token} are names of D-Bus arguments ("user", "password", "access-token"), as they are.
+            throw .invalidArgument(tr("Give “{user}” and “{password}”, or “{token}”.",
+                                      ["user": "user", "password": "password", "token": "access-token"]))
         }
         return Credentials(homeserver: homeserver, method: .password(user: user, password: password))
     }
@@ -35,16 +40,19 @@ enum AccountCodec {
     static func verificationSecret(_ dict: [String: Variant]) throws(ShareError) -> VerificationSecret {
         let kinds = ["recovery-key", "passphrase", "key-or-passphrase"]
         for (key, value) in dict where kinds.contains(key) && value.typeString != "s" {
-            throw .invalidArgument("\u{201C}\(key)\u{201D} must be of type \u{201C}s\u{201D}, not \u{201C}\(value.typeString)\u{201D}.")
+            // TRANSLATORS: an error for a program calling Ferry over D-Bus; {key} is the name of an argument, {type} and {given} are D-Bus types (such as "s").
+            throw .invalidArgument(tr("“{key}” must be of type “{type}”, not “{given}”.", ["key": key, "type": "s", "given": value.typeString]))
         }
         let given = kinds.compactMap { kind in dict[kind]?.stringValue.map { (kind, $0) } }
         guard given.count == 1, let (kind, text) = given.first else {
-            throw .invalidArgument("Give one of \u{201C}recovery-key\u{201D}, \u{201C}passphrase\u{201D} and \u{201C}key-or-passphrase\u{201D}.")
+            // TRANSLATORS: {key}, {passphrase} and {either} are names of D-Bus arguments ("recovery-key", "passphrase", "key-or-passphrase"), as they are.
+            throw .invalidArgument(tr("Give one of “{key}”, “{passphrase}” and “{either}”.",
+                                      ["key": "recovery-key", "passphrase": "passphrase", "either": "key-or-passphrase"]))
         }
-        guard !text.trimmingWhitespace().isEmpty else { throw .invalidArgument("Enter your recovery key or passphrase.") }
+        guard !text.trimmingWhitespace().isEmpty else { throw .invalidArgument(tr("Enter your recovery key or passphrase.")) }
         // Recovery keys are 48 characters and passphrases are typed by people: more is not either,
         // and decoding base58 takes time that grows with the square of its length.
-        guard text.utf8.count <= 1024 else { throw .invalidArgument("That is too long to be a recovery key or passphrase.") }
+        guard text.utf8.count <= 1024 else { throw .invalidArgument(tr("That is too long to be a recovery key or passphrase.")) }
         switch kind {
         case "recovery-key": return .recoveryKey(text)
         case "passphrase": return .passphrase(text)

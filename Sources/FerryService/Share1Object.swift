@@ -134,7 +134,9 @@ final class Share1Object: @unchecked Sendable {
             return []
         case ("Open", _):
             // Taken over from GApplication, so no introspection checked the signature.
-            throw .invalidArgument("Open takes a list of URIs and a dictionary of platform data (as, a{sv}).")
+            // TRANSLATORS: an error for a program calling Ferry over D-Bus; {method} is a D-Bus method's name, {signature} its D-Bus argument types (such as "as, a{sv}").
+            throw .invalidArgument(tr("{method} takes a list of URIs and a dictionary of platform data ({signature}).",
+                                      ["method": "Open", "signature": "as, a{sv}"]))
         case ("GetShare", .string(let id)?):
             return [.dictionary(ShareCodec.encode(try service.share(id: id)))]
         case ("ListShares", _):
@@ -147,12 +149,16 @@ final class Share1Object: @unchecked Sendable {
             return []
         case ("CompleteShare", .string(let id)?):
             guard arguments.count == 3, case .strings(let destinations) = arguments[1],
-                  case .string(let message) = arguments[2] else { throw .invalidArgument("CompleteShare takes (s, as, s).") }
+                  case .string(let message) = arguments[2] else {
+                // TRANSLATORS: an error for a program calling Ferry over D-Bus; {method} is a D-Bus method's name, {signature} its D-Bus argument types (such as "s, as, s").
+                throw .invalidArgument(tr("{method} takes ({signature}).", ["method": "CompleteShare", "signature": "s, as, s"]))
+            }
             _ = try service.complete(id: id, destinations: destinations, message: message)
             return []
         default:
             // GDBus checks signatures against the XML, so only a method added there but not here lands here.
-            throw .invalidArgument("Ferry does not implement \(method) yet.")
+            // TRANSLATORS: an error for a program calling Ferry over D-Bus; {method} is a D-Bus method's name.
+            throw .invalidArgument(tr("Ferry does not implement {method} yet.", ["method": method]))
         }
     }
 
@@ -172,18 +178,22 @@ final class Share1Object: @unchecked Sendable {
             return [.dictionary(["verification": .string(state.rawValue)])]
         case ("SetUpCrossSigning", .dictionary(let dict)?):
             if let value = dict["password"], value.typeString != "s" || (value.stringValue?.utf8.count ?? 0) > 1024 {
-                throw .invalidArgument("\u{201C}password\u{201D} must be of type \u{201C}s\u{201D}, not \u{201C}\(value.typeString)\u{201D}.")
+                // TRANSLATORS: an error for a program calling Ferry over D-Bus; {key} is the name of an argument, {type} and {given} are D-Bus types (such as "s").
+                throw .invalidArgument(tr("“{key}” must be of type “{type}”, not “{given}”.",
+                                          ["key": "password", "type": "s", "given": value.typeString]))
             }
             let setup = try await service.setUpCrossSigning(password: dict["password"]?.stringValue)
             return [.dictionary(["recovery-key": .string(setup.recoveryKey), "verification": .string(setup.verification.rawValue)])]
         case ("StartEmojiVerification", .dictionary(let dict)?):
             if let value = dict["device-id"], value.typeString != "s" || (value.stringValue?.utf8.count ?? 0) > 255 {
-                throw .invalidArgument("\u{201C}device-id\u{201D} must be a device id of type \u{201C}s\u{201D}.")
+                // TRANSLATORS: an error for a program calling Ferry over D-Bus; {key} is the name of an argument, {type} a D-Bus type (such as "s").
+                throw .invalidArgument(tr("“{key}” must be a device id of type “{type}”.", ["key": "device-id", "type": "s"]))
             }
             return [.dictionary(AccountCodec.encode(try await service.startEmojiVerification(deviceID: dict["device-id"]?.stringValue)))]
         case ("AnswerEmojiVerification", .string(let id)?):
             guard arguments.count == 2, case .bool(let match) = arguments[1] else {
-                throw .invalidArgument("AnswerEmojiVerification takes (s, b).")
+                // TRANSLATORS: an error for a program calling Ferry over D-Bus; {method} is a D-Bus method's name, {signature} its D-Bus argument types (such as "s, as, s").
+                throw .invalidArgument(tr("{method} takes ({signature}).", ["method": "AnswerEmojiVerification", "signature": "s, b"]))
             }
             return [.dictionary(AccountCodec.encode(try await service.answerEmojiVerification(id: id, match: match)))]
         case ("CancelEmojiVerification", .string(let id)?):
@@ -197,7 +207,8 @@ final class Share1Object: @unchecked Sendable {
             let entries = try await service.destinations(query: query, limit: Int(limit))
             return [.dictionaries(entries.map(AccountCodec.encode))]
         default:
-            throw .invalidArgument("Ferry does not implement \(method) yet.")
+            // TRANSLATORS: an error for a program calling Ferry over D-Bus; {method} is a D-Bus method's name.
+            throw .invalidArgument(tr("Ferry does not implement {method} yet.", ["method": method]))
         }
     }
 }

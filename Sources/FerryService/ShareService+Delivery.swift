@@ -10,11 +10,12 @@ extension ShareService {
     public func complete(id: String, destinations: [String], message: String) throws(ShareError) -> Share {
         let current = try share(id: id)
         guard current.state == .awaitingDestination else { throw .notCompletable(id, state: current.state) }
-        guard !destinations.isEmpty else { throw .invalidArgument("Choose at least one destination.") }
+        guard !destinations.isEmpty else { throw .invalidArgument(tr("Choose at least one destination.")) }
         for destination in destinations where Destination.kind(of: destination) == nil {
             throw .invalidDestination(destination)
         }
         guard message.utf8.count <= limits.maxTextBytes else {
+            // Not translated here: ShareError.message chooses its whole translated sentence by this English name.
             throw .textTooLong(field: "message", bytes: message.utf8.count, limit: limits.maxTextBytes)
         }
         let given = message.trimmingWhitespace().isEmpty ? nil : message
@@ -34,6 +35,7 @@ extension ShareService {
             completed = try outbox.complete(id: id, destinations: unique, message: words, text: isText ? given : nil,
                                             state: state, account: state == .queued ? user : nil, at: clock())
         } catch {
+            // Not translated here: ShareError.message chooses its whole translated sentence by this English name.
             throw .storageFailed("the share's destinations", reason: Outbox.reason(for: error))
         }
         guard let completed else {
@@ -72,6 +74,7 @@ extension ShareService {
             // Compare-and-set: a share cancelled meanwhile stays cancelled.
             changed = try outbox.update(id: id, state: state == .queued ? .sending : state, at: clock(), from: [current.state])
         } catch {
+            // Not translated here: ShareError.message chooses its whole translated sentence by this English name.
             throw .storageFailed("the retry", reason: Outbox.reason(for: error))
         }
         guard let retried = changed else { throw .notRetryable(id, state: (try? outbox.state(of: id)) ?? current.state) }

@@ -69,8 +69,10 @@ extension ShareService {
             let url = try await FerryMatrix.SignIn.discover(homeserver)
             return try await FerryMatrix.SignIn.flows(MatrixHTTP(baseURL: url))
         } catch {
+            // TRANSLATORS: completes "The homeserver {server} cannot be reached: {reason}."
+            let notMatrix = tr("it does not answer as a Matrix homeserver")
             throw .homeserverUnreachable(homeserver, reason: error.kind == .transport || error.kind == .refused
-                                             ? error.message : "it does not answer as a Matrix homeserver")
+                                             ? error.message : notMatrix)
         }
     }
 

@@ -87,30 +87,49 @@ extension ShareService {
         case .invalidRecoveryKey(let problem): return .invalidRecoveryKey(problem.sentence)
         case .wrongKey(let passphrase): return .wrongRecoveryKey(passphrase: passphrase)
         case .noPassphrase:
-            return .cannotVerify("the account's secret storage was not set up with a passphrase; use the recovery key")
+            // TRANSLATORS: completes "This device cannot be verified this way: {reason}."
+            return .cannotVerify(tr("the account's secret storage was not set up with a passphrase; use the recovery key"))
         case .noCrossSigning:
-            return .cannotVerify("the account has no cross-signing identity yet; set it up in a Matrix client such as Element first")
+            // TRANSLATORS: completes "This device cannot be verified this way: {reason}."
+            return .cannotVerify(tr("the account has no cross-signing identity yet; set it up in a Matrix client such as Element first"))
         case .notInSecretStorage:
-            return .cannotVerify("the account's secret storage does not hold its self-signing key; verify from another of your devices instead")
+            // TRANSLATORS: completes "This device cannot be verified this way: {reason}."
+            return .cannotVerify(tr("the account's secret storage does not hold its self-signing key; verify from another of your devices instead"))
         case .staleSecret:
-            return .cannotVerify("the self-signing key in secret storage is not the one the account uses now (its identity was reset elsewhere)")
-        case .unreadable(let what): return .cannotVerify("Ferry cannot read the account's secret storage (\(what))")
+            // TRANSLATORS: completes "This device cannot be verified this way: {reason}."
+            return .cannotVerify(tr("the self-signing key in secret storage is not the one the account uses now (its identity was reset elsewhere)"))
+        case .unreadable(let what):
+            // TRANSLATORS: completes "This device cannot be verified this way: {reason}."; {what} is what could not be read, such as "the stored self-signing key".
+            return .cannotVerify(tr("Ferry cannot read the account's secret storage ({what})", ["what": what]))
         case .encryption(let failure): return shareError(failure.matrixError, session: session)
         case .server(let error): return shareError(error, session: session)
         case .alreadySetUp:
-            return .cannotVerify("the account has a cross-signing identity already; verify this device with its recovery key instead")
+            // TRANSLATORS: completes "This device cannot be verified this way: {reason}."
+            return .cannotVerify(tr("the account has a cross-signing identity already; verify this device with its recovery key instead"))
         case .secretStorageExists:
-            return .cannotVerify("the account has secret storage already, without a cross-signing identity; set it up in the client that made the storage")
+            // TRANSLATORS: completes "This device cannot be verified this way: {reason}."
+            return .cannotVerify(tr("the account has secret storage already, without a cross-signing identity; set it up in the client that made the storage"))
+        // Not translated here: ShareError.message chooses its whole translated sentence by this English name.
         case .passwordNeeded: return .passwordRequired("set up cross-signing")
         case .otherAuthNeeded:
-            return .cannotVerify("the homeserver asks for another confirmation than a password; set up cross-signing in its own client")
-        case .busy: return .cannotVerify("another verification of this device is under way; wait for it to finish")
-        case .wrongPassword: return .signInFailed("The homeserver refused the password; nothing was set up.")
+            // TRANSLATORS: completes "This device cannot be verified this way: {reason}."
+            return .cannotVerify(tr("the homeserver asks for another confirmation than a password; set up cross-signing in its own client"))
+        case .busy:
+            // TRANSLATORS: completes "This device cannot be verified this way: {reason}."
+            return .cannotVerify(tr("another verification of this device is under way; wait for it to finish"))
+        case .wrongPassword: return .signInFailed(tr("The homeserver refused the password; nothing was set up."))
         case .noOtherDevice:
-            return .cannotVerify("your account has no other device to compare emoji with; sign in to a Matrix client such as Element first, or use the recovery key")
-        case .unknownDevice: return .cannotVerify("that device is not one of your account's devices (ferry verify --emoji without --device asks them all)")
-        case .noSuchVerification: return .cannotVerify("no emoji verification with that id is running")
-        case .notComparing: return .cannotVerify("the emoji are not there to compare yet")
+            // TRANSLATORS: completes "This device cannot be verified this way: {reason}."
+            return .cannotVerify(tr("your account has no other device to compare emoji with; sign in to a Matrix client such as Element first, or use the recovery key"))
+        case .unknownDevice:
+            // TRANSLATORS: completes "This device cannot be verified this way: {reason}."; "ferry verify --emoji" and "--device" are a command and its option, typed as they are.
+            return .cannotVerify(tr("that device is not one of your account's devices (ferry verify --emoji without --device asks them all)"))
+        case .noSuchVerification:
+            // TRANSLATORS: completes "This device cannot be verified this way: {reason}."
+            return .cannotVerify(tr("no emoji verification with that id is running"))
+        case .notComparing:
+            // TRANSLATORS: completes "This device cannot be verified this way: {reason}."
+            return .cannotVerify(tr("the emoji are not there to compare yet"))
         }
     }
 
@@ -120,7 +139,8 @@ extension ShareService {
             return .notSignedIn
         }
         if error.isTransient { return .homeserverUnreachable(session.homeserver, reason: error.message) }
-        return .cannotVerify("the homeserver refused: \(error.message)")
+        // TRANSLATORS: completes "This device cannot be verified this way: {reason}."; {reason} is the homeserver's own words, often in English.
+        return .cannotVerify(tr("the homeserver refused: {reason}", ["reason": error.message]))
     }
 
     /// What the log may say: the kind of failure, never anything of the secret.

@@ -27,6 +27,9 @@ enum DiskFlush {
         let fd = open(path, O_RDONLY | O_CLOEXEC | flags)
         guard fd >= 0 else { throw .stagingFailed(path, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
-        if body(fd) != 0 { throw .stagingFailed(path, reason: "it could not be written to disk: \(String(cString: strerror(errno)))") }
+        if body(fd) != 0 {
+            // TRANSLATORS: the reason in "{path} could not be copied for sending: {reason}."; {error} is the system's reason.
+            throw .stagingFailed(path, reason: tr("it could not be written to disk: {error}", ["error": String(cString: strerror(errno))]))
+        }
     }
 }

@@ -37,6 +37,7 @@ struct LocalFile {
     }
 
     static func checkKind(_ mode: mode_t, _ path: String) throws(ShareError) {
+        // Each kind is a whole translated sentence in ShareError.message: keep them in step.
         switch mode & S_IFMT {
         case S_IFREG: return
         case S_IFDIR: throw .isDirectory(path)

@@ -36,7 +36,9 @@ enum RemoteStaging {
         } catch let error as ShareError {
             throw error
         } catch let error as RemoteFileStalled {
-            throw .remoteReadFailed(uri, reason: "the location stopped answering (nothing came for \(error.seconds) seconds)")
+            // TRANSLATORS: the reason in "{uri} could not be read: {reason}."
+            throw .remoteReadFailed(uri, reason: trn("the location stopped answering (nothing came for {count} second)",
+                                                     "the location stopped answering (nothing came for {count} seconds)", error.seconds))
         } catch is RemoteFileTooLarge {
             throw .fileTooLarge(uri, size: copied.size, limit: limits.maxFileSize)
         } catch FileCopyError.io(let code) {

@@ -76,11 +76,13 @@ enum FileSource {
         case .link(let url): return .inline(.link(url))
         case .file(let uri):
             guard let scheme = SharePlan.uriScheme(uri) else {
-                throw .invalidURI(uri, reason: "it has no scheme such as file://")
+                // TRANSLATORS: the reason in "{uri} is not a URI Ferry understands: {reason}."
+                throw .invalidURI(uri, reason: tr("it has no scheme such as file://"))
             }
             if scheme == "file" {
                 guard let (path, host) = FileURI.path(of: uri) else {
-                    throw .invalidURI(uri, reason: "it is not a valid file: URI")
+                    // TRANSLATORS: the reason in "{uri} is not a URI Ferry understands: {reason}."
+                    throw .invalidURI(uri, reason: tr("it is not a valid file: URI"))
                 }
                 if let host, !host.isEmpty, host != "localhost" { throw .remoteHost(uri, host: host) }
                 return .local(try LocalFile.check(path, limits: limits), uri: uri)

@@ -45,19 +45,26 @@ public struct Gettext: Translating {
         return directory + "/share/locale"
     }
 
+    // gettext returns its argument itself when there is no translation: the C strings are kept
+    // alive (withCString) until the answer has been copied out of them.
+
     /// The translation of `message`.
     public func text(_ message: String) -> String {
-        String(cString: dgettext(Self.domain, message))
+        message.withCString { String(cString: dgettext(Self.domain, $0)) }
     }
 
     /// The plural form `count` needs.
     public func plural(_ singular: String, _ plural: String, count: UInt64) -> String {
-        String(cString: dngettext(Self.domain, singular, plural, UInt(count)))
+        singular.withCString { one in
+            plural.withCString { many in String(cString: dngettext(Self.domain, one, many, UInt(count))) }
+        }
     }
 
     /// The translation of `message` in `context`.
     public func text(_ message: String, context: String) -> String {
-        String(cString: g_dpgettext2(Self.domain, context, message))
+        context.withCString { context in
+            message.withCString { String(cString: g_dpgettext2(Self.domain, context, $0)) }
+        }
     }
 
     /// `g_format_size`: SI units, the locale's decimal separator, GLib's translations of the units.

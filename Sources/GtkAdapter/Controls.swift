@@ -37,6 +37,10 @@ public final class Label: Widget {
 
 /// A push button with a label, optionally a spinner before it while it works.
 public final class Button: Widget {
+    /// What assistive technologies hear while a button works: the application sets it in the
+    /// person's language (GtkAdapter knows no translations), once, before any window is made.
+    nonisolated(unsafe) public static var busyDescription = "Working…"
+
     private let content: Box
     private let caption: Label
     private let spinner: Spinner
@@ -78,7 +82,7 @@ public final class Button: Widget {
             spinner.isVisible = isBusy
             spinner.isSpinning = isBusy
             gtk_widget_set_can_target(raw, isBusy ? 0 : 1)
-            if isBusy { setAccessibleDescription("Working…") } else { setAccessibleDescription("") }
+            if isBusy { setAccessibleDescription(Button.busyDescription) } else { setAccessibleDescription("") }
         }
     }
 

@@ -17,7 +17,8 @@ from ferryenv import pdf_bytes, wait_for
 from matrixflow import (bodies, get_property, msgtypes, png_of_size, set_power_level, sign_in, sign_out,
                         wait_for_state)
 from test_ui_dialog import dialog_for, keep_screenshot
-from uidesktop import click, find, focused, names_of, has_state, no_windows, press, signed_out, type_text, ui_app
+from uidesktop import (N, T, click, find, focused, names_of, has_state, no_windows, press, signed_out, type_text,
+                       ui_app)
 
 APP_ID = "io.github.ferryshare.Ferry"
 
@@ -94,7 +95,7 @@ def type_sign_in(server, user) -> None:
 def search_and_pick(window, typed: str, room_name: str) -> None:
     """Types part of a room's name into the focused search field and picks the first match with Enter."""
     def in_search() -> bool:
-        return (focused(window) or window).name == "Search rooms and people"
+        return (focused(window) or window).name == T("Search rooms and people")
 
     def settled() -> bool:
         # Right after the page comes in, focus leaves the field for a moment (seen as no focused
@@ -108,13 +109,13 @@ def search_and_pick(window, typed: str, room_name: str) -> None:
         return True
 
     wait_for(in_search, timeout=10, what="focus in the search field")
-    find(window, f"Choose {room_name}", "check box", timeout=15)  # the list is there
+    find(window, T("Choose {name}", name=room_name), "check box", timeout=15)  # the list is there
     wait_for(settled, timeout=10, interval=0, what="focus staying in the search field")
     type_text(typed)
-    wait_for(lambda: names_of(window, "check box") == [f"Choose {room_name}"], timeout=10,
+    wait_for(lambda: names_of(window, "check box") == [T("Choose {name}", name=room_name)], timeout=10,
              what=f"only {room_name} left after typing {typed!r}")
     press("Return")
-    wait_for(lambda: has_state(find(window, f"Choose {room_name}", "check box"), "checked"), timeout=5,
+    wait_for(lambda: has_state(find(window, T("Choose {name}", name=room_name), "check box"), "checked"), timeout=5,
              what=f"{room_name} ticked")
 
 
@@ -122,11 +123,11 @@ def next_page(window) -> None:
     button = find(window, "Next", "push button")
     wait_for(lambda: has_state(button, "sensitive"), timeout=5, what="Next enabled")
     click(button)
-    wait_for(lambda: (focused(window) or window).name == "Message", timeout=10, what="focus in the message")
+    wait_for(lambda: (focused(window) or window).name == T("Message"), timeout=10, what="focus in the message")
 
 
 def share(window) -> None:
-    click(find(window, "Share", "push button"))
+    click(find(window, T("Share", "button"), "push button"))
 
 
 def room_messages(server, user, room: str) -> list[dict]:
@@ -148,8 +149,8 @@ def test_a_file_opened_with_gio_open_goes_to_the_room_picked_by_typing_with_the_
     window = open_dialog(ui, photo.name)
     search_and_pick(window, "holi", "Holiday Photos")
     next_page(window)
-    find(window, "Recipients: Holiday Photos", "label")
-    find(window, f"Preview of {photo.name}")
+    find(window, T("Recipients: {names}", names="Holiday Photos"), "label")
+    find(window, T("Preview of {name}", name=photo.name))
     type_text("Look at this")
     keep_screenshot(ui, tmp_path, "share-dialog-page2.png")
     share(window)
@@ -193,11 +194,11 @@ def test_page_one_lists_recent_rooms_first_and_an_encrypted_room_as_a_choice_wit
     secret = find(window, "Secret Plans", "list item")
     assert has_state(secret, "sensitive")
     assert "end-to-end encrypted" in secret.description
-    assert "Choose Secret Plans" in names_of(window, "check box")
+    assert T("Choose {name}", name="Secret Plans") in names_of(window, "check box")
     find(secret, "End-to-end encrypted", "image")
     # And Next waits for a choice
     assert not has_state(find(window, "Next", "push button"), "sensitive")
-    wait_for(lambda: (focused(window) or window).name == "Search rooms and people", timeout=5, what="focus")
+    wait_for(lambda: (focused(window) or window).name == T("Search rooms and people"), timeout=5, what="focus")
     keep_screenshot(ui, tmp_path, "share-dialog-page1.png")
 
 
@@ -237,7 +238,7 @@ def test_signed_out_the_dialog_signs_in_and_the_same_share_continues_to_page_one
     share_id = open_with_ferry(ui.session, photo)
     window = open_dialog(ui, photo.name)
     assert ui.session.get_share(share_id)["state"] == "awaiting-sign-in"
-    wait_for(lambda: (focused(window) or window).name == "Homeserver", timeout=10, what="focus in Homeserver")
+    wait_for(lambda: (focused(window) or window).name == T("Homeserver"), timeout=10, what="focus in Homeserver")
     keep_screenshot(ui, tmp_path, "share-dialog-sign-in.png")
 
     # And the person types the server, the user and the password, and presses Enter
@@ -268,13 +269,13 @@ def test_several_files_go_to_several_rooms_each_file_its_own_event_in_order(ui, 
 
     # When they are opened with Ferry together (Open with every URI, as "Open With" does)
     open_with_ferry(ui.session, first, second, document)
-    window = open_dialog(ui, "3 files")
-    find(window, "Choose Design Team", "check box", timeout=15)
-    click(find(window, "Choose Design Team", "check box"))
-    click(find(window, "Choose Book Club", "check box"))
+    window = open_dialog(ui, N("{count} file", "{count} files", 3))
+    find(window, T("Choose {name}", name="Design Team"), "check box", timeout=15)
+    click(find(window, T("Choose {name}", name="Design Team"), "check box"))
+    click(find(window, T("Choose {name}", name="Book Club"), "check box"))
     next_page(window)
-    find(window, "Recipients: Design Team, Book Club", "label")
-    find(window, "Preview of 3 files")
+    find(window, T("Recipients: {names}", names="Design Team, Book Club"), "label")
+    find(window, N("Preview of {count} file", "Preview of {count} files", 3))
     share(window)
 
     # Then each room holds the three files, each its own event, in the order they were given
@@ -319,9 +320,9 @@ def test_a_link_naming_a_room_only_preselects_it_and_nothing_goes_until_share(ui
 
     # Then the dialog opens with that room ticked, the other not, and nothing has been sent
     window = open_dialog(ui, text)
-    wait_for(lambda: has_state(find(window, "Choose Harbour News", "check box", timeout=15), "checked"), timeout=10,
+    wait_for(lambda: has_state(find(window, T("Choose {name}", name="Harbour News"), "check box", timeout=15), "checked"), timeout=10,
              what="the suggested room ticked")
-    assert not has_state(find(window, "Choose Quiet Room", "check box"), "checked")
+    assert not has_state(find(window, T("Choose {name}", name="Quiet Room"), "check box"), "checked")
     assert room_messages(homeserver, person, room) == []
 
     # When the person goes on and shares, the text arrives there once
@@ -371,10 +372,10 @@ def test_a_failure_shows_the_reason_and_retry_sends_once_allowed(ui, homeserver,
     share(window)
 
     # Then the dialog stays, with the server's refusal in words and Retry
-    error = find(window, lambda n: n.startswith("Error: "), "label", timeout=60)
+    error = find(window, lambda n: n.startswith(T("Error: {message}", message="")), "label", timeout=60)
     assert "post" in error.name.lower() or "permission" in error.name.lower() or "allowed" in error.name.lower(), \
         error.name
-    retry = find(window, "Retry", "push button")
+    retry = find(window, T("Retry", "button"), "push button")
     keep_screenshot(ui, tmp_path, "share-dialog-failed.png")
 
     # And once the owner lets the person post, Retry delivers it and the dialog closes
@@ -406,7 +407,7 @@ def test_offline_a_banner_says_so_share_closes_at_once_and_it_goes_when_the_serv
     window = open_dialog(ui, photo.name)
 
     # Then the dialog says the share will go when the connection returns, and still lists the rooms
-    find(window, lambda n: n.startswith("You are offline"))
+    find(window, lambda n: n.startswith(T("You are offline. The share will be sent when the connection returns.")))
     search_and_pick(window, "holi", "Holiday Photos")
     next_page(window)
     keep_screenshot(ui, tmp_path, "share-dialog-offline.png")

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from ferryenv import file_uri, wait_for, write_png
-from uidesktop import (click, find, find_all, focused, has_state, names, press, signed_out,  # noqa: F401
-                       type_text, ui_app, windows)
+from uidesktop import (UI_LANGUAGE, N, T, atspi, click, gtk_catalogue, find, find_all, focused, has_state, names,  # noqa: F401
+                       press, signed_out, type_text, ui_app, windows)
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "data" / "screenshots"
 
@@ -47,12 +47,14 @@ def dialog_for(app, share_title: str):
 
 
 def keep_screenshot(ui, tmp_path: Path, name: str) -> Path:
-    """Takes a screenshot; FERRY_UPDATE_SCREENSHOTS=1 also stores it in data/screenshots."""
+    """Takes a screenshot; FERRY_UPDATE_SCREENSHOTS=1 also stores it in data/screenshots (in
+    data/screenshots/LANG when the tests run in another language: long words must not clip)."""
     time.sleep(0.5)  # the page's slide transition
     shot = ui.screenshot(tmp_path / name)
     if os.environ.get("FERRY_UPDATE_SCREENSHOTS") == "1":
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        shutil.copy(shot, SCREENSHOTS / name)
+        folder = SCREENSHOTS / UI_LANGUAGE if UI_LANGUAGE else SCREENSHOTS
+        folder.mkdir(parents=True, exist_ok=True)
+        shutil.copy(shot, folder / name)
     return shot
 
 
@@ -66,8 +68,8 @@ def test_a_share_while_signed_out_opens_its_dialog_on_the_sign_in_page(ui, tmp_p
 
     for field, role in (("Homeserver", "text"), ("User", "text"), ("Password", "password text")):
         find(window, field, role)
-    find(window, "Sign In", "push button")
-    wait_for(lambda: focused(window) is not None and focused(window).name == "Homeserver", timeout=5,
+    find(window, T("Sign In", "button"), "push button")
+    wait_for(lambda: focused(window) is not None and focused(window).name == T("Homeserver"), timeout=5,
              what="focus in the Homeserver field")
     keep_screenshot(ui, tmp_path, "share-dialog-sign-in.png")
 
@@ -98,7 +100,7 @@ def test_the_close_button_cancels_too(ui):
 def test_tab_and_typing_reach_every_field_in_order(ui):
     share_id = share_photo(ui.session, "keys.png", seed=3)
     window = dialog_for(ui_app(), "keys.png")
-    wait_for(lambda: (focused(window) or window).name == "Homeserver", timeout=5, what="focus in Homeserver")
+    wait_for(lambda: (focused(window) or window).name == T("Homeserver"), timeout=5, what="focus in Homeserver")
 
     type_text("example.org")
     order = []
@@ -109,8 +111,8 @@ def test_tab_and_typing_reach_every_field_in_order(ui):
 
     # GTK 4.8's entries expose no text over AT-SPI; what was typed counts in the sign-in tests,
     # whose typed credentials have to reach the homeserver.
-    assert order[:2] == ["User", "Password"], order
-    assert "Sign In" in order, order
+    assert order[:2] == [T("User"), T("Password")], order
+    assert T("Sign In", "button") in order, order
 
 
 def test_each_share_gets_its_own_dialog_with_its_own_file(ui):
@@ -144,7 +146,7 @@ def test_the_same_share_twice_brings_back_one_dialog(ui):
 def test_every_control_has_an_accessible_name(ui):
     share_id = share_photo(ui.session, "names.png", seed=7)
     window = dialog_for(ui_app(), "names.png")
-    find(window, "Sign In", "push button")
+    find(window, T("Sign In", "button"), "push button")
 
     unnamed = []
     for role in ("push button", "text", "password text", "check box", "toggle button", "list item"):
@@ -169,13 +171,42 @@ def test_the_main_window_lists_recent_shares_with_their_state(ui, tmp_path):
     assert done.returncode == 0, done.stderr
     window = wait_for(lambda: [w for w in windows(ui_app()) if w.name == "Ferry"], timeout=15, what="the main window")[0]
 
-    find(window, "Account: Not signed in")
-    find(window, lambda name: name.startswith("listed.png, Waiting for sign-in"))
+    find(window, T("Account: {account}", account=T("Not signed in")))
+    find(window, lambda name: name.startswith(T("{share}, {state}", share="listed.png", state=T("Waiting for sign-in"))))
     keep_screenshot(ui, tmp_path, "main-window.png")
 
-    click(find(window, "Cancel listed.png", "push button"))
+    click(find(window, T("Cancel {share}", share="listed.png"), "push button"))
     wait_for(lambda: ui.session.get_share(share_id)["state"] == "cancelled", timeout=10, what="the share cancelled")
-    find(window, lambda name: name.startswith("listed.png, Cancelled"))
+    find(window, lambda name: name.startswith(T("{share}, {state}", share="listed.png", state=T("Cancelled", "share state"))))
+
+
+def test_the_dialog_lays_out_right_to_left_in_a_hebrew_session(ui, tmp_path):
+    pyatspi = atspi()
+
+    def close_button_side(window, close_name: str) -> str:
+        """Where the header bar's Close button is: right to left puts it at the start, the left."""
+        box = window.queryComponent().getExtents(pyatspi.DESKTOP_COORDS)
+        button = find(window, lambda name: name == close_name, "push button")
+        close = button.queryComponent().getExtents(pyatspi.DESKTOP_COORDS)
+        return "left" if close.x + close.width / 2 < box.x + box.width / 2 else "right"
+
+    # Given the dialog as the session's language lays it out
+    share_photo(ui.session, "ltr.png", seed=9)
+    app = ui_app()
+    assert close_button_side(dialog_for(app, "ltr.png"), T("Close")) == "right"
+    ui.stop_ui()
+    # When ferry-ui runs in Hebrew (GTK takes the direction from the locale), the share dialog is
+    # opened in that process: the service's launch hands its command line to the running one
+    ui.launch("--sign-in", LANG="he_IL.UTF-8", LC_ALL="he_IL.UTF-8", LANGUAGE="he")
+    wait_for(lambda: windows(ui_app()), timeout=15, what="the sign-in window")
+    share_photo(ui.session, "rtl.png", seed=10)
+    window = dialog_for(ui_app(), "rtl.png")
+    # Then it is mirrored: Close (GTK's word for it in Hebrew) at the left, and the page's fields
+    # still there to fill in (Ferry has no Hebrew translation: they read in English)
+    assert close_button_side(window, gtk_catalogue("he").gettext("Close")) == "left"
+    for field, role in (("Homeserver", "text"), ("User", "text"), ("Password", "password text")):
+        find(window, lambda name, field=field: name == field, role)
+    keep_screenshot(ui, tmp_path, "share-dialog-rtl.png")
 
 
 def test_usage_mistakes_exit_with_ex_usage(ui):
@@ -188,5 +219,5 @@ def test_help_needs_no_display(ui):
     env = {k: v for k, v in ui.session.env.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
     done = subprocess.run([str(ui.ui_binary), "--help"], env=env, capture_output=True, text=True, timeout=15)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("Usage: ferry-ui [--share ID] [--sign-in] [--activation-token TOKEN]")
+    assert done.stdout.startswith(T("Usage: {command}", command="ferry-ui [--share ID] [--sign-in] [--activation-token TOKEN]"))
     assert done.stderr == ""

@@ -6,6 +6,7 @@ cross-signing: once both sides confirmed, the test signs Ferry's device as Eleme
 
 from __future__ import annotations
 
+import re
 import pytest
 from gi.repository import GLib
 
@@ -17,7 +18,7 @@ from test_ui_delivery import picture
 from test_ui_dialog import keep_screenshot
 from test_ui_verify import ferrys_device, main_window_signed_in_as, on_the_verify_page, sign_in_from_the_dialog
 from ferryenv import wait_for
-from uidesktop import click, find, focused, names_of, ui_app, windows
+from uidesktop import N, T, click, find, focused, names_of, ui_app, windows  # noqa: F401
 
 
 @pytest.fixture
@@ -37,11 +38,15 @@ def other_device(nio_reader, user, ferry_device: str):
 
 
 def shown_emoji(window) -> list[str]:
-    """The pictures in the UI's order, read from their accessible names ("Emoji 3: 🐶 Dog")."""
+    """The pictures in the UI's order, read from their accessible names ("Emoji 3: 🐶 Dog", in the
+    tests' language)."""
+    pattern = re.compile(re.escape(T("Emoji {number}: {emoji} {name}")).replace(r"\{number\}", r"(?P<number>\d+)")
+                         .replace(r"\{emoji\}", r"(?P<emoji>\S+)").replace(r"\{name\}", r"(?P<name>.+)"))
     cells = wait_for(lambda: (lambda found: found if len(found) == 7 else None)(
-        [name for name in names_of(window, "label") if name.startswith("Emoji ")]), timeout=30, what="seven emoji")
-    cells.sort(key=lambda name: int(name.split(":")[0].removeprefix("Emoji ")))
-    return [name.split(": ", 1)[1].split(" ", 1)[0] for name in cells]
+        [match for name in names_of(window, "label") if (match := pattern.fullmatch(name))]), timeout=30,
+        what="seven emoji")
+    cells.sort(key=lambda match: int(match["number"]))
+    return [match["emoji"] for match in cells]
 
 
 def compare_with_nio(window, nio, ferry_device: str) -> str:
@@ -77,9 +82,9 @@ def test_after_sign_in_the_dialog_verifies_by_emoji_and_goes_on(ui, homeserver, 
     nio.sas_confirm(transaction)
     assert nio_sees(nio, lambda sas: sas["verified"])["device"] == device
     identity.verify_device(homeserver, user.token, device)
-    wait_for(lambda: (focused(window) or window).name == "Search rooms and people", timeout=60,
+    wait_for(lambda: (focused(window) or window).name == T("Search rooms and people"), timeout=60,
              what="the dialog going on to Share to")
-    find(window, "Choose Harbour", "check box", timeout=15)
+    find(window, T("Choose {name}", name="Harbour"), "check box", timeout=15)
     assert get_property(ui.session, "DeviceVerification") == "verified"
     assert is_device_cross_signed(homeserver, user.token, user.user_id, device,
                                   master=identity.public(identity.master))
@@ -93,7 +98,7 @@ def test_the_main_window_says_when_the_emoji_differ_and_goes_back_to_the_key(ui,
     device = ferrys_device(ui.session)
     nio = other_device(nio_reader, user, device)
     click(find(window, "Verify this device", "push button", timeout=15))
-    verify = wait_for(lambda: [w for w in windows(ui_app()) if w.name == "Verify This Device"], timeout=15,
+    verify = wait_for(lambda: [w for w in windows(ui_app()) if w.name == T("Verify This Device")], timeout=15,
                       what="the verify window")[0]
     on_the_verify_page(verify)
 
@@ -102,7 +107,7 @@ def test_the_main_window_says_when_the_emoji_differ_and_goes_back_to_the_key(ui,
 
     # Then the other device is told why, the window says it, and nothing is verified
     assert nio_receives(nio, "m.key.verification.cancel")["code"] == "m.mismatched_sas"
-    find(verify, lambda name: name.startswith("Error: You said the emoji do not match"), "label", timeout=30)
+    find(verify, lambda name: name.startswith(T("Error: {message}", message=T("You said the emoji do not match: nothing was verified. If they really differ, someone may be listening in."))), "label", timeout=30)
     assert not is_device_cross_signed(homeserver, user.token, user.user_id, device)
     click(find(verify, "Use Recovery Key", "push button"))
     on_the_verify_page(verify)

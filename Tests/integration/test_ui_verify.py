@@ -15,7 +15,7 @@ from test_ui_delivery import (next_page, open_dialog, open_with_ferry, picture, 
                               share, signed_in_as, type_sign_in)
 from test_ui_dialog import keep_screenshot
 from ferryenv import wait_for
-from uidesktop import click, find, focused, no_windows, press, signed_out, type_text, ui_app, windows
+from uidesktop import N, T, click, find, focused, no_windows, press, signed_out, type_text, ui_app, windows  # noqa: F401
 
 
 def ferrys_device(session) -> str:
@@ -26,7 +26,7 @@ def sign_in_from_the_dialog(ui, homeserver, user, photo):
     """Signed out, a picture opened with Ferry; the person signs in on the dialog's first page."""
     share_id = open_with_ferry(ui.session, photo)
     window = open_dialog(ui, photo.name)
-    wait_for(lambda: (focused(window) or window).name == "Homeserver", timeout=10, what="focus in Homeserver")
+    wait_for(lambda: (focused(window) or window).name == T("Homeserver"), timeout=10, what="focus in Homeserver")
     type_sign_in(homeserver, user)
     return share_id, window
 
@@ -41,7 +41,7 @@ def main_window_signed_in_as(ui, homeserver, user):
 
 
 def on_the_verify_page(window) -> None:
-    wait_for(lambda: (focused(window) or window).name == "Recovery key or passphrase", timeout=30,
+    wait_for(lambda: (focused(window) or window).name == T("Recovery key or passphrase"), timeout=30,
              what="focus in the recovery key field")
 
 
@@ -62,7 +62,7 @@ def test_after_sign_in_the_recovery_key_verifies_the_device_and_the_share_goes_o
     # And a wrong key is said in place, and nothing is signed
     type_text(wrong_recovery_key(storage.recovery_key))
     press("Return")
-    find(window, lambda name: name.startswith("Error: That recovery key does not open"), timeout=30)
+    find(window, lambda name: name.startswith(T("Error: {message}", message=T("That recovery key does not open this account's secret storage; it may be an older one."))), timeout=30)
     device = ferrys_device(ui.session)
     assert not is_device_cross_signed(homeserver, user.token, user.user_id, device)
 
@@ -87,7 +87,7 @@ def test_after_sign_in_the_recovery_key_verifies_the_device_and_the_share_goes_o
 
 def find_banner(window) -> bool:
     try:
-        find(window, lambda name: name.startswith("This device is not verified"), timeout=2)
+        find(window, lambda name: name.startswith(T("This device is not verified: others may see a warning on what Ferry sends.")), timeout=2)
         return True
     except AssertionError:
         return False
@@ -134,17 +134,17 @@ def test_the_main_window_shows_the_device_and_verifies_it(ui, homeserver, tmp_pa
     identity, storage = bootstrap(homeserver, user, passphrase="open sesame")
     window = main_window_signed_in_as(ui, homeserver, user)
 
-    find(window, lambda name: name.startswith("This device: Not verified"), timeout=15)
+    find(window, lambda name: name.startswith(T("This device: {verification}", verification=T("Not verified: your other devices may show a warning on what Ferry sends"))), timeout=15)
     keep_screenshot(ui, tmp_path, "main-window-unverified.png")
     click(find(window, "Verify this device", "push button"))
-    verify = wait_for(lambda: [w for w in windows(ui_app()) if w.name == "Verify This Device"], timeout=15,
+    verify = wait_for(lambda: [w for w in windows(ui_app()) if w.name == T("Verify This Device")], timeout=15,
                       what="the verify window")[0]
     on_the_verify_page(verify)
     type_text("open sesame")
     press("Return")
 
-    find(window, lambda name: name.startswith("This device: Verified"), timeout=60)
-    wait_for(lambda: not [w for w in windows(ui_app()) if w.name == "Verify This Device"], timeout=10,
+    find(window, lambda name: name == T("This device: {verification}", verification=T("Verified: your other devices trust what Ferry sends")), timeout=60)
+    wait_for(lambda: not [w for w in windows(ui_app()) if w.name == T("Verify This Device")], timeout=10,
              what="the verify window to close")
     device = ferrys_device(ui.session)
     assert is_device_cross_signed(homeserver, user.token, user.user_id, device, master=identity.public(identity.master))
@@ -154,9 +154,9 @@ def test_the_main_window_sets_up_recovery_for_an_account_without_it_and_shows_th
     user = homeserver.new_user("setup-ui")
     window = main_window_signed_in_as(ui, homeserver, user)
 
-    find(window, lambda name: name.startswith("This device: Not verified: your account has no recovery key"), timeout=15)
+    find(window, lambda name: name == T("This device: {verification}", verification=T("Not verified: your account has no recovery key yet")), timeout=15)
     click(find(window, "Set up recovery", "push button"))
-    setup = wait_for(lambda: [w for w in windows(ui_app()) if w.name == "Set Up Recovery"], timeout=15,
+    setup = wait_for(lambda: [w for w in windows(ui_app()) if w.name == T("Set Up Recovery")], timeout=15,
                      what="the set-up window")[0]
     # Nothing happens until the person asks for it
     assert get_property(ui.session, "DeviceVerification") == "no-identity"
@@ -172,6 +172,6 @@ def test_the_main_window_sets_up_recovery_for_an_account_without_it_and_shows_th
                                   master=identity.public(identity.master))
 
     click(find(setup, "I Have Saved It", "push button"))
-    wait_for(lambda: not [w for w in windows(ui_app()) if w.name == "Set Up Recovery"], timeout=10,
+    wait_for(lambda: not [w for w in windows(ui_app()) if w.name == T("Set Up Recovery")], timeout=10,
              what="the set-up window to close")
-    find(window, lambda name: name.startswith("This device: Verified"), timeout=30)
+    find(window, lambda name: name == T("This device: {verification}", verification=T("Verified: your other devices trust what Ferry sends")), timeout=30)

@@ -9,6 +9,7 @@ one session bus, one service); each test makes shares of its own.
 from __future__ import annotations
 
 import contextlib
+import gettext
 import os
 import shutil
 import signal
@@ -22,6 +23,61 @@ from typing import Callable, Iterator
 from ferryenv import FerrySession, variant, wait_for
 
 UI_RELATIVE_PATH = Path("libexec/ferry/ferry-ui")
+
+# The UI tests run in English, and once more in German (FERRY_UI_LANGUAGE=de, `make check` does
+# both): the whole session is in that language, and every name a test looks for is the English
+# text translated through the installed catalogue (`T`), so a label left untranslated fails.
+UI_LANGUAGE = os.environ.get("FERRY_UI_LANGUAGE", "")
+LOCALES = {"de": "de_DE.UTF-8", "fr": "fr_FR.UTF-8", "he": "he_IL.UTF-8"}
+_words: gettext.NullTranslations = gettext.NullTranslations()
+_by_context: dict[str, str] = {}
+# GTK's own words (a header bar's Close button) come from GTK's catalogue.
+_gtk_words: gettext.NullTranslations = gettext.NullTranslations()
+
+
+def language_env(language: str) -> dict[str, str]:
+    """The environment of a session in `language`."""
+    return {"LANG": LOCALES[language], "LC_ALL": LOCALES[language], "LANGUAGE": language}
+
+
+def use_language(prefix: Path, language: str) -> None:
+    """Makes `T` translate into `language` with the catalogue installed under `prefix`."""
+    global _words, _by_context, _gtk_words
+    _words = gettext.translation("ferry", localedir=str(prefix / "share" / "locale"), languages=[language])
+    _gtk_words = gtk_catalogue(language)
+    catalog = getattr(_words, "_catalog", {})
+    _by_context = {key.split("\x04", 1)[1]: value for key, value in catalog.items()
+                   if isinstance(key, str) and "\x04" in key}
+
+
+def gtk_catalogue(language: str) -> gettext.NullTranslations:
+    """GTK 4's own translations into `language`, as Debian installs them."""
+    return gettext.translation("gtk40", localedir="/usr/share/locale", languages=[language], fallback=True)
+
+
+def T(text: str, context: str | None = None, **values: object) -> str:
+    """What the UI shows for the English `text` in the tests' language, its {name} placeholders
+    filled from `values`. Without a context, a text the UI translates only in one (pgettext) is
+    found there too."""
+    if context is not None:
+        shown = _words.pgettext(context, text)
+    else:
+        shown = _words.gettext(text)
+        if shown == text:
+            shown = _by_context.get(text, text)
+        if shown == text:
+            shown = _gtk_words.gettext(text)
+    for key, value in values.items():
+        shown = shown.replace("{" + key + "}", str(value))
+    return shown
+
+
+def N(singular: str, plural: str, count: int, **values: object) -> str:
+    """The plural form the UI shows for `count` (ngettext), with {count} and `values` filled in."""
+    shown = _words.ngettext(singular, plural, count)
+    for key, value in {**values, "count": count}.items():
+        shown = shown.replace("{" + key + "}", str(value))
+    return shown
 
 
 def start_xvfb(width: int = 1280, height: int = 800) -> tuple[subprocess.Popen, str]:
@@ -167,7 +223,10 @@ def is_showing(node) -> bool:
 
 def find(root, name: str | Callable[[str], bool], role: str | None = None, showing: bool = True,
          timeout: float = 10):
-    """Waits for a descendant with this accessible name (and role name, e.g. "push button")."""
+    """Waits for a descendant with this accessible name (and role name, e.g. "push button"); a name
+    given as text is English, looked for as the tests' language shows it (`T`)."""
+    if not callable(name):
+        name = T(name)
     matches = name if callable(name) else (lambda n: n == name)
 
     def search():
@@ -297,7 +356,11 @@ def desktop(new_session):
     # DISPLAY lets the service start dialogs (and the AT-SPI registry synthesize key presses on
     # this display, XTest); the cairo renderer is what the figures are measured with; retries
     # come back within two seconds, so a share kept while offline goes soon after the server does.
-    session = new_session(DISPLAY=display, GSK_RENDERER="cairo", GDK_BACKEND="x11", FERRY_RETRY_MAX_SECONDS="2")
+    language = language_env(UI_LANGUAGE) if UI_LANGUAGE else {}
+    session = new_session(DISPLAY=display, GSK_RENDERER="cairo", GDK_BACKEND="x11", FERRY_RETRY_MAX_SECONDS="2",
+                          **language)
+    if UI_LANGUAGE:
+        use_language(session.prefix, UI_LANGUAGE)
     os.environ["DBUS_SESSION_BUS_ADDRESS"] = session.address
     os.environ["DISPLAY"] = display
     os.environ.pop("NO_AT_BRIDGE", None)

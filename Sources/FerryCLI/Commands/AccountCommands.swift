@@ -9,30 +9,27 @@ import Glibc
 struct LoginCommand: FerrySubcommand {
     static let configuration = CommandConfiguration(
         commandName: "login",
-        abstract: "Sign in to a Matrix account.",
-        discussion: """
-        Shares made while signed out are sent once you sign in. On a terminal Ferry asks for what \
-        is missing (the password without echo); in scripts pass the secret on standard input.
-        """)
+        abstract: tr("Sign in to a Matrix account."),
+        discussion: tr("Shares made while signed out are sent once you sign in. On a terminal Ferry asks for what is missing (the password without echo); in scripts pass the secret on standard input."))
 
-    @Option(help: ArgumentHelp("A server name (example.org) or URL (https://matrix.example.org). Default: the server of --user.", valueName: "H"))
+    @Option(help: ArgumentHelp(tr("A server name (example.org) or URL (https://matrix.example.org). Default: the server of --user."), valueName: "H"))
     var homeserver: String?
 
-    @Option(help: ArgumentHelp("Your user id (@me:example.org) or user name.", valueName: "U"))
+    @Option(help: ArgumentHelp(tr("Your user id (@me:example.org) or user name."), valueName: "U"))
     var user: String?
 
-    @Flag(help: "Read the password from standard input.")
+    @Flag(help: ArgumentHelp(tr("Read the password from standard input.")))
     var passwordStdin = false
 
-    @Flag(help: "Read an access token from standard input instead of a password.")
+    @Flag(help: ArgumentHelp(tr("Read an access token from standard input instead of a password.")))
     var accessTokenStdin = false
 
-    @Flag(help: "Sign in through the browser (single sign-on).")
+    @Flag(help: ArgumentHelp(tr("Sign in through the browser (single sign-on).")))
     var sso = false
 
     func validate() throws {
         if [passwordStdin, accessTokenStdin, sso].filter({ $0 }).count > 1 {
-            throw ValidationError("Choose one of --password-stdin, --access-token-stdin and --sso.")
+            throw ValidationError(tr("Choose one of --password-stdin, --access-token-stdin and --sso."))
         }
     }
 
@@ -40,21 +37,26 @@ struct LoginCommand: FerrySubcommand {
         var user = self.user
         var credentials: [String: Variant] = [:]
         if accessTokenStdin {
-            credentials["access-token"] = .string(try Self.secretFromStandardInput("access token"))
+            credentials["access-token"] = .string(try Self.secretFromStandardInput(.accessToken))
         } else if sso {
             credentials["sso"] = .bool(true)
         } else {
-            if user == nil { user = try Prompt.line("User (@me:example.org): ") }
+            // TRANSLATORS: a question on the terminal; the answer is typed after it, on the same line.
+            if user == nil { user = try Prompt.line(tr("User (@me:example.org): ")) }
             credentials["user"] = .string(user!)
-            credentials["password"] = .string(passwordStdin ? try Self.secretFromStandardInput("password")
-                                                             : try Prompt.secret("Password: "))
+            credentials["password"] = .string(passwordStdin ? try Self.secretFromStandardInput(.password)
+                                                             // TRANSLATORS: a question on the terminal; the answer is typed after it, on the same line.
+                                                             : try Prompt.secret(tr("Password: ")))
         }
-        guard let server = homeserver ?? user.flatMap(Self.serverName) ?? (try? Prompt.line("Homeserver: ")) else {
-            throw CommandFailure(status: ExitStatus.usage, message: "say which homeserver with --homeserver.")
+        // TRANSLATORS: a question on the terminal; the answer is typed after it, on the same line.
+        guard let server = homeserver ?? user.flatMap(Self.serverName) ?? (try? Prompt.line(tr("Homeserver: "))) else {
+            throw CommandFailure(status: ExitStatus.usage, message: tr("say which homeserver with --homeserver."))
         }
         credentials["homeserver"] = .string(server)
         let account = try Share1Client.forCommand().run(Share1.signIn(credentials))
-        Terminal.note("Signed in as \(account["user-id"]?.stringValue ?? "?") on \(account["homeserver"]?.stringValue ?? server).")
+        // TRANSLATORS: {user} is a Matrix user id (@me:example.org), {homeserver} a server name or URL.
+        Terminal.note(tr("Signed in as {user} on {homeserver}.", ["user": account["user-id"]?.stringValue ?? "?",
+                                                                 "homeserver": account["homeserver"]?.stringValue ?? server]))
     }
 
     /// The server part of a user id: `@me:example.org` → `example.org`.
@@ -64,30 +66,54 @@ struct LoginCommand: FerrySubcommand {
         return server.isEmpty ? nil : String(server)
     }
 
-    static func secretFromStandardInput(_ what: String) throws(CommandFailure) -> String {
+    static func secretFromStandardInput(_ what: StandardInputSecret) throws(CommandFailure) -> String {
         guard let text = StandardInput.readAllUTF8() else {
-            throw CommandFailure(status: ExitStatus.dataError, message: "the \(what) on standard input is not valid UTF-8.")
+            throw CommandFailure(status: ExitStatus.dataError, message: what.notUTF8)
         }
         // One line ending goes, whichever kind (Swift's "\r\n" is one Character).
         let secret = text.hasSuffix("\n") || text.hasSuffix("\r\n") ? String(text.dropLast()) : text
-        guard !secret.isEmpty else { throw CommandFailure(status: ExitStatus.dataError, message: "no \(what) on standard input.") }
+        guard !secret.isEmpty else { throw CommandFailure(status: ExitStatus.dataError, message: what.missing) }
         return secret
+    }
+}
+
+/// A secret a script gives on standard input, and the sentences about it: whole sentences, so a
+/// translation need not fit the name of the secret into a sentence made for another.
+enum StandardInputSecret {
+    case accessToken, password, passphrase, keyOrPassphrase
+
+    var notUTF8: String {
+        switch self {
+        case .accessToken: tr("the access token on standard input is not valid UTF-8.")
+        case .password: tr("the password on standard input is not valid UTF-8.")
+        case .passphrase: tr("the passphrase on standard input is not valid UTF-8.")
+        case .keyOrPassphrase: tr("the recovery key or passphrase on standard input is not valid UTF-8.")
+        }
+    }
+
+    var missing: String {
+        switch self {
+        case .accessToken: tr("no access token on standard input.")
+        case .password: tr("no password on standard input.")
+        case .passphrase: tr("no passphrase on standard input.")
+        case .keyOrPassphrase: tr("no recovery key or passphrase on standard input.")
+        }
     }
 }
 
 struct LogoutCommand: FerrySubcommand {
     static let configuration = CommandConfiguration(
-        commandName: "logout", abstract: "Sign out; shares not yet sent wait for the next sign-in.")
+        commandName: "logout", abstract: tr("Sign out; shares not yet sent wait for the next sign-in."))
 
     func execute() throws(CommandFailure) {
         try Share1Client.forCommand().run(Share1.signOut())
-        Terminal.note("Signed out.")
+        Terminal.note(tr("Signed out."))
     }
 }
 
 struct StatusCommand: FerrySubcommand {
     static let configuration = CommandConfiguration(
-        commandName: "status", abstract: "Who is signed in, where, online or not, and shares by state.")
+        commandName: "status", abstract: tr("Who is signed in, where, online or not, and shares by state."))
 
     @OptionGroup var output: OutputOptions
 
@@ -105,17 +131,17 @@ struct StatusCommand: FerrySubcommand {
 enum Prompt {
     static func line(_ question: String) throws(CommandFailure) -> String {
         guard isatty(0) != 0 else {
-            throw CommandFailure(status: ExitStatus.usage, message: "not on a terminal: give it as an option (see ferry login --help).")
+            throw CommandFailure(status: ExitStatus.usage, message: tr("not on a terminal: give it as an option (see ferry login --help)."))
         }
         Terminal.standardError(question)
         guard let answer = readLine(), !answer.isEmpty else {
-            throw CommandFailure(status: ExitStatus.usage, message: "nothing given.")
+            throw CommandFailure(status: ExitStatus.usage, message: tr("nothing given."))
         }
         return answer
     }
 
     /// Reads a line with echo off, so the password never shows on the screen.
-    static func secret(_ question: String, notOnTerminal: String = "not on a terminal: use --password-stdin.") throws(CommandFailure) -> String {
+    static func secret(_ question: String, notOnTerminal: String = tr("not on a terminal: use --password-stdin.")) throws(CommandFailure) -> String {
         guard isatty(0) != 0 else {
             throw CommandFailure(status: ExitStatus.usage, message: notOnTerminal)
         }
@@ -128,7 +154,7 @@ enum Prompt {
         let answer = readLine()
         tcsetattr(0, TCSAFLUSH, &saved)
         Terminal.standardError("\n")
-        guard let answer, !answer.isEmpty else { throw CommandFailure(status: ExitStatus.usage, message: "nothing given.") }
+        guard let answer, !answer.isEmpty else { throw CommandFailure(status: ExitStatus.usage, message: tr("nothing given.")) }
         return answer
     }
 }

@@ -43,7 +43,7 @@ struct EmojiVerificationRun {
             if Interrupt.happened {
                 state = (try? client.run(Share1.cancelEmojiVerification(id))) ?? state
                 tell(state, previous: &shown)
-                throw CommandFailure(status: 130, message: "cancelled; nothing was verified.")
+                throw CommandFailure(status: 130, message: tr("cancelled; nothing was verified."))
             }
             tell(state, previous: &shown)
             switch state["state"]?.stringValue {
@@ -56,13 +56,13 @@ struct EmojiVerificationRun {
                 return try finish(state)
             case "cancelled":
                 throw CommandFailure(status: ExitStatus.unavailable,
-                                     message: SafeDisplay.escaped(state["reason"]?.stringValue ?? "the verification was cancelled."))
+                                     message: SafeDisplay.escaped(state["reason"]?.stringValue ?? tr("the verification was cancelled.")))
             default:
                 usleep(Self.poll)
             }
             let now = try client.run(Share1.getEmojiVerification())
             // Another verification began meanwhile (the service runs one at a time): not ours.
-            guard now["id"]?.stringValue == id else { throw CommandFailure(status: ExitStatus.unavailable, message: "the verification ended.") }
+            guard now["id"]?.stringValue == id else { throw CommandFailure(status: ExitStatus.unavailable, message: tr("the verification ended.")) }
             state = now
         }
     }
@@ -79,15 +79,21 @@ struct EmojiVerificationRun {
         let device = Self.deviceName(state)
         switch state["state"]?.stringValue {
         case "waiting" where state["device-id"]?.stringValue?.isEmpty ?? true:
-            Terminal.note("Asked your other devices. Accept the request on one of them (in Element, a prompt appears), then compare the emoji.")
-        case "waiting": Terminal.note("Waiting for \(device) to accept…")
+            Terminal.note(tr("Asked your other devices. Accept the request on one of them (in Element, a prompt appears), then compare the emoji."))
+        // TRANSLATORS: {device} is the other device: “Phone” (ABCDEFGH), or your other device.
+        case "waiting": Terminal.note(tr("Waiting for {device} to accept…", ["device": device]))
         case "comparing":
             let emoji = state["emoji"]?.stringsValue ?? [], names = state["emoji-names"]?.stringsValue ?? []
-            Terminal.note("Compare these emoji with the ones \(device) shows, in the same order:\n")
+            // TRANSLATORS: {device} is the other device: “Phone” (ABCDEFGH), or your other device.
+            Terminal.note(tr("Compare these emoji with the ones {device} shows, in the same order:", ["device": device]) + "\n")
             Terminal.outputNow(zip(emoji, names).map { "\($0)  \($1)" }.joined(separator: "\n"))
-            Terminal.note("\n(As numbers: \(state["decimal"]?.stringValue ?? ""))")
-        case "confirmed": Terminal.note("Waiting for \(device) to confirm…")
-        case "done" where state["verification"] == nil: Terminal.note("Both devices confirmed; waiting for \(device) to sign this one…")
+            // TRANSLATORS: {numbers} are three numbers to compare instead of the emoji.
+            Terminal.note("\n" + tr("(As numbers: {numbers})", ["numbers": state["decimal"]?.stringValue ?? ""]))
+        // TRANSLATORS: {device} is the other device: “Phone” (ABCDEFGH), or your other device.
+        case "confirmed": Terminal.note(tr("Waiting for {device} to confirm…", ["device": device]))
+        case "done" where state["verification"] == nil:
+            // TRANSLATORS: {device} is the other device: “Phone” (ABCDEFGH), or your other device.
+            Terminal.note(tr("Both devices confirmed; waiting for {device} to sign this one…", ["device": device]))
         default: break
         }
     }
@@ -97,7 +103,8 @@ struct EmojiVerificationRun {
         // A "y" typed before the emoji were there is no answer to them.
         if isatty(0) != 0 { tcflush(0, TCIFLUSH) }
         while true {
-            if !json { Terminal.standardError("Do they match? [y/n] ") }
+            // TRANSLATORS: the answer is read as y, yes, n or no, in English: keep [y/n] as it is.
+            if !json { Terminal.standardError(tr("Do they match? [y/n] ")) }
             guard let line = readLine() else {
                 if Interrupt.happened { return false }
                 throw CommandFailure(status: ExitStatus.usage, message: "no answer on standard input; nothing was verified.")
@@ -105,22 +112,25 @@ struct EmojiVerificationRun {
             switch line.trimmingCharacters(in: .whitespaces).lowercased() {
             case "y", "yes": return true
             case "n", "no": return false
-            default: if !json { Terminal.note("Answer y if every emoji and its place are the same on both devices, n otherwise.") }
+            default:
+                // TRANSLATORS: y and n are what the person types; the command reads them in English.
+                if !json { Terminal.note(tr("Answer y if every emoji and its place are the same on both devices, n otherwise.")) }
             }
         }
     }
 
     private func finish(_ state: [String: Variant]) throws(CommandFailure) {
         guard state["verification"]?.stringValue == "verified" else {
-            throw CommandFailure(status: ExitStatus.unavailable, message: "both devices confirmed the emoji, but \(Self.deviceName(state)) did not sign "
-                                 + "this one: it can only when it holds your account's cross-signing keys (Element does once it is verified itself).")
+            // TRANSLATORS: {device} is the other device: “Phone” (ABCDEFGH), or your other device.
+            throw CommandFailure(status: ExitStatus.unavailable, message: tr("both devices confirmed the emoji, but {device} did not sign this one: it can only when it holds your account's cross-signing keys (Element does once it is verified itself).", ["device": Self.deviceName(state)]))
         }
-        if !json { Terminal.note("This device is verified: your other clients will show what Ferry sends as from a device you trust.") }
+        if !json { Terminal.note(tr("This device is verified: your other clients will show what Ferry sends as from a device you trust.")) }
     }
 
     private static func deviceName(_ state: [String: Variant]) -> String {
         let name = state["device-name"]?.stringValue ?? "", id = state["device-id"]?.stringValue ?? ""
-        if name.isEmpty { return id.isEmpty ? "your other device" : "your other device (\(id))" }
+        // TRANSLATORS: goes into sentences such as "Waiting for {device} to accept…"; {id} is a device id (ABCDEFGH).
+        if name.isEmpty { return id.isEmpty ? tr("your other device") : tr("your other device ({id})", ["id": id]) }
         return "\u{201C}\(SafeDisplay.escaped(name))\u{201D} (\(id))"
     }
 

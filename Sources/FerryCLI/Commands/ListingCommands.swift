@@ -4,7 +4,7 @@ import FerryCore
 
 struct SharesCommand: FerrySubcommand {
     static let configuration = CommandConfiguration(
-        commandName: "shares", abstract: "List shares, newest first.")
+        commandName: "shares", abstract: tr("List shares, newest first."))
 
     @OptionGroup var output: OutputOptions
 
@@ -13,7 +13,7 @@ struct SharesCommand: FerrySubcommand {
         if output.json {
             Terminal.output(ShareJSON.array(shares))
         } else if shares.isEmpty {
-            Terminal.note("No shares yet.")
+            Terminal.note(tr("No shares yet."))
         } else {
             Terminal.output(ShareFormatter.table(shares))
         }
@@ -22,9 +22,9 @@ struct SharesCommand: FerrySubcommand {
 
 struct ShowCommand: FerrySubcommand {
     static let configuration = CommandConfiguration(
-        commandName: "show", abstract: "Show one share.")
+        commandName: "show", abstract: tr("Show one share."))
 
-    @Argument(help: ArgumentHelp("A share id, or a unique beginning of one.", valueName: "ID"))
+    @Argument(help: ArgumentHelp(tr("A share id, or a unique beginning of one."), valueName: "ID"))
     var id: String
 
     @OptionGroup var output: OutputOptions
@@ -38,12 +38,12 @@ struct ShowCommand: FerrySubcommand {
 
 struct DestinationsCommand: FerrySubcommand {
     static let configuration = CommandConfiguration(
-        commandName: "destinations", abstract: "Rooms, direct chats and people to share to, recent ones first.")
+        commandName: "destinations", abstract: tr("Rooms, direct chats and people to share to, recent ones first."))
 
-    @Argument(help: "Only those whose name, alias or user id contains this.")
+    @Argument(help: ArgumentHelp(tr("Only those whose name, alias or user id contains this.")))
     var query: String = ""
 
-    @Option(help: "Show at most this many.")
+    @Option(help: ArgumentHelp(tr("Show at most this many.")))
     var limit: UInt32 = 0
 
     @OptionGroup var output: OutputOptions

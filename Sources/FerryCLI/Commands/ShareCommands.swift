@@ -9,10 +9,12 @@ import Glibc
 struct OpenCommand: FerrySubcommand {
     static let configuration = CommandConfiguration(
         commandName: "open",
-        abstract: "Share URIs or files as one share (what \"Open with Ferry\" runs).",
-        discussion: "URIs may be file://, any location GIO can read here, or ferry:share?text=…&url=…&title=…")
+        // TRANSLATORS: "Open with Ferry": Ferry chosen in a file manager's Open With menu.
+        abstract: tr("Share URIs or files as one share (what \"Open with Ferry\" runs)."),
+        // TRANSLATORS: file:// and ferry:share?text=…&url=…&title=… are written as they are.
+        discussion: tr("URIs may be file://, any location GIO can read here, or ferry:share?text=…&url=…&title=…"))
 
-    @Argument(help: ArgumentHelp("URIs or paths to share.", valueName: "URI"))
+    @Argument(help: ArgumentHelp(tr("URIs or paths to share."), valueName: "URI"))
     var uris: [String]
 
     func execute() throws(CommandFailure) {
@@ -27,15 +29,15 @@ struct OpenCommand: FerrySubcommand {
 struct SendCommand: FerrySubcommand {
     static let configuration = CommandConfiguration(
         commandName: "send",
-        abstract: "Share files, with an optional message.",
-        discussion: "Each file is copied before this returns, so you may move or delete it afterwards.")
+        abstract: tr("Share files, with an optional message."),
+        discussion: tr("Each file is copied before this returns, so you may move or delete it afterwards."))
 
-    @Argument(help: ArgumentHelp("Files to share; relative paths are from the current directory.", valueName: "FILE"))
+    @Argument(help: ArgumentHelp(tr("Files to share; relative paths are from the current directory."), valueName: "FILE"))
     var files: [String]
 
     @OptionGroup var delivery: DeliveryOptions
 
-    @Option(help: "A message sent before the files.")
+    @Option(help: ArgumentHelp(tr("A message sent before the files.")))
     var message: String?
 
     func execute() throws(CommandFailure) {
@@ -51,21 +53,21 @@ struct SendCommand: FerrySubcommand {
 struct TextCommand: FerrySubcommand {
     static let configuration = CommandConfiguration(
         commandName: "text",
-        abstract: "Share a text, or a link when the text is a single URL.")
+        abstract: tr("Share a text, or a link when the text is a single URL."))
 
-    @Argument(help: ArgumentHelp("The text; - reads it from standard input.", valueName: "TEXT"))
+    @Argument(help: ArgumentHelp(tr("The text; - reads it from standard input."), valueName: "TEXT"))
     var text: String
 
     @OptionGroup var delivery: DeliveryOptions
 
-    @Option(help: "A subject or title kept with the share.")
+    @Option(help: ArgumentHelp(tr("A subject or title kept with the share.")))
     var subject: String?
 
     func execute() throws(CommandFailure) {
         var words = text
         if text == "-" {
             guard let input = StandardInput.readAllUTF8() else {
-                throw CommandFailure(status: ExitStatus.dataError, message: "standard input is not valid UTF-8 text.")
+                throw CommandFailure(status: ExitStatus.dataError, message: tr("standard input is not valid UTF-8 text."))
             }
             words = input
         }
@@ -102,13 +104,14 @@ enum LocalPath {
         var absolute = path
         if !path.hasPrefix("/") {
             guard let cwd = getcwd(nil, 0) else {
-                throw CommandFailure(status: ExitStatus.software, message: "cannot tell the current directory")
+                throw CommandFailure(status: ExitStatus.software, message: tr("cannot tell the current directory"))
             }
             defer { free(cwd) }
             absolute = String(cString: cwd) + "/" + path
         }
         guard let uri = FileURI.uri(forPath: absolute) else {
-            throw CommandFailure(status: ExitStatus.dataError, message: "\(SafeDisplay.quoted(path)) is not a usable path.")
+            // TRANSLATORS: {path} is a path given on the command line, in quotes.
+            throw CommandFailure(status: ExitStatus.dataError, message: tr("{path} is not a usable path.", ["path": SafeDisplay.quoted(path)]))
         }
         return uri
     }

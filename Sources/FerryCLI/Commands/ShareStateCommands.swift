@@ -6,56 +6,59 @@ import FerryCore
 
 struct CancelCommand: FerrySubcommand {
     static let configuration = CommandConfiguration(
-        commandName: "cancel", abstract: "Cancel a share that is not sent yet; its copies are removed.")
+        commandName: "cancel", abstract: tr("Cancel a share that is not sent yet; its copies are removed."))
 
-    @Argument(help: ArgumentHelp("A share id, or a unique beginning of one.", valueName: "ID"))
+    @Argument(help: ArgumentHelp(tr("A share id, or a unique beginning of one."), valueName: "ID"))
     var id: String
 
     func execute() throws(CommandFailure) {
         let client = try Share1Client.forCommand()
         let resolved = try client.resolve(id)
         try client.run(Share1.cancel(resolved))
-        Terminal.note("Cancelled \(resolved).")
+        // TRANSLATORS: {id} is a share's id.
+        Terminal.note(tr("Cancelled {id}.", ["id": resolved]))
     }
 }
 
 struct RetryCommand: FerrySubcommand {
     static let configuration = CommandConfiguration(
-        commandName: "retry", abstract: "Send a failed share again; destinations that have it are not sent to twice.")
+        commandName: "retry", abstract: tr("Send a failed share again; destinations that have it are not sent to twice."))
 
-    @Argument(help: "The share's id, or a unique prefix of it.")
+    @Argument(help: ArgumentHelp(tr("The share's id, or a unique prefix of it.")))
     var id: String
 
     func execute() throws(CommandFailure) {
         let client = try Share1Client.forCommand()
         let resolved = try client.resolve(id)
         try client.run(Share1.retry(resolved))
-        Terminal.note("Trying \(resolved) again.")
+        // TRANSLATORS: {id} is a share's id.
+        Terminal.note(tr("Trying {id} again.", ["id": resolved]))
     }
 }
 
 struct CompleteCommand: FerrySubcommand {
     static let configuration = CommandConfiguration(
         commandName: "complete",
-        abstract: "Choose where a share that waits for a destination goes (what the share dialog does).")
+        abstract: tr("Choose where a share that waits for a destination goes (what the share dialog does)."))
 
-    @Argument(help: "The share's id, or a unique prefix of it.")
+    @Argument(help: ArgumentHelp(tr("The share's id, or a unique prefix of it.")))
     var id: String
 
     @OptionGroup var delivery: DeliveryOptions
 
-    @Option(help: "A message to send with it (default: the share's own).")
+    @Option(help: ArgumentHelp(tr("A message to send with it (default: the share's own).")))
     var message: String = ""
 
     func execute() throws(CommandFailure) {
         guard !delivery.destinations.isEmpty else {
-            throw CommandFailure(status: ExitStatus.usage, message: "say where with --to (see ferry destinations).")
+            throw CommandFailure(status: ExitStatus.usage, message: tr("say where with --to (see ferry destinations)."))
         }
         let client = try Share1Client.forCommand()
         let resolved = try client.resolve(id)
         try client.run(Share1.completeShare(resolved, destinations: delivery.destinations, message: message))
         if delivery.noWait {
-            Terminal.note("Queued \(resolved).")
+            // TRANSLATORS: {id} is a share's id.
+            Terminal.note(tr("Queued {id}.", ["id": resolved]))
         } else {
             try DeliveryWatch(client: client, shareID: resolved).waitUntilDone()
         }

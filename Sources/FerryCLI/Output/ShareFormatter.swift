@@ -2,9 +2,13 @@ import FerryCore
 
 /// Shares as a person reads them in a terminal. Every name and text from a share goes through
 /// `SafeDisplay`, so a file name cannot move the cursor, fake a line or reverse the text.
+///
+/// The state and the source stay the raw words of the contract (`awaiting-sign-in`, `cli`): the
+/// table's STATE column is what scripts pick out, and `--json` says the same.
 enum ShareFormatter {
     static func table(_ shares: [Share]) -> String {
-        var lines = [row("ID", "STATE", "CREATED", "WHAT")]
+        // TRANSLATORS: column headings of `ferry shares`, in capitals as is usual for a terminal table.
+        var lines = [row(trc("shares table", "ID"), trc("shares table", "STATE"), trc("shares table", "CREATED"), trc("shares table", "WHAT"))]
         for share in shares {
             lines.append(row(share.id, share.state.rawValue, Timestamp.readable(microseconds: share.created), summary(share)))
         }
@@ -12,50 +16,79 @@ enum ShareFormatter {
     }
 
     static func details(_ share: Share) -> String {
-        var lines = ["Share \(share.id)", "  State:    \(share.state.rawValue)"]
-        lines.append("  What:     \(summary(share)) (\(share.intent.contentType))")
+        // TRANSLATORS: labels of `ferry show`, each followed by a value; the values line up after the longest label.
+        let labels = (state: trc("share details", "State:"), what: trc("share details", "What:"),
+                      subject: trc("share details", "Subject:"), message: trc("share details", "Message:"),
+                      to: trc("share details", "To:"), from: trc("share details", "From:"),
+                      account: trc("share details", "As:"), error: trc("share details", "Error:"))
+        let width = [labels.state, labels.what, labels.subject, labels.message, labels.to, labels.from, labels.account,
+                     labels.error].map(\.count).max()! + 2
+        func line(_ label: String, _ value: String) -> String { "  " + pad(label, width) + value }
+
+        // TRANSLATORS: the first line of `ferry show`; {id} is the share's id.
+        var lines = [tr("Share {id}", ["id": share.id]), line(labels.state, share.state.rawValue)]
+        lines.append(line(labels.what, "\(summary(share)) (\(share.intent.contentType))"))
         for (index, item) in share.intent.items.enumerated() where share.intent.items.count > 1 || item.kind == .file {
             let size = item.kind == .file ? "  " + ByteCount.format(item.size) : ""
             lines.append("    \(index + 1). \(SafeDisplay.escaped(item.name))  \(item.contentType)\(size)")
         }
-        if let subject = share.intent.subject { lines.append("  Subject:  \(SafeDisplay.escaped(subject))") }
-        if let message = share.intent.message { lines.append("  Message:  \(SafeDisplay.escaped(message))") }
+        if let subject = share.intent.subject { lines.append(line(labels.subject, SafeDisplay.escaped(subject))) }
+        if let message = share.intent.message { lines.append(line(labels.message, SafeDisplay.escaped(message))) }
         let destinations = share.intent.destinations.map(SafeDisplay.escaped).joined(separator: ", ")
-        lines.append("  To:       \(destinations.isEmpty ? "(not chosen yet)" : destinations)")
-        lines.append("  From:     \(share.intent.source.rawValue), \(Timestamp.readable(microseconds: share.created))")
+        // TRANSLATORS: `ferry show`, where a share goes when nobody said yet.
+        lines.append(line(labels.to, destinations.isEmpty ? tr("(not chosen yet)") : destinations))
+        lines.append(line(labels.from, "\(share.intent.source.rawValue), \(Timestamp.readable(microseconds: share.created))"))
         if let account = share.account {
-            let waiting = share.state == .awaitingSignIn ? " (waiting for this account to sign in)" : ""
-            lines.append("  As:       \(SafeDisplay.escaped(account))\(waiting)")
+            let shown = SafeDisplay.escaped(account)
+            // TRANSLATORS: `ferry show`; {account} is a Matrix user id (@me:example.org).
+            lines.append(line(labels.account, share.state == .awaitingSignIn ? tr("{account} (waiting for this account to sign in)", ["account": shown]) : shown))
         }
-        if let failure = share.failure { lines.append("  Error:    \(SafeDisplay.escaped(failure.message))") }
+        if let failure = share.failure { lines.append(line(labels.error, SafeDisplay.escaped(failure.message))) }
         return lines.joined(separator: "\n")
     }
 
     /// One sentence on what happens to a new share next.
     static func nextStep(for share: Share) -> String {
+        // The summaries are pieces of these sentences (“photo.png”, the link “…”, 3 files).
+        let what = summary(share)
         switch share.state {
         case .awaitingSignIn:
-            let who = share.account.map { " as " + SafeDisplay.escaped($0) } ?? ""
-            return "Shared \(summary(share)); it will be sent once you sign in\(who)."
-        case .awaitingDestination: return "Shared \(summary(share)); choose where to send it."
-        case .queued, .sending: return "Shared \(summary(share)); sending."
-        case .sent: return "Sent \(summary(share))."
-        case .failed: return "Could not send \(summary(share)): \(share.failure?.message ?? "unknown error")"
-        case .cancelled: return "Cancelled \(summary(share))."
+            guard let account = share.account else {
+                // TRANSLATORS: {what} is what was shared: a quoted file name, "the link …", "a text …" or "3 files".
+                return tr("Shared {what}; it will be sent once you sign in.", ["what": what])
+            }
+            // TRANSLATORS: {what} is what was shared; {account} is a Matrix user id (@me:example.org).
+            return tr("Shared {what}; it will be sent once you sign in as {account}.", ["what": what, "account": SafeDisplay.escaped(account)])
+        // TRANSLATORS: {what} is what was shared: a quoted file name, "the link …", "a text …" or "3 files".
+        case .awaitingDestination: return tr("Shared {what}; choose where to send it.", ["what": what])
+        // TRANSLATORS: {what} is what was shared: a quoted file name, "the link …", "a text …" or "3 files".
+        case .queued, .sending: return tr("Shared {what}; sending.", ["what": what])
+        // TRANSLATORS: {what} is what was shared: a quoted file name, "the link …", "a text …" or "3 files".
+        case .sent: return tr("Sent {what}.", ["what": what])
+        case .failed:
+            let reason = share.failure?.message ?? tr("unknown error")
+            // TRANSLATORS: {what} is what was shared; {reason} is why it was not sent, a sentence from the service.
+            return tr("Could not send {what}: {reason}", ["what": what, "reason": reason])
+        // TRANSLATORS: {what} is what was shared: a quoted file name, "the link …", "a text …" or "3 files".
+        case .cancelled: return tr("Cancelled {what}.", ["what": what])
         }
     }
 
+    /// What a share holds, as a piece of a sentence or the table's WHAT column.
     static func summary(_ share: Share) -> String {
         let items = share.intent.items
         if items.count == 1 {
             let item = items[0]
             switch item.kind {
             case .file: return SafeDisplay.quoted(item.name)
-            case .link: return "the link " + SafeDisplay.quoted(item.name)
-            case .text: return "a text " + SafeDisplay.quoted(String(item.name.prefix(40)) + (item.name.count > 40 ? "…" : ""))
+            // TRANSLATORS: goes into sentences such as "Shared {what}; sending."; {link} is the address, in quotes.
+            case .link: return tr("the link {link}", ["link": SafeDisplay.quoted(item.name)])
+            // TRANSLATORS: goes into sentences such as "Shared {what}; sending."; {text} is its beginning, in quotes.
+            case .text: return tr("a text {text}", ["text": SafeDisplay.quoted(String(item.name.prefix(40)) + (item.name.count > 40 ? "…" : ""))])
             }
         }
-        return "\(items.count) files"
+        // TRANSLATORS: goes into sentences such as "Shared {what}; sending.", and the WHAT column of `ferry shares`.
+        return trn("{count} file", "{count} files", items.count)
     }
 
     private static func row(_ id: String, _ state: String, _ created: String, _ what: String) -> String {

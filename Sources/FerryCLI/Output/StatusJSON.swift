@@ -23,32 +23,52 @@ enum StatusJSON {
     static func text(_ status: [String: Variant]) -> String {
         var lines: [String] = []
         if status["signed-in"]?.boolValue == true {
-            lines.append("Signed in as \(nonEmpty(status["user-id"]) ?? "?") on \(nonEmpty(status["homeserver"]) ?? "?").")
-            lines.append(status["online"]?.boolValue == true ? "Online." : "Offline: shares wait until the homeserver answers again.")
+            // TRANSLATORS: {user} is a Matrix user id (@me:example.org), {homeserver} a server name or URL.
+            lines.append(tr("Signed in as {user} on {homeserver}.", ["user": nonEmpty(status["user-id"]) ?? "?",
+                                                                    "homeserver": nonEmpty(status["homeserver"]) ?? "?"]))
+            lines.append(status["online"]?.boolValue == true ? tr("Online.") : tr("Offline: shares wait until the homeserver answers again."))
             lines.append(deviceLine(status))
             if nonEmpty(status["secret-storage"]) == "file" {
-                lines.append("Warning: no Secret Service runs, so the sign-in is kept in a file only you can read.")
+                lines.append(tr("Warning: no Secret Service runs, so the sign-in is kept in a file only you can read."))
             }
         } else {
-            lines.append("Signed out. Sign in with: ferry login")
+            // TRANSLATORS: `ferry login` is a command to type as it is.
+            lines.append(tr("Signed out. Sign in with: ferry login"))
         }
         let counts = (status["shares"]?.dictionaryValue ?? [:]).compactMap { state, count -> (String, UInt32)? in
             guard let n = count.uint32Value, n > 0 else { return nil }
             return (state, n)
         }.sorted { $0.0 < $1.0 }
-        lines.append(counts.isEmpty ? "No shares." : "Shares: " + counts.map { "\($0.1) \($0.0)" }.joined(separator: ", ") + ".")
+        // The states stay the contract's words (awaiting-sign-in, queued…), as in `ferry shares`.
+        let byState = counts.map { "\($0.1) \($0.0)" }.joined(separator: ", ")
+        lines.append(counts.isEmpty ? tr("No shares.")
+                     // TRANSLATORS: `ferry status`; {counts} is a list such as "2 queued, 1 sent", with the state names untranslated.
+                     : tr("Shares: {counts}.", ["counts": byState]))
         return lines.joined(separator: "\n")
     }
 
     /// Ferry's device, and whether its owner verified it.
+    /// Whole sentences with and without the device id: "This device" is the subject of each.
     static func deviceLine(_ status: [String: Variant]) -> String {
-        let device = nonEmpty(status["device-id"]).map { "This device (\($0))" } ?? "This device"
+        let id = nonEmpty(status["device-id"])
         switch nonEmpty(status["device-verification"]) {
-        case "verified": return "\(device) is verified."
-        case "unverified": return "\(device) is not verified: verify it with ferry verify, or others may see a warning on what it sends."
+        case "verified":
+            // TRANSLATORS: `ferry status`; {id} is Ferry's Matrix device id (ABCDEFGH).
+            return id.map { tr("This device ({id}) is verified.", ["id": $0]) } ?? tr("This device is verified.")
+        case "unverified":
+            // TRANSLATORS: `ferry verify` is a command to type as it is; {id} is Ferry's Matrix device id.
+            return id.map { tr("This device ({id}) is not verified: verify it with ferry verify, or others may see a warning on what it sends.", ["id": $0]) }
+                // TRANSLATORS: `ferry verify` is a command to type as it is.
+                ?? tr("This device is not verified: verify it with ferry verify, or others may see a warning on what it sends.")
         case "no-identity":
-            return "\(device) cannot be verified yet: the account has no cross-signing identity (set one up with ferry verify --set-up)."
-        default: return "\(device): whether it is verified is not known yet."
+            // TRANSLATORS: `ferry verify --set-up` is a command to type as it is; {id} is Ferry's Matrix device id.
+            return id.map { tr("This device ({id}) cannot be verified yet: the account has no cross-signing identity (set one up with ferry verify --set-up).", ["id": $0]) }
+                // TRANSLATORS: `ferry verify --set-up` is a command to type as it is.
+                ?? tr("This device cannot be verified yet: the account has no cross-signing identity (set one up with ferry verify --set-up).")
+        default:
+            // TRANSLATORS: {id} is Ferry's Matrix device id (ABCDEFGH).
+            return id.map { tr("This device ({id}): whether it is verified is not known yet.", ["id": $0]) }
+                ?? tr("This device: whether it is verified is not known yet.")
         }
     }
 
@@ -76,14 +96,17 @@ enum DestinationJSON {
     }
 
     static func table(_ list: [[String: Variant]]) -> String {
-        guard !list.isEmpty else { return "No rooms or people match." }
+        guard !list.isEmpty else { return tr("No rooms or people match.") }
         return list.map { entry in
             let name = SafeDisplay.escaped(entry["name"]?.stringValue ?? "")
             let id = entry["alias"]?.stringValue ?? entry["id"]?.stringValue ?? ""
             var notes: [String] = []
-            if entry["recent"]?.boolValue == true { notes.append("recent") }
-            if entry["kind"]?.stringValue == "person" { notes.append("new direct chat") }
-            if entry["encrypted"]?.boolValue == true { notes.append("end-to-end encrypted") }
+            // TRANSLATORS: notes after a room in `ferry destinations`, in parentheses: "(recent, end-to-end encrypted)".
+            if entry["recent"]?.boolValue == true { notes.append(trc("destination", "recent")) }
+            // TRANSLATORS: a note after a person in `ferry destinations`: sharing to them opens a new direct chat.
+            if entry["kind"]?.stringValue == "person" { notes.append(trc("destination", "new direct chat")) }
+            // TRANSLATORS: a note after a room in `ferry destinations`.
+            if entry["encrypted"]?.boolValue == true { notes.append(trc("destination", "end-to-end encrypted")) }
             return "\(name)  \(SafeDisplay.escaped(id))" + (notes.isEmpty ? "" : "  (" + notes.joined(separator: ", ") + ")")
         }.joined(separator: "\n")
     }

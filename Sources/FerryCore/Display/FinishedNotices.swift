@@ -58,15 +58,16 @@ public struct FinishedNotices {
         case .sent:
             guard sent.add(rooms: rooms, reason: nil, at: now, burstGap: burstGap) else {
                 sent.lastShown = now
-                return Notice(id: "sent", title: "Shared", body: "Sent to \(Self.list(rooms)).", retryShareID: nil,
+                // TRANSLATORS: a notification's title: the shares arrived.
+                return Notice(id: "sent", title: tr("Shared"), body: Self.sentBody(rooms: rooms), retryShareID: nil,
                               showsShares: false)
             }
             return update(&sent, at: now, summary: sentSummary)
         case .failed:
-            let reason = share.failure?.message ?? "It could not be delivered."
+            let reason = share.failure?.message ?? tr("It could not be delivered.")
             guard failed.add(rooms: rooms, reason: reason, at: now, burstGap: burstGap) else {
                 failed.lastShown = now
-                return Notice(id: "share-\(share.id)", title: "Ferry could not send your share", body: reason,
+                return Notice(id: "share-\(share.id)", title: tr("Ferry could not send your share"), body: reason,
                               retryShareID: share.id, showsShares: false)
             }
             return update(&failed, at: now, summary: failedSummary)
@@ -97,23 +98,43 @@ public struct FinishedNotices {
     }
 
     private func sentSummary(_ tally: Tally) -> Notice {
-        Notice(id: "sent", title: "Shared", body: "\(tally.count) shares sent to \(Self.list(tally.rooms)).",
-               retryShareID: nil, showsShares: false)
+        // A burst counts at least two shares.
+        let body = tally.rooms.isEmpty
+            ? trn("{count} share sent to your rooms.", "{count} shares sent to your rooms.", tally.count)
+            // TRANSLATORS: {rooms} names one to three rooms, such as "Family, Holiday and 2 more".
+            : trn("{count} share sent to {rooms}.", "{count} shares sent to {rooms}.", tally.count,
+                  ["rooms": Self.list(tally.rooms)])
+        // TRANSLATORS: a notification's title: the shares arrived.
+        return Notice(id: "sent", title: tr("Shared"), body: body, retryShareID: nil, showsShares: false)
     }
 
     private func failedSummary(_ tally: Tally) -> Notice {
-        let body = tally.reasons.count == 1 ? tally.reasons.first! : "Open Ferry to see why, and to retry them."
-        return Notice(id: "failed", title: "Ferry could not send \(tally.count) shares", body: body,
-                      retryShareID: nil, showsShares: true)
+        let body = tally.reasons.count == 1 ? tally.reasons.first! : tr("Open Ferry to see why, and to retry them.")
+        // A burst counts at least two shares.
+        return Notice(id: "failed",
+                      title: trn("Ferry could not send {count} share", "Ferry could not send {count} shares", tally.count),
+                      body: body, retryShareID: nil, showsShares: true)
     }
 
-    /// "A", "A and B", "A, B and C", "A, B, C and 2 more".
+    /// The body of a notice for one share sent to `rooms`.
+    static func sentBody(rooms: [String]) -> String {
+        guard !rooms.isEmpty else { return tr("Sent to your rooms.") }
+        // TRANSLATORS: {rooms} names one to three rooms, such as "Family, Holiday and 2 more".
+        return tr("Sent to {rooms}.", ["rooms": list(rooms)])
+    }
+
+    /// "A", "A and B", "A, B and C", "A, B, C and 2 more"; at least one name.
     static func list(_ names: [String]) -> String {
         switch names.count {
-        case 0: return "your rooms"
-        case 1: return names[0]
-        case 2...3: return names.dropLast().joined(separator: ", ") + " and " + names.last!
-        default: return names.prefix(3).joined(separator: ", ") + " and \(names.count - 3) more"
+        case 0, 1: return names.first ?? ""
+        // TRANSLATORS: a list of two room names.
+        case 2: return tr("{first} and {second}", ["first": names[0], "second": names[1]])
+        // TRANSLATORS: a list of three room names.
+        case 3: return tr("{first}, {second} and {third}", ["first": names[0], "second": names[1], "third": names[2]])
+        default:
+            // TRANSLATORS: a list of three room names and how many more rooms there are.
+            return trn("{first}, {second}, {third} and {count} more", "{first}, {second}, {third} and {count} more",
+                       names.count - 3, ["first": names[0], "second": names[1], "third": names[2]])
         }
     }
 }

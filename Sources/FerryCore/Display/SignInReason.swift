@@ -6,10 +6,11 @@ public enum SignInReason {
 
     /// `waiting`: the waiting shares counted, at most `countLimit`.
     public static func sentence(waiting: Int) -> String {
-        switch max(1, waiting) {
-        case 1: return "Sign in to send 1 waiting share."
-        case countLimit...: return "Sign in to send more than \(countLimit - 1) waiting shares."
-        case let count: return "Sign in to send \(count) waiting shares."
+        let count = max(1, waiting)
+        guard count < countLimit else {
+            return trn("Sign in to send more than {count} waiting share.", "Sign in to send more than {count} waiting shares.",
+                       countLimit - 1)
         }
+        return trn("Sign in to send {count} waiting share.", "Sign in to send {count} waiting shares.", count)
     }
 }

@@ -144,72 +144,199 @@ public enum ShareError: Error, Equatable, Sendable {
     /// The full D-Bus error name.
     public var name: String { Self.namePrefix + shortName }
 
-    /// What went wrong, in a sentence that names the bad item.
+    /// What went wrong, in a sentence that names the bad item, in the person's language.
     public var message: String {
         func q(_ text: String) -> String { SafeDisplay.quoted(text) }
         switch self {
         case .invalidArgument(let why): return why
-        case .emptyShare: return "There is nothing to share: give files or a text."
+        case .emptyShare: return tr("There is nothing to share: give files or a text.")
         case .tooManyItems(let count, let limit):
-            return "\(count) files are too many for one share; the limit is \(limit)."
-        case .fileNotFound(let path): return "\(q(path)) does not exist."
-        case .danglingSymlink(let path): return "\(q(path)) is a symbolic link to a file that does not exist."
-        case .symlinkLoop(let path): return "\(q(path)) is a loop of symbolic links."
-        case .isDirectory(let path): return "\(q(path)) is a folder; Ferry shares files, not folders."
-        case .notRegularFile(let path, let kind):
-            return "\(q(path)) is \(kind), not a regular file; Ferry does not read those."
-        case .permissionDenied(let path): return "\(q(path)) cannot be read: permission denied."
-        case .emptyFile(let path): return "\(q(path)) is empty (0 bytes); there is nothing to send."
+            // TRANSLATORS: {count} is always more than {limit}, and {limit} is at least 1.
+            return trn("{count} file is too many for one share; the limit is {limit}.",
+                       "{count} files are too many for one share; the limit is {limit}.", count, ["limit": String(limit)])
+        case .fileNotFound(let path): return tr("{path} does not exist.", ["path": q(path)])
+        case .danglingSymlink(let path): return tr("{path} is a symbolic link to a file that does not exist.", ["path": q(path)])
+        case .symlinkLoop(let path): return tr("{path} is a loop of symbolic links.", ["path": q(path)])
+        case .isDirectory(let path): return tr("{path} is a folder; Ferry shares files, not folders.", ["path": q(path)])
+        case .notRegularFile(let path, let kind): return Self.notRegularFile(q(path), kind: kind)
+        case .permissionDenied(let path): return tr("{path} cannot be read: permission denied.", ["path": q(path)])
+        case .emptyFile(let path): return tr("{path} is empty (0 bytes); there is nothing to send.", ["path": q(path)])
         case .fileTooLarge(let path, let size, let limit):
-            return "\(q(path)) is \(ByteCount.format(size)), over the limit of \(ByteCount.format(limit))."
-        case .emptyText: return "The text is empty; there is nothing to share."
-        case .textTooLong(let field, let bytes, let limit):
-            return "The \(field) is \(bytes) bytes long, over the limit of \(limit) bytes."
-        case .invalidURI(let uri, let reason): return "\(q(uri)) is not a URI Ferry understands: \(reason)."
+            // TRANSLATORS: {size} and {limit} are sizes such as "5 GB".
+            return tr("{path} is {size}, over the limit of {limit}.",
+                      ["path": q(path), "size": ByteCount.format(size), "limit": ByteCount.format(limit)])
+        case .emptyText: return tr("The text is empty; there is nothing to share.")
+        case .textTooLong(let field, let bytes, let limit): return Self.textTooLong(field: field, bytes: bytes, limit: limit)
+        case .invalidURI(let uri, let reason):
+            // TRANSLATORS: {reason} is a clause such as "it has no scheme such as file://".
+            return tr("{uri} is not a URI Ferry understands: {reason}.", ["uri": q(uri), "reason": reason])
         case .unsupportedScheme(let uri, let scheme):
-            return "\(q(uri)) uses \(scheme):, which Ferry cannot read here."
+            // TRANSLATORS: {scheme} is a URI scheme such as "sftp", followed by its colon.
+            return tr("{uri} uses {scheme}:, which Ferry cannot read here.", ["uri": q(uri), "scheme": scheme])
         case .remoteHost(let uri, let host):
-            return "\(q(uri)) names a file on another computer (\(SafeDisplay.escaped(host))); Ferry shares files from this one."
-        case .remoteReadFailed(let uri, let reason): return "\(q(uri)) could not be read: \(reason)."
+            // TRANSLATORS: {host} is the name of the other computer.
+            return tr("{uri} names a file on another computer ({host}); Ferry shares files from this one.",
+                      ["uri": q(uri), "host": SafeDisplay.escaped(host)])
+        case .remoteReadFailed(let uri, let reason):
+            return tr("{uri} could not be read: {reason}.", ["uri": q(uri), "reason": reason])
         case .invalidDestination(let destination):
-            return "\(q(destination)) is not a room id (!…), a room alias (#room:server) or a user id (@user:server)."
-        case .stagingFailed(let path, let reason): return "\(q(path)) could not be copied for sending: \(reason)."
-        case .storageFailed(let what, let reason):
-            return "Ferry could not save \(what) in its database (\(reason)); nothing was changed."
+            // TRANSLATORS: keep the examples !…, #room:server and @user:server as they are.
+            return tr("{destination} is not a room id (!…), a room alias (#room:server) or a user id (@user:server).",
+                      ["destination": q(destination)])
+        case .stagingFailed(let path, let reason):
+            // TRANSLATORS: {reason} is the system's reason, such as "No space left on device".
+            return tr("{path} could not be copied for sending: {reason}.", ["path": q(path), "reason": reason])
+        case .storageFailed(let what, let reason): return Self.storageFailed(what, reason: reason)
         case .notEnoughSpace(let needed, let reserve, let available):
-            return "There is not enough free disk space to keep a copy of this share: it needs \(ByteCount.format(needed)) "
-                + "and \(ByteCount.format(reserve)) stay free for the system, but only \(ByteCount.format(available)) are free."
-        case .noSuchShare(let id): return "There is no share \(q(id))."
-        case .notCancellable(let id, let state): return "Share \(q(id)) is already \(state.rawValue) and cannot be cancelled."
+            // TRANSLATORS: {needed}, {reserve} and {available} are sizes such as "5 MB".
+            return tr("There is not enough free disk space to keep a copy of this share: it needs {needed} and {reserve} stay free for the system, but only {available} are free.",
+                      ["needed": ByteCount.format(needed), "reserve": ByteCount.format(reserve),
+                       "available": ByteCount.format(available)])
+        case .noSuchShare(let id): return tr("There is no share {id}.", ["id": q(id)])
+        case .notCancellable(let id, let state):
+            // TRANSLATORS: {state} is a share's state, such as "sent" (translated with the context "share state").
+            return tr("Share {id} is already {state} and cannot be cancelled.", ["id": q(id), "state": state.displayName])
         case .tooLateToCancel(let id, let destinations):
-            return "Share \(q(id)) is cancelled, but too late for \(destinations.map(q).joined(separator: ", ")): "
-                + "part of it was already on its way there. Nothing more of it will be sent."
+            // TRANSLATORS: {destinations} is a list of quoted room names or ids, separated by commas.
+            return tr("Share {id} is cancelled, but too late for {destinations}: part of it was already on its way there. Nothing more of it will be sent.",
+                      ["id": q(id), "destinations": destinations.map(q).joined(separator: ", ")])
         case .notRetryable(let id, let state):
-            return "Share \(q(id)) is \(state.rawValue); only a share that failed or is still on its way can be retried."
+            // TRANSLATORS: {state} is a share's state, such as "sent" (translated with the context "share state").
+            return tr("Share {id} is {state}; only a share that failed or is still on its way can be retried.",
+                      ["id": q(id), "state": state.displayName])
         case .notCompletable(let id, let state):
-            return "Share \(q(id)) is \(state.rawValue); only a share that waits for a destination can be completed."
-        case .notSignedIn: return "Nobody is signed in; sign in to a Matrix account first (ferry login)."
+            // TRANSLATORS: {state} is a share's state, such as "sent" (translated with the context "share state").
+            return tr("Share {id} is {state}; only a share that waits for a destination can be completed.",
+                      ["id": q(id), "state": state.displayName])
+        case .notSignedIn:
+            // TRANSLATORS: "ferry login" is a command; keep it as it is.
+            return tr("Nobody is signed in; sign in to a Matrix account first (ferry login).")
         case .signInFailed(let why): return why
         case .homeserverUnreachable(let server, let reason):
-            return "The homeserver \(q(server)) cannot be reached: \(reason)."
-        case .unsupportedLogin(let server, let method):
-            return "The homeserver \(q(server)) does not offer sign-in with \(method)."
-        case .signInInProgress: return "A sign-in through the browser is already waiting; finish or close it first."
+            return tr("The homeserver {server} cannot be reached: {reason}.", ["server": q(server), "reason": reason])
+        case .unsupportedLogin(let server, let method): return Self.unsupportedLogin(q(server), method: method)
+        case .signInInProgress: return tr("A sign-in through the browser is already waiting; finish or close it first.")
         case .invalidRecoveryKey(let why): return why
         case .wrongRecoveryKey(let passphrase):
-            return passphrase ? "That passphrase does not open this account's secret storage; check it, or use the recovery key."
-                : "That recovery key does not open this account's secret storage; it may be an older one."
-        case .cannotVerify(let why): return "This device cannot be verified this way: \(why)."
-        case .passwordRequired(let what): return "The homeserver asks for your password to \(what)."
+            return passphrase ? tr("That passphrase does not open this account's secret storage; check it, or use the recovery key.")
+                : tr("That recovery key does not open this account's secret storage; it may be an older one.")
+        case .cannotVerify(let why):
+            // TRANSLATORS: {reason} is a clause saying what is missing, such as "the account has no cross-signing identity yet".
+            return tr("This device cannot be verified this way: {reason}.", ["reason": why])
+        case .passwordRequired(let what): return Self.passwordRequired(what)
         case .encryptedRoom(let room, let reason):
-            return "\(q(room)) is end-to-end encrypted and Ferry could not encrypt for it: \(reason). Nothing was sent there unencrypted."
-        case .forbidden(let room, let reason): return "The homeserver refused to send to \(q(room)): \(reason)."
-        case .roomNotFound(let room): return "\(q(room)) does not exist, or you are not in it."
+            return tr("{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}. Nothing was sent there unencrypted.",
+                      ["room": q(room), "reason": reason])
+        case .forbidden(let room, let reason):
+            return tr("The homeserver refused to send to {room}: {reason}.", ["room": q(room), "reason": reason])
+        case .roomNotFound(let room): return tr("{room} does not exist, or you are not in it.", ["room": q(room)])
         case .fileTooLargeForServer(let name, let size, let limit):
-            return "\(q(name)) is \(ByteCount.format(size)), over the homeserver's upload limit of \(ByteCount.format(limit))."
+            // TRANSLATORS: {size} and {limit} are sizes such as "200 MB".
+            return tr("{name} is {size}, over the homeserver's upload limit of {limit}.",
+                      ["name": q(name), "size": ByteCount.format(size), "limit": ByteCount.format(limit)])
         case .stagedCopyLost(let name, let reason):
-            return "Ferry's copy of \(q(name)) cannot be sent: \(reason); share the file again."
-        case .deliveryFailed(let room, let reason): return "Sending to \(q(room)) failed: \(reason)."
+            return tr("Ferry's copy of {name} cannot be sent: {reason}; share the file again.", ["name": q(name), "reason": reason])
+        case .deliveryFailed(let room, let reason):
+            return tr("Sending to {room} failed: {reason}.", ["room": q(room), "reason": reason])
+        }
+    }
+
+    // The cases below carry an English piece of their sentence (a kind of file, a field, a method,
+    // a thing being saved) chosen where the error is made. Each piece Ferry uses gets a sentence of
+    // its own, so a translator never has to fit a phrase into a sentence it cannot see; a piece
+    // not listed (or already translated where it was made) goes into a general sentence.
+
+    /// `path` (quoted) is a FIFO, a device or a socket; `kind` as FerryStaging names it.
+    private static func notRegularFile(_ path: String, kind: String) -> String {
+        switch kind {
+        case "a FIFO (named pipe)": return tr("{path} is a FIFO (named pipe), not a regular file; Ferry does not read those.", ["path": path])
+        case "a character device": return tr("{path} is a character device, not a regular file; Ferry does not read those.", ["path": path])
+        case "a block device": return tr("{path} is a block device, not a regular file; Ferry does not read those.", ["path": path])
+        case "a socket": return tr("{path} is a socket, not a regular file; Ferry does not read those.", ["path": path])
+        case "not a regular file":
+            // TRANSLATORS: said of a file of another kind than those Ferry names (a FIFO, a device, a socket); the English repeats itself, a translation need not.
+            return tr("{path} is not a regular file, not a regular file; Ferry does not read those.", ["path": path])
+        default:
+            // TRANSLATORS: {kind} is a kind of file, such as "a socket".
+            return tr("{path} is {kind}, not a regular file; Ferry does not read those.", ["path": path, "kind": kind])
+        }
+    }
+
+    /// A text over its limit; `field` as SharePlan, EventSize and the service name it.
+    private static func textTooLong(field: String, bytes: Int, limit: Int) -> String {
+        let values: KeyValuePairs = ["limit": String(limit)]
+        switch field {
+        case "subject":
+            // TRANSLATORS: {count} chooses the plural form; {limit} is always a large number (1024 and more).
+            return trn("The subject is {count} byte long, over the limit of {limit} bytes.",
+                       "The subject is {count} bytes long, over the limit of {limit} bytes.", bytes, values)
+        case "message":
+            // TRANSLATORS: {count} chooses the plural form; {limit} is always a large number (1024 and more).
+            return trn("The message is {count} byte long, over the limit of {limit} bytes.",
+                       "The message is {count} bytes long, over the limit of {limit} bytes.", bytes, values)
+        case "text":
+            // TRANSLATORS: {count} chooses the plural form; {limit} is always a large number (1024 and more).
+            return trn("The text is {count} byte long, over the limit of {limit} bytes.",
+                       "The text is {count} bytes long, over the limit of {limit} bytes.", bytes, values)
+        case "message with its text or link, as sent":
+            // TRANSLATORS: the person's message and the text or link it goes with, counted together as they go out as one Matrix message; {limit} is always a large number.
+            return trn("The message with its text or link, as sent is {count} byte long, over the limit of {limit} bytes.",
+                       "The message with its text or link, as sent is {count} bytes long, over the limit of {limit} bytes.", bytes, values)
+        case "text, as sent":
+            // TRANSLATORS: the text counted as it goes out in a Matrix message, where some characters take several bytes; {limit} is always a large number.
+            return trn("The text, as sent is {count} byte long, over the limit of {limit} bytes.",
+                       "The text, as sent is {count} bytes long, over the limit of {limit} bytes.", bytes, values)
+        default:
+            // TRANSLATORS: {field} names a text, such as "subject"; {limit} is always a large number.
+            return trn("The {field} is {count} byte long, over the limit of {limit} bytes.",
+                       "The {field} is {count} bytes long, over the limit of {limit} bytes.", bytes,
+                       ["field": field, "limit": String(limit)])
+        }
+    }
+
+    /// Ferry's database refused a change; `what` as the service, intake and account name it.
+    private static func storageFailed(_ what: String, reason: String) -> String {
+        switch what {
+        case "the new share":
+            // TRANSLATORS: {reason} is the database's reason, such as "disk I/O error".
+            return tr("Ferry could not save the new share in its database ({reason}); nothing was changed.", ["reason": reason])
+        case "the share's destinations":
+            // TRANSLATORS: {reason} is the database's reason, such as "disk I/O error".
+            return tr("Ferry could not save the share's destinations in its database ({reason}); nothing was changed.", ["reason": reason])
+        case "the retry":
+            // TRANSLATORS: {reason} is the database's reason, such as "disk I/O error".
+            return tr("Ferry could not save the retry in its database ({reason}); nothing was changed.", ["reason": reason])
+        case "the cancellation":
+            // TRANSLATORS: {reason} is the database's reason, such as "disk I/O error".
+            return tr("Ferry could not save the cancellation in its database ({reason}); nothing was changed.", ["reason": reason])
+        case "the sign-in":
+            // TRANSLATORS: {reason} is the database's reason, such as "disk I/O error".
+            return tr("Ferry could not save the sign-in in its database ({reason}); nothing was changed.", ["reason": reason])
+        default:
+            // TRANSLATORS: {what} is the change that was not saved, such as "the new share"; {reason} is the database's reason.
+            return tr("Ferry could not save {what} in its database ({reason}); nothing was changed.", ["what": what, "reason": reason])
+        }
+    }
+
+    /// A homeserver (quoted) without the way of signing in asked for; `method` as FerryAccount names it.
+    private static func unsupportedLogin(_ server: String, method: String) -> String {
+        switch method {
+        case "a password": return tr("The homeserver {server} does not offer sign-in with a password.", ["server": server])
+        case "the browser (single sign-on)":
+            return tr("The homeserver {server} does not offer sign-in with the browser (single sign-on).", ["server": server])
+        default:
+            // TRANSLATORS: {method} is a way of signing in, such as "a password".
+            return tr("The homeserver {server} does not offer sign-in with {method}.", ["server": server, "method": method])
+        }
+    }
+
+    /// The homeserver wants the password; `what` as the service names the change.
+    private static func passwordRequired(_ what: String) -> String {
+        switch what {
+        case "set up cross-signing": return tr("The homeserver asks for your password to set up cross-signing.")
+        default:
+            // TRANSLATORS: {action} is what the password is for, such as "set up cross-signing".
+            return tr("The homeserver asks for your password to {action}.", ["action": what])
         }
     }
 

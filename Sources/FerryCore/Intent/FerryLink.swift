@@ -15,13 +15,15 @@ public struct FerryLink: Equatable, Sendable {
     /// Parses the URI; accepts `ferry:share?…` and `ferry://share?…`.
     public init(parsing uri: String) throws(ShareError) {
         guard let colon = uri.firstIndex(of: ":"), uri[..<colon].lowercased() == Self.scheme else {
-            throw .invalidURI(uri, reason: "it is not a ferry: URI")
+            // TRANSLATORS: the reason in "{uri} is not a URI Ferry understands: {reason}."
+            throw .invalidURI(uri, reason: tr("it is not a ferry: URI"))
         }
         var rest = uri[uri.index(after: colon)...]
         if rest.hasPrefix("//") { rest = rest.dropFirst(2) }
         let action = rest.prefix { $0 != "?" && $0 != "#" }
         guard action == "share" || action == "share/" else {
-            throw .invalidURI(uri, reason: "Ferry knows only ferry:share?…")
+            // TRANSLATORS: the reason in "{uri} is not a URI Ferry understands: {reason}."; keep ferry:share?… as it is.
+            throw .invalidURI(uri, reason: tr("Ferry knows only ferry:share?…"))
         }
         var query = rest.dropFirst(action.count)
         if query.hasPrefix("?") { query = query.dropFirst() }
@@ -31,7 +33,8 @@ public struct FerryLink: Equatable, Sendable {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard let key = FormDecoding.decode(parts[0]),
                   let value = FormDecoding.decode(parts.count > 1 ? parts[1] : "") else {
-                throw .invalidURI(uri, reason: "its query is not valid percent-encoded UTF-8")
+                // TRANSLATORS: the reason in "{uri} is not a URI Ferry understands: {reason}."
+                throw .invalidURI(uri, reason: tr("its query is not valid percent-encoded UTF-8"))
             }
             switch key {
             case "title": title = value
@@ -43,7 +46,8 @@ public struct FerryLink: Equatable, Sendable {
             }
         }
         if (text ?? "").isEmpty && (url ?? "").isEmpty {
-            throw .invalidURI(uri, reason: "it has neither text= nor url=")
+            // TRANSLATORS: the reason in "{uri} is not a URI Ferry understands: {reason}."; keep text= and url= as they are.
+            throw .invalidURI(uri, reason: tr("it has neither text= nor url="))
         }
     }
 

@@ -51,7 +51,7 @@ public struct SharePlan: Equatable, Sendable {
             expanded.destinations = request.destinations
             if expanded.subject == nil { expanded.subject = request.subject }
             guard link.destinations.count <= limits.maxDestinations else {
-                throw .invalidArgument("\(link.destinations.count) destinations are too many; the limit is \(limits.maxDestinations).")
+                throw .invalidArgument(Self.tooManyDestinations(link.destinations.count, limit: limits.maxDestinations))
             }
             for destination in link.destinations where Destination.kind(of: destination) == nil {
                 throw .invalidDestination(destination)
@@ -60,11 +60,12 @@ public struct SharePlan: Equatable, Sendable {
             plan.suggestedDestinations = unique(link.destinations)
             return plan
         }
+        // Each field name is a whole translated sentence in ShareError.message: keep them in step.
         try Self.checkLength(request.subject, field: "subject", limit: limits.maxSubjectBytes)
         try Self.checkLength(request.message, field: "message", limit: limits.maxTextBytes)
         try Self.checkLength(request.text, field: "text", limit: limits.maxTextBytes)
         guard request.destinations.count <= limits.maxDestinations else {
-            throw .invalidArgument("\(request.destinations.count) destinations are too many; the limit is \(limits.maxDestinations).")
+            throw .invalidArgument(Self.tooManyDestinations(request.destinations.count, limit: limits.maxDestinations))
         }
         for destination in request.destinations where Destination.kind(of: destination) == nil {
             throw .invalidDestination(destination)
@@ -76,7 +77,8 @@ public struct SharePlan: Equatable, Sendable {
 
         if !request.uris.isEmpty {
             if Self.nonBlank(request.text) != nil, Self.nonBlank(request.message) != nil {
-                throw .invalidArgument("Give the words that go with the files as \u{201C}text\u{201D} or as \u{201C}message\u{201D}, not both.")
+                // TRANSLATORS: “text” and “message” are names of Share's options; keep them as they are.
+                throw .invalidArgument(tr("Give the words that go with the files as “text” or as “message”, not both."))
             }
             items = request.uris.map { .file(uri: $0) }
             message = Self.nonBlank(request.message) ?? Self.nonBlank(request.text)
@@ -87,7 +89,8 @@ public struct SharePlan: Equatable, Sendable {
                 message = Self.nonBlank(request.message)
             } else {
                 guard Self.nonBlank(request.message) == nil else {
-                    throw .invalidArgument("A text share carries its words in \u{201C}text\u{201D}; \u{201C}message\u{201D} goes with files and links.")
+                    // TRANSLATORS: “text” and “message” are names of Share's options; keep them as they are.
+                    throw .invalidArgument(tr("A text share carries its words in “text”; “message” goes with files and links."))
                 }
                 items = [.text(text)]
                 message = nil
@@ -112,10 +115,11 @@ public struct SharePlan: Equatable, Sendable {
         let ferryURIs = request.uris.filter { uriScheme($0) == FerryLink.scheme }
         guard !ferryURIs.isEmpty else { return nil }
         guard request.uris.count == 1 else {
-            throw .invalidArgument("A ferry: URI is a share of its own and cannot be shared together with other URIs.")
+            throw .invalidArgument(tr("A ferry: URI is a share of its own and cannot be shared together with other URIs."))
         }
         guard request.text == nil, request.message == nil else {
-            throw .invalidArgument("A ferry: URI carries its own text; do not give \u{201C}text\u{201D} or \u{201C}message\u{201D} with it.")
+            // TRANSLATORS: “text” and “message” are names of Share's options; keep them as they are.
+            throw .invalidArgument(tr("A ferry: URI carries its own text; do not give “text” or “message” with it."))
         }
         return try FerryLink(parsing: ferryURIs[0])
     }
@@ -128,6 +132,12 @@ public struct SharePlan: Equatable, Sendable {
               scheme.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "+-.".unicodeScalars.contains($0)) })
         else { return nil }
         return scheme.lowercased()
+    }
+
+    private static func tooManyDestinations(_ count: Int, limit: Int) -> String {
+        // TRANSLATORS: {count} is always more than {limit}.
+        trn("{count} destination is too many; the limit is {limit}.", "{count} destinations are too many; the limit is {limit}.",
+            count, ["limit": String(limit)])
     }
 
     private static func checkLength(_ text: String?, field: String, limit: Int) throws(ShareError) {

@@ -15,6 +15,28 @@ public enum ShareState: String, Sendable, Codable, CaseIterable {
     /// A person cancelled it; nothing more of it goes out.
     case cancelled
 
+    /// The state as a word in a sentence a person reads ("Share … is already sent"), in their
+    /// language; `rawValue` stays what the D-Bus API, the database and scripts see.
+    public var displayName: String {
+        // The English is the state's name in the API, as these sentences have always shown it.
+        switch self {
+        // TRANSLATORS: a share's state in sentences such as "Share {id} is {state}; …"; a translation may be a phrase ("waiting for a sign-in").
+        case .awaitingSignIn: return trc("share state", "awaiting-sign-in")
+        // TRANSLATORS: a share's state in sentences such as "Share {id} is {state}; …"; a translation may be a phrase ("waiting for a destination").
+        case .awaitingDestination: return trc("share state", "awaiting-destination")
+        // TRANSLATORS: a share's state in sentences such as "Share {id} is {state}; …".
+        case .queued: return trc("share state", "queued")
+        // TRANSLATORS: a share's state in sentences such as "Share {id} is {state}; …".
+        case .sending: return trc("share state", "sending")
+        // TRANSLATORS: a share's state in sentences such as "Share {id} is {state}; …".
+        case .sent: return trc("share state", "sent")
+        // TRANSLATORS: a share's state in sentences such as "Share {id} is {state}; …".
+        case .failed: return trc("share state", "failed")
+        // TRANSLATORS: a share's state in sentences such as "Share {id} is {state}; …".
+        case .cancelled: return trc("share state", "cancelled")
+        }
+    }
+
     /// Nothing more happens to the share by itself. (A failed share may still be retried by a person.)
     public var isFinal: Bool { self == .sent || self == .failed || self == .cancelled }
 

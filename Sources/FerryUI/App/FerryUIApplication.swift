@@ -20,7 +20,10 @@ import GtkAdapter
 
     public init() {
         application = WindowApplication(id: Self.id)
-        application.onStartup { Style.load() }
+        application.onStartup {
+            Style.load()
+            Button.busyDescription = tr("Working…")
+        }
         application.onLaunch { [unowned self] launch in self.handle(launch) }
     }
 

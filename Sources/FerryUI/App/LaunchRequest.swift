@@ -1,3 +1,5 @@
+import FerryCore
+
 /// What one start of `ferry-ui` asks for, read from its command line.
 ///
 ///     ferry-ui                      the main window (account, recent shares)
@@ -16,15 +18,27 @@ public struct LaunchRequest: Equatable {
     public var window: Window
     public var activationToken: String?
 
-    public static let usage = """
-    Usage: ferry-ui [--share ID] [--sign-in] [--activation-token TOKEN]
-
-    Ferry's windows. The Ferry service starts this when a share needs you.
-      --share ID                 the share dialog for share ID
-      --sign-in                  the sign-in window (with --share, the share continues after it)
-      --activation-token TOKEN   focus token of the launch (default: $XDG_ACTIVATION_TOKEN,
-                                 then $DESKTOP_STARTUP_ID)
-    """
+    /// `--help`'s text, in the person's language: the option names stay as they are typed.
+    public static var usage: String {
+        // Descriptions start in this column; a translation's further lines are indented to it.
+        let indent = String(repeating: " ", count: 29)
+        func option(_ synopsis: String, _ description: String) -> String {
+            "  " + synopsis + String(repeating: " ", count: max(1, indent.count - 2 - synopsis.count))
+                + description.replacing("\n", with: "\n" + indent)
+        }
+        return [
+            // TRANSLATORS: {command} is how the program is typed, "ferry-ui [--share ID] …"; keep it.
+            tr("Usage: {command}", ["command": "ferry-ui [--share ID] [--sign-in] [--activation-token TOKEN]"]),
+            "",
+            tr("Ferry's windows. The Ferry service starts this when a share needs you."),
+            // TRANSLATORS: --help's description of --share ID.
+            option("--share ID", tr("the share dialog for share ID")),
+            // TRANSLATORS: --help's description of --sign-in; "--share" is the option, keep it.
+            option("--sign-in", tr("the sign-in window (with --share, the share continues after it)")),
+            // TRANSLATORS: --help's description of --activation-token; a line break starts a line under the first.
+            option("--activation-token TOKEN", tr("focus token of the launch (default: $XDG_ACTIVATION_TOKEN,\nthen $DESKTOP_STARTUP_ID)")),
+        ].joined(separator: "\n")
+    }
 
     public enum Failure: Error, Equatable {
         case help
@@ -48,17 +62,18 @@ public struct LaunchRequest: Equatable {
             func value() -> String? { inlineValue ?? rest.popFirst() }
             switch name {
             case "--share":
-                guard let id = value(), !id.isEmpty, !id.hasPrefix("-") else { return .failure(.usage("--share needs a share id")) }
+                guard let id = value(), !id.isEmpty, !id.hasPrefix("-") else { return .failure(.usage(tr("--share needs a share id"))) }
                 shareID = id
             case "--sign-in":
                 signIn = true
             case "--activation-token":
-                guard let value = value() else { return .failure(.usage("--activation-token needs a value")) }
+                guard let value = value() else { return .failure(.usage(tr("--activation-token needs a value"))) }
                 token = value
             case "-h", "--help":
                 return .failure(.help)
             default:
-                return .failure(.usage("unknown argument \(argument)"))
+                // TRANSLATORS: {argument} is what was typed on the command line.
+                return .failure(.usage(tr("unknown argument {argument}", ["argument": argument])))
             }
         }
         if token == nil {

@@ -8,15 +8,17 @@ import GtkAdapter
     private unowned let app: FerryUIApplication
     private let service: ServiceClient
     private let window: Window
-    private let accountRow = Row(title: "Not signed in")
-    private let accountButton = Button("Sign In")
-    private let deviceRow = Row(title: "This Device")
-    private let verifyButton = Button("Verify…")
-    private let setUpButton = Button("Set Up…")
+    private let accountRow = Row(title: tr("Not signed in"))
+    private let accountButton = Button(trc("button", "Sign In"))
+    // TRANSLATORS: the row about Ferry's own Matrix device (whether it is verified).
+    private let deviceRow = Row(title: tr("This Device"))
+    private let verifyButton = Button(tr("Verify…"))
+    private let setUpButton = Button(tr("Set Up…"))
     private let sharesList = ListBox()
-    private let emptyNotice = Label("Nothing shared yet. Share files from your file manager with “Open With → Ferry”.",
+    // TRANSLATORS: “Open With → Ferry” is the file manager's menu; use its words in your language.
+    private let emptyNotice = Label(tr("Nothing shared yet. Share files from your file manager with “Open With → Ferry”."),
                                     style: "dim-label", alignment: 0.5)
-    private let banner = Banner("You are offline. Shares will be sent when the connection returns.")
+    private let banner = Banner(tr("You are offline. Shares will be sent when the connection returns."))
     private var tokens: [Int] = []
     private var reloadScheduled = false
 
@@ -31,23 +33,23 @@ import GtkAdapter
         accountRow.addPrefix(Icon(name: "avatar-default-symbolic", pixelSize: 32))
         accountRow.addSuffix(accountButton)
         let accountList = ListBox()
-        accountList.accessibleName = "Account"
+        accountList.accessibleName = tr("Account")
         accountList.append(accountRow)
         verifyButton.verticalAlignment = .center
-        verifyButton.accessibleName = "Verify this device"
+        verifyButton.accessibleName = tr("Verify this device")
         deviceRow.addPrefix(Icon(name: "computer-symbolic", pixelSize: 32))
         deviceRow.addSuffix(verifyButton)
         setUpButton.verticalAlignment = .center
-        setUpButton.accessibleName = "Set up recovery"
+        setUpButton.accessibleName = tr("Set up recovery")
         deviceRow.addSuffix(setUpButton)
         accountList.append(deviceRow)
-        sharesList.accessibleName = "Recent shares"
+        sharesList.accessibleName = tr("Recent shares")
         emptyNotice.setMargins(18)
         emptyNotice.isVisible = false
 
         let column = Box(.vertical, spacing: 12, [
-            Label("Account", style: "heading"), accountList,
-            Label("Recent Shares", style: "heading"), sharesList, emptyNotice,
+            Label(tr("Account"), style: "heading"), accountList,
+            Label(tr("Recent Shares"), style: "heading"), sharesList, emptyNotice,
         ])
         column.setMargins(top: 18, bottom: 18, start: 12, end: 12)
         let scroller = ScrolledWindow(Clamp(column, maximumWidth: 600))
@@ -82,13 +84,14 @@ import GtkAdapter
         if account.signedIn {
             accountRow.title = SafeDisplay.escaped(account.accountID)
             accountRow.subtitle = SafeDisplay.escaped(account.homeserver)
-            accountButton.title = "Sign Out"
+            accountButton.title = tr("Sign Out")
         } else {
-            accountRow.title = "Not signed in"
-            accountRow.subtitle = "Sign in to share into your Matrix rooms"
-            accountButton.title = "Sign In"
+            accountRow.title = tr("Not signed in")
+            accountRow.subtitle = tr("Sign in to share into your Matrix rooms")
+            accountButton.title = trc("button", "Sign In")
         }
-        accountRow.accessibleName = "Account: " + accountRow.title
+        // TRANSLATORS: the accessible name of the account's row; {account} is a Matrix user id or "Not signed in".
+        accountRow.accessibleName = tr("Account: {account}", ["account": accountRow.title])
         showDevice(account)
     }
 
@@ -97,12 +100,13 @@ import GtkAdapter
         verifyButton.isVisible = account.deviceVerification == "unverified"
         setUpButton.isVisible = account.deviceVerification == "no-identity"
         deviceRow.subtitle = switch account.deviceVerification {
-        case "verified": "Verified: your other devices trust what Ferry sends"
-        case "unverified": "Not verified: your other devices may show a warning on what Ferry sends"
-        case "no-identity": "Not verified: your account has no recovery key yet"
-        default: "Checking whether it is verified…"
+        case "verified": tr("Verified: your other devices trust what Ferry sends")
+        case "unverified": tr("Not verified: your other devices may show a warning on what Ferry sends")
+        case "no-identity": tr("Not verified: your account has no recovery key yet")
+        default: tr("Checking whether it is verified…")
         }
-        deviceRow.accessibleName = "This device: " + deviceRow.subtitle
+        // TRANSLATORS: the accessible name of the device's row; {verification} is one of the "Verified: …" or "Not verified: …" lines.
+        deviceRow.accessibleName = tr("This device: {verification}", ["verification": deviceRow.subtitle])
     }
 
     private func accountButtonClicked() {
@@ -135,7 +139,7 @@ import GtkAdapter
                 self.sharesList.isVisible = !shares.isEmpty
                 self.emptyNotice.isVisible = shares.isEmpty
             case .failure(let error):
-                self.sharesList.append(Row(title: "Cannot list shares", subtitle: error.sentence))
+                self.sharesList.append(Row(title: tr("Cannot list shares"), subtitle: error.sentence))
             }
         }
     }
@@ -149,25 +153,31 @@ import GtkAdapter
         let id = share.id
         if share.state == .awaitingDestination || share.state == .awaitingSignIn {
             let signIn = share.state == .awaitingSignIn
-            let open = Button(signIn ? "Sign In…" : "Choose…")
-            open.accessibleName = (signIn ? "Sign in to send " : "Choose where to send ") + share.title
+            // TRANSLATORS: a share's button that opens its dialog: to sign in first, or to choose where it goes.
+            let open = Button(signIn ? tr("Sign In…") : tr("Choose…"))
+            // TRANSLATORS: the accessible names of that button; {share} is the share's name, "photo.png" or "3 files".
+            open.accessibleName = signIn ? tr("Sign in to send {share}", ["share": share.title])
+                : tr("Choose where to send {share}", ["share": share.title])
             open.verticalAlignment = .center
             open.onClick { [weak self] in self?.app.openDialog(for: id) }
             row.addSuffix(open)
         }
         if share.state == .failed {
-            let retry = Button(iconName: "view-refresh-symbolic", title: "Retry " + share.title, style: "flat")
+            // TRANSLATORS: an icon button's accessible name and tooltip; {share} is the share's name, "photo.png" or "3 files".
+            let retry = Button(iconName: "view-refresh-symbolic", title: tr("Retry {share}", ["share": share.title]), style: "flat")
             retry.verticalAlignment = .center
             retry.onClick { [weak self] in self?.service.retry(id) { _ in } }
             row.addSuffix(retry)
         }
         if share.state.isCancellable && share.state != .failed {
-            let cancel = Button(iconName: "process-stop-symbolic", title: "Cancel " + share.title, style: "flat")
+            // TRANSLATORS: an icon button's accessible name and tooltip; {share} is the share's name, "photo.png" or "3 files".
+            let cancel = Button(iconName: "process-stop-symbolic", title: tr("Cancel {share}", ["share": share.title]), style: "flat")
             cancel.verticalAlignment = .center
             cancel.onClick { [weak self] in self?.service.cancel(id) { _ in } }
             row.addSuffix(cancel)
         }
-        row.accessibleName = share.title + ", " + share.stateDescription
+        // TRANSLATORS: the accessible name of a share's row; {share} is its name, {state} its state ("Sent", "Waiting for sign-in").
+        row.accessibleName = tr("{share}, {state}", ["share": share.title, "state": share.stateDescription])
         return row
     }
 }

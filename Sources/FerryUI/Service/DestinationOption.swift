@@ -1,3 +1,4 @@
+import FerryCore
 import GLibAdapter
 
 /// A room, direct chat or person a share can go to, as ListDestinations describes it.
@@ -44,14 +45,22 @@ public struct DestinationOption: Equatable {
     /// The second line of its row.
     public var detail: String {
         let plain: String
+        let count = Int(members)
         switch kind {
-        case .person: plain = (userID ?? id) + " · new direct chat"
-        case .direct: plain = userID ?? "Direct chat"
+        // TRANSLATORS: the second line of a person's row in "Share to"; {user} is a Matrix user id.
+        case .person: plain = tr("{user} · new direct chat", ["user": userID ?? id])
+        case .direct: plain = userID ?? tr("Direct chat")
         case .room:
-            let members = self.members == 1 ? "1 member" : "\(self.members) members"
-            if let alias, alias != displayName { plain = alias + " · " + members } else { plain = self.members > 0 ? members : (alias ?? "") }
+            if let alias, alias != displayName {
+                // TRANSLATORS: the second line of a room's row in "Share to"; {alias} is its address, "#team:example.org".
+                plain = trn("{alias} · {count} member", "{alias} · {count} members", count, ["alias": alias])
+            } else {
+                plain = members > 0 ? trn("{count} member", "{count} members", count) : (alias ?? "")
+            }
         }
         guard isEncrypted else { return plain }
-        return plain.isEmpty ? "End-to-end encrypted" : plain + " · end-to-end encrypted"
+        if plain.isEmpty { return tr("End-to-end encrypted") }
+        // TRANSLATORS: {detail} is the rest of a room's second line, "#team:example.org · 3 members".
+        return tr("{detail} · end-to-end encrypted", ["detail": plain])
     }
 }

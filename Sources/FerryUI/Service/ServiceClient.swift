@@ -180,11 +180,11 @@ extension BusError {
         if ferryName != nil { return message }
         switch name {
         case "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.Spawn.ChildExited":
-            return "Ferry's service is not running."
+            return tr("Ferry's service is not running.")
         case "org.freedesktop.DBus.Error.NoReply", "org.freedesktop.DBus.Error.Timeout":
-            return "Ferry's service did not answer in time."
+            return tr("Ferry's service did not answer in time.")
         case "org.freedesktop.DBus.Error.UnknownMethod":
-            return "This version of Ferry's service cannot do that yet."
+            return tr("This version of Ferry's service cannot do that yet.")
         default: return message
         }
     }

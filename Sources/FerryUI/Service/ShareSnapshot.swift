@@ -63,13 +63,14 @@ public struct ShareSnapshot: Equatable {
     public var title: String {
         let files = self.files
         if files.count == 1 { return SafeDisplay.escaped(files[0].name) }
-        if files.count > 1 { return "\(files.count) files" }
+        if files.count > 1 { return trn("{count} file", "{count} files", files.count) }
         if let link { return SafeDisplay.escaped(link) }
         if let text {
             let line = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? text
             return SafeDisplay.escaped(line.count > 60 ? String(line.prefix(59)) + "…" : line)
         }
-        return subject.map(SafeDisplay.escaped) ?? "Share"
+        // TRANSLATORS: the name of a share (a noun) that has neither files, a link nor a text.
+        return subject.map(SafeDisplay.escaped) ?? trc("a share", "Share")
     }
 
     /// Why it failed, for a person: the first failed delivery's reason, or the share's.
@@ -80,17 +81,45 @@ public struct ShareSnapshot: Equatable {
     /// The share's state in words.
     public var stateDescription: String {
         switch state {
-        case .awaitingSignIn: return account.map { "Waiting for \(SafeDisplay.escaped($0)) to sign in" } ?? "Waiting for sign-in"
-        case .awaitingDestination: return "Waiting for a destination"
-        case .queued: return "Queued"
+        case .awaitingSignIn:
+            // TRANSLATORS: {account} is a Matrix user id, "@someone:example.org".
+            return account.map { tr("Waiting for {account} to sign in", ["account": SafeDisplay.escaped($0)]) }
+                ?? tr("Waiting for sign-in")
+        case .awaitingDestination: return tr("Waiting for a destination")
+        case .queued: return trc("share state", "Queued")
         case .sending:
-            let total = deliveries.reduce(UInt64(0)) { $0 + $1.bytesTotal }
-            let sent = deliveries.reduce(UInt64(0)) { $0 + $1.bytesSent }
-            if deliveries.contains(where: { $0.state == "retrying" }) { return "Waiting to retry" }
-            return total > 0 ? "Sending (\(ByteCount.format(sent)) of \(ByteCount.format(total)))" : "Sending"
-        case .sent: return "Sent"
-        case .failed: return "Failed" + (failureMessage.map { ": " + $0 } ?? "")
-        case .cancelled: return "Cancelled"
+            if isRetrying { return trc("share state", "Waiting to retry") }
+            let (sent, total) = progress
+            // TRANSLATORS: a share's state; {sent} and {total} are sizes, "1.5 MB".
+            return total > 0 ? tr("Sending ({sent} of {total})", ["sent": ByteCount.format(sent), "total": ByteCount.format(total)])
+                : trc("share state", "Sending")
+        case .sent: return trc("share state", "Sent")
+        case .failed:
+            // TRANSLATORS: a share's state; {reason} is a sentence saying why.
+            return failureMessage.map { tr("Failed: {reason}", ["reason": $0]) } ?? trc("share state", "Failed")
+        case .cancelled: return trc("share state", "Cancelled")
         }
+    }
+
+    /// The state while the share is queued or sending, as a line under the dialog's message that
+    /// says it goes on ("Sending (1.5 MB of 3 MB)…"); nil in the other states.
+    public var progressDescription: String? {
+        switch state {
+        case .queued: return tr("Queued…")
+        case .sending:
+            if isRetrying { return tr("Waiting to retry…") }
+            let (sent, total) = progress
+            // TRANSLATORS: the share is being sent; {sent} and {total} are sizes, "1.5 MB".
+            return total > 0 ? tr("Sending ({sent} of {total})…", ["sent": ByteCount.format(sent), "total": ByteCount.format(total)])
+                : tr("Sending…")
+        default: return nil
+        }
+    }
+
+    private var isRetrying: Bool { deliveries.contains { $0.state == "retrying" } }
+
+    /// Bytes sent and to send, over every destination.
+    private var progress: (sent: UInt64, total: UInt64) {
+        deliveries.reduce((sent: UInt64(0), total: UInt64(0))) { ($0.sent + $1.bytesSent, $0.total + $1.bytesTotal) }
     }
 }

@@ -7,7 +7,7 @@ import GtkAdapter
 @GLibMain final class MessagePage {
     let root: Box
     let messageField = TextArea()
-    let retryButton = Button("Retry")
+    let retryButton = Button(trc("button", "Retry"))
     private let recipients = Label("", style: "title-4")
     private let previewHolder = Box(.vertical)
     private let status = Label("", style: "dim-label")
@@ -16,10 +16,11 @@ import GtkAdapter
     private var prefill = ""
 
     init() {
-        let toHeading = Label("To", style: "heading")
-        recipients.accessibleName = "Recipients"
-        let messageHeading = Label("Message", style: "heading")
-        messageField.accessibleName = "Message"
+        // TRANSLATORS: the heading above the rooms and people a share goes to.
+        let toHeading = Label(trc("recipients heading", "To"), style: "heading")
+        recipients.accessibleName = tr("Recipients")
+        let messageHeading = Label(tr("Message"), style: "heading")
+        messageField.accessibleName = tr("Message")
         messageField.addStyle("message-field")
         let fieldScroller = ScrolledWindow(messageField)
         fieldScroller.growWithContent(minHeight: 72, maxHeight: 240)
@@ -28,7 +29,7 @@ import GtkAdapter
 
         status.isVisible = false
         failure.isVisible = false
-        failure.accessibleName = "Error"
+        failure.accessibleName = tr("Error")
         retryButton.isVisible = false
         retryButton.horizontalAlignment = .start
         retryButton.addStyle("pill")
@@ -46,7 +47,8 @@ import GtkAdapter
     func fill(share: ShareSnapshot, destinations: [String]) {
         let names = destinations.joined(separator: ", ")
         recipients.text = names
-        recipients.accessibleName = "Recipients: " + names
+        // TRANSLATORS: {names} are the rooms and people a share goes to, "Design Team, Book Club".
+        recipients.accessibleName = tr("Recipients: {names}", ["names": names])
         previewHolder.removeAll()
         if let preview = SharePreview.make(for: share) {
             previewHolder.append(preview)
@@ -76,7 +78,8 @@ import GtkAdapter
 
     func showFailure(_ text: String?, canRetry: Bool) {
         failure.text = text ?? ""
-        failure.accessibleName = text.map { "Error: " + $0 } ?? "Error"
+        // TRANSLATORS: the accessible name of an error shown in a window; {message} is a sentence.
+        failure.accessibleName = text.map { tr("Error: {message}", ["message": $0]) } ?? tr("Error")
         failure.isVisible = text != nil
         retryButton.isVisible = text != nil && canRetry
     }

@@ -14,12 +14,13 @@ import Glibc
     private let shareID: String?
     private let window: Window
     private let stack = Stack()
-    private let banner = Banner("You are offline. The share will be sent when the connection returns.")
-    private let unverifiedBanner = Banner("This device is not verified: others may see a warning on what Ferry sends.")
+    private let banner = Banner(tr("You are offline. The share will be sent when the connection returns."))
+    private let unverifiedBanner = Banner(tr("This device is not verified: others may see a warning on what Ferry sends."))
     private let status = StatusPage()
-    private let backButton = Button(iconName: "go-previous-symbolic", title: "Back")
-    private let nextButton = Button("Next", style: "suggested-action")
-    private let shareButton = Button("Share", style: "suggested-action")
+    private let backButton = Button(iconName: "go-previous-symbolic", title: trc("button", "Back"))
+    private let nextButton = Button(tr("Next"), style: "suggested-action")
+    // TRANSLATORS: the button that sends the share.
+    private let shareButton = Button(trc("button", "Share"), style: "suggested-action")
     private var signInPage: SignInPage?
     private var verifyPage: VerifyPage?
     /// Signed in here, and the "Verify this device" step is not done: the share's changes are
@@ -38,20 +39,25 @@ import Glibc
 
     var onClosed: () -> Void = {}
 
+    // The window's titles; in a context of their own, apart from the buttons with the same English.
+    private static var signInTitle: String { trc("window title", "Sign In") }
+    // TRANSLATORS: the title of the window that shares files, a link or a text into Matrix rooms.
+    private static var shareTitle: String { trc("window title", "Share") }
+
     init(application: FerryUIApplication, service: ServiceClient, shareID: String?, startWithSignIn: Bool) {
         app = application
         self.service = service
         self.shareID = shareID
         self.startWithSignIn = startWithSignIn
-        window = Window(application: application.application, title: shareID == nil ? "Sign In" : "Share",
+        window = Window(application: application.application, title: shareID == nil ? Self.signInTitle : Self.shareTitle,
                         width: 480, height: 640)
         window.headerBar.packStart(backButton)
         window.headerBar.packEnd(nextButton)
         window.headerBar.packEnd(shareButton)
         window.insertBelowHeader(banner)
         banner.isVisible = !service.account.online
-        let verify = Button("Verify…")
-        verify.accessibleName = "Verify this device"
+        let verify = Button(tr("Verify…"))
+        verify.accessibleName = tr("Verify this device")
         verify.onClick { [weak application] in application?.openVerify() }
         unverifiedBanner.addButton(verify)
         window.insertBelowHeader(unverifiedBanner)
@@ -77,7 +83,7 @@ import Glibc
         tokens.append(service.observeAccount { [weak self] account in self?.accountChanged(account) })
 
         if let shareID {
-            status.show(iconName: nil, title: "Loading…", busy: true)
+            status.show(iconName: nil, title: tr("Loading…"), busy: true)
             stack.show("status", animated: false)
             service.share(shareID) { [weak self] result in self?.loaded(result) }
         } else {
@@ -92,12 +98,12 @@ import Glibc
     private func loaded(_ result: Result<ShareSnapshot, BusError>) {
         switch result {
         case .failure(let error):
-            status.show(iconName: "dialog-error-symbolic", title: "Cannot Open This Share", body: error.sentence)
+            status.show(iconName: "dialog-error-symbolic", title: tr("Cannot Open This Share"), body: error.sentence)
             stack.show("status", animated: false)
         case .success(let share):
             self.share = share
             ownsShare = share.state.awaitsPerson
-            window.headerBar.setTitle("Share", subtitle: share.title)
+            window.headerBar.setTitle(Self.shareTitle, subtitle: share.title)
             switch share.state {
             case .awaitingSignIn: showSignInPage()
             case .awaitingDestination:
@@ -109,7 +115,7 @@ import Glibc
                 update(share)
             case .sent, .cancelled:
                 status.show(iconName: share.state == .sent ? "emblem-ok-symbolic" : "edit-delete-symbolic",
-                            title: share.state == .sent ? "Already Sent" : "Cancelled", body: share.title)
+                            title: share.state == .sent ? tr("Already Sent") : trc("share state", "Cancelled"), body: share.title)
                 showPage("status")
             }
         }
@@ -117,13 +123,13 @@ import Glibc
 
     private func showSignInPage() {
         if signInPage == nil {
-            let reason = shareID == nil ? nil : "Sign in to send what you are sharing."
+            let reason = shareID == nil ? nil : tr("Sign in to send what you are sharing.")
             let page = SignInPage(service: service, reason: reason)
             page.onSignedIn = { [weak self] _ in self?.signedIn() }
             stack.add(page.root, name: "sign-in")
             signInPage = page
         }
-        window.title = "Sign In"
+        window.title = Self.signInTitle
         showPage("sign-in")
         window.setDefault(signInPage!.signInButton)
         signInPage!.focus()
@@ -136,7 +142,7 @@ import Glibc
             stack.add(page.root, name: "verify")
             verifyPage = page
         }
-        window.title = "Verify This Device"
+        window.title = tr("Verify This Device")
         showPage("verify")
         showVerificationBanner()
         window.setDefault(verifyPage!.verifyButton)
@@ -165,7 +171,7 @@ import Glibc
             sharePage = page
             page.reload()
         }
-        window.title = "Share"
+        window.title = Self.shareTitle
         // Focus only when the page comes in: asked again while it shows (the share's own news and
         // the read after sign-in both bring it), a grab would select what the person has typed
         // into the search so far, and the next key would replace it.
@@ -188,10 +194,11 @@ import Glibc
     private func showPage(_ name: String) {
         let subtitle = share?.title ?? ""
         switch name {
-        case "sign-in": window.headerBar.setTitle("Sign In", subtitle: subtitle)
-        case "verify": window.headerBar.setTitle("Verify This Device", subtitle: subtitle)
-        case "destinations": window.headerBar.setTitle("Share To", subtitle: subtitle)
-        default: window.headerBar.setTitle("Share", subtitle: subtitle)
+        case "sign-in": window.headerBar.setTitle(Self.signInTitle, subtitle: subtitle)
+        case "verify": window.headerBar.setTitle(tr("Verify This Device"), subtitle: subtitle)
+        // TRANSLATORS: the title of the page that picks where a share goes.
+        case "destinations": window.headerBar.setTitle(tr("Share To"), subtitle: subtitle)
+        default: window.headerBar.setTitle(Self.shareTitle, subtitle: subtitle)
         }
         stack.show(name)
         showButtons(for: name)
@@ -209,8 +216,13 @@ import Glibc
     private func choiceChanged() {
         let count = sharePage?.chosen.count ?? 0
         nextButton.isSensitive = count > 0
-        nextButton.title = "Next"
-        nextButton.setAccessibleDescription(count == 0 ? "Choose at least one destination" : "\(count) chosen")
+        nextButton.title = tr("Next")
+        if count == 0 {
+            nextButton.setAccessibleDescription(tr("Choose at least one destination"))
+        } else {
+            // TRANSLATORS: how many destinations are ticked, said by a screen reader on the Next button.
+            nextButton.setAccessibleDescription(trn("{count} chosen", "{count} chosen", count))
+        }
     }
 
     // MARK: Sending
@@ -234,7 +246,7 @@ import Glibc
                 self.handedOver = true
                 // Offline, the outbox keeps the share and sends it later: nothing to wait for here.
                 if !self.service.account.online { self.dismiss(); return }
-                self.messagePage.showProgress("Sending…")
+                self.messagePage.showProgress(tr("Sending…"))
                 self.service.share(shareID) { [weak self] result in
                     if case .success(let share) = result { self?.update(share) }
                 }
@@ -249,7 +261,7 @@ import Glibc
             guard let self else { return }
             self.messagePage.retryButton.isBusy = false
             if case .failure(let error) = result { self.messagePage.showFailure(error.sentence, canRetry: true) }
-            else { self.messagePage.showFailure(nil, canRetry: false); self.messagePage.showProgress("Sending…") }
+            else { self.messagePage.showFailure(nil, canRetry: false); self.messagePage.showProgress(tr("Sending…")) }
         }
     }
 
@@ -266,7 +278,7 @@ import Glibc
             if previous?.state == .awaitingSignIn || stack.visiblePage == "sign-in" { showSharePage() }
         case .queued, .sending:
             messagePage.showFailure(nil, canRetry: false)
-            messagePage.showProgress(changed.stateDescription + "…")
+            messagePage.showProgress(changed.progressDescription)
             shareButton.isBusy = handedOver
         case .sent:
             dismiss()
@@ -275,7 +287,7 @@ import Glibc
             shareButton.isVisible = false
             backButton.isVisible = false
             messagePage.showProgress(nil)
-            messagePage.showFailure(withRoomNames(changed.failureMessage ?? "The share could not be sent."), canRetry: true)
+            messagePage.showFailure(withRoomNames(changed.failureMessage ?? tr("The share could not be sent.")), canRetry: true)
             messagePage.retryButton.grabFocus()
         case .cancelled:
             // Cancelled elsewhere (the command line, the main window): nothing left to decide here.
@@ -319,7 +331,7 @@ import Glibc
 
     private func continueAfterSignIn() {
         verifying = false
-        window.title = shareID == nil ? "Sign In" : "Share"
+        window.title = shareID == nil ? Self.signInTitle : Self.shareTitle
         guard let shareID else {
             dismiss()
             return

@@ -8,9 +8,10 @@ import GtkAdapter
     let root: Box
     let search: TextField
     private let service: ServiceClient
-    private let recentHeading = Label("Recent", style: "heading")
+    // TRANSLATORS: the heading above the rooms and people shared to lately.
+    private let recentHeading = Label(trc("destinations heading", "Recent"), style: "heading")
     private let recentList = ListBox()
-    private let allHeading = Label("All rooms and people", style: "heading")
+    private let allHeading = Label(tr("All rooms and people"), style: "heading")
     private let allList = ListBox()
     private let notice = Label("", style: "dim-label", alignment: 0.5)
     private let spinner = Spinner()
@@ -29,11 +30,11 @@ import GtkAdapter
 
     init(service: ServiceClient) {
         self.service = service
-        search = TextField(.search, placeholder: "Search rooms and people")
-        search.accessibleName = "Search rooms and people"
+        search = TextField(.search, placeholder: tr("Search rooms and people"))
+        search.accessibleName = tr("Search rooms and people")
         search.expandsHorizontally = true
-        recentList.accessibleName = "Recent destinations"
-        allList.accessibleName = "All destinations"
+        recentList.accessibleName = tr("Recent destinations")
+        allList.accessibleName = tr("All destinations")
         spinner.horizontalAlignment = .center
         notice.isVisible = false
 
@@ -68,7 +69,8 @@ import GtkAdapter
             case .failure(let error):
                 if error.ferryName == "NotSignedIn" { self.onNeedsSignIn(); return }
                 self.show([], query: query)
-                self.showNotice("Cannot list your rooms: " + error.sentence)
+                // TRANSLATORS: {reason} is a sentence saying why.
+                self.showNotice(tr("Cannot list your rooms: {reason}", ["reason": error.sentence]))
             }
         }
     }
@@ -91,11 +93,16 @@ import GtkAdapter
         rest.forEach { allList.append(row(for: $0)) }
         recentHeading.isVisible = !recent.isEmpty
         recentList.isVisible = !recent.isEmpty
-        allHeading.text = recent.isEmpty && !query.isEmpty ? "Results" : (recent.isEmpty ? "Rooms and people" : "All rooms and people")
+        // TRANSLATORS: "Results" heads the rooms and people that match what was searched for.
+        allHeading.text = recent.isEmpty && !query.isEmpty ? tr("Results")
+            : (recent.isEmpty ? tr("Rooms and people") : tr("All rooms and people"))
         allHeading.isVisible = !rest.isEmpty
         allList.isVisible = !rest.isEmpty
-        if options.isEmpty {
-            showNotice(query.isEmpty ? "You are in no rooms yet." : "No rooms or people match “\(SafeDisplay.escaped(query))”.")
+        if options.isEmpty, query.isEmpty {
+            showNotice(tr("You are in no rooms yet."))
+        } else if options.isEmpty {
+            // TRANSLATORS: {query} is what was typed into the search field.
+            showNotice(tr("No rooms or people match “{query}”.", ["query": SafeDisplay.escaped(query)]))
         } else {
             notice.isVisible = false
         }
@@ -114,12 +121,13 @@ import GtkAdapter
         if option.isEncrypted {
             // A lock beside the name: what is shared there is end-to-end encrypted.
             let lock = Icon(name: "channel-secure-symbolic")
-            lock.accessibleName = "End-to-end encrypted"
-            lock.tooltip = "End-to-end encrypted"
+            lock.accessibleName = tr("End-to-end encrypted")
+            lock.tooltip = tr("End-to-end encrypted")
             row.addSuffix(lock)
         }
         let check = CheckButton()
-        check.accessibleName = "Choose " + name
+        // TRANSLATORS: the accessible name of the tick box that picks a room or person; {name} is its name.
+        check.accessibleName = tr("Choose {name}", ["name": name])
         check.isChecked = chosen.contains { $0.id == option.id }
         check.verticalAlignment = .center
         check.onToggle { [weak self, weak check] in

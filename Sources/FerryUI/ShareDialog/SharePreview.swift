@@ -24,9 +24,10 @@ enum SharePreview {
             let label = Label(SafeDisplay.escaped(link))
             label.isSelectable = true
             label.expandsHorizontally = true
-            label.accessibleName = "Link " + SafeDisplay.escaped(link)
+            // TRANSLATORS: the accessible name of a shared link; {link} is the address.
+            label.accessibleName = tr("Link {link}", ["link": SafeDisplay.escaped(link)])
             box.append(label)
-            return card(box, name: "Preview of the link")
+            return card(box, name: tr("Preview of the link"))
         }
         return nil // text: the message field holds it
     }
@@ -34,25 +35,26 @@ enum SharePreview {
     private static func single(_ file: ShareItem) -> Widget {
         let name = SafeDisplay.escaped(file.name)
         if isImage(file), let thumbnail = localPath(file).flatMap({ Thumbnail(path: $0, size: thumbnailSize) }) {
-            thumbnail.accessibleName = "Preview of " + name
+            // TRANSLATORS: the accessible name of a file's picture or card; {name} is the file's name.
+            thumbnail.accessibleName = tr("Preview of {name}", ["name": name])
             // In a row of its own, the picture is asked its height for its own width, not the card's.
             let centred = Box(.horizontal, [thumbnail])
             centred.horizontalAlignment = .center
             let box = Box(.vertical, spacing: 8, [centred, caption(file)])
-            return card(box, name: "Preview of " + name)
+            return card(box, name: tr("Preview of {name}", ["name": name]))
         }
         let box = Box(.horizontal, spacing: 12)
         box.append(Icon(contentType: file.contentType, pixelSize: 48))
         let details = caption(file)
         details.expandsHorizontally = true
         box.append(details)
-        return card(box, name: "Preview of " + name)
+        return card(box, name: tr("Preview of {name}", ["name": name]))
     }
 
     /// Several images: a row of thumbnails; otherwise (or as well) a list of names and sizes.
     private static func several(_ files: [ShareItem]) -> Widget {
         let list = ListBox()
-        list.accessibleName = "Files to share"
+        list.accessibleName = tr("Files to share")
         for file in files.prefix(50) {
             let row = Row(title: SafeDisplay.escaped(file.name), subtitle: ByteCount.format(file.size))
             if isImage(file), let thumbnail = localPath(file).flatMap({ Thumbnail(path: $0, size: smallThumbnailSize) }) {
@@ -64,14 +66,17 @@ enum SharePreview {
             list.append(row)
         }
         if files.count > 50 {
-            list.append(Row(title: "and \(files.count - 50) more files"))
+            // TRANSLATORS: the last line of a list that shows the first 50 files.
+            list.append(Row(title: trn("and {count} more file", "and {count} more files", files.count - 50)))
         }
         let total = files.reduce(UInt64(0)) { $0 + $1.size }
-        let heading = Label("\(files.count) files, \(ByteCount.format(total))", style: "heading")
+        // TRANSLATORS: the heading of several files' preview; {size} is their size together, "3.2 MB".
+        let heading = Label(trn("{count} file, {size}", "{count} files, {size}", files.count, ["size": ByteCount.format(total)]),
+                            style: "heading")
         let scroller = ScrolledWindow(list)
         scroller.growWithContent(minHeight: 60, maxHeight: 260)
         let box = Box(.vertical, spacing: 8, [heading, scroller])
-        box.accessibleName = "Preview of \(files.count) files"
+        box.accessibleName = trn("Preview of {count} file", "Preview of {count} files", files.count)
         return box
     }
 

@@ -27,19 +27,20 @@ import GtkAdapter
     private let spinner = Spinner()
     private let waitingTitle = Label("", style: "title-4", alignment: 0.5)
     private let waitingDetail = Label("", style: "dim-label", alignment: 0.5)
-    private let cancelButton = Button("Cancel")
+    private let cancelButton = Button(tr("Cancel"))
 
     private let comparing: Box
     private let compareDetail = Label("", style: "dim-label", alignment: 0.5)
     private let grid = Box(.vertical, spacing: 18)
     private let decimal = Label("", style: "dim-label", alignment: 0.5)
-    private let matchButton = Button("They Match", style: "suggested-action")
-    private let mismatchButton = Button("They Don\u{2019}t Match", style: "destructive-action")
+    // TRANSLATORS: the answer when the emoji on both devices are the same.
+    private let matchButton = Button(tr("They Match"), style: "suggested-action")
+    private let mismatchButton = Button(tr("They Don’t Match"), style: "destructive-action")
 
     private let ended: Box
     private let reason = Label("", alignment: 0.5)
-    private let backButton = Button("Use Recovery Key", style: "suggested-action")
-    private let retryButton = Button("Try Again")
+    private let backButton = Button(tr("Use Recovery Key"), style: "suggested-action")
+    private let retryButton = Button(tr("Try Again"))
 
     init() {
         spinner.setSizeRequest(width: 32, height: 32)
@@ -49,7 +50,7 @@ import GtkAdapter
 
         grid.horizontalAlignment = .center
         grid.setMargins(top: 12, bottom: 6)
-        grid.accessibleName = "Emoji to compare"
+        grid.accessibleName = tr("Emoji to compare")
         decimal.addStyle("caption")
         comparing = Box(.vertical, spacing: 12, [compareDetail, grid, decimal, Self.buttons([matchButton, mismatchButton])])
 
@@ -75,13 +76,13 @@ import GtkAdapter
 
     /// Asks every other device of the person (no device id): the first to answer goes on.
     func start() {
-        guard let client else { return end("Ferry's service is not running.") }
+        guard let client else { return end(tr("Ferry's service is not running.")) }
         generation += 1
         running = true
         id = ""
         shownStep = ""
         show(waiting)
-        showWaiting("Asking Your Other Devices\u{2026}", detail: "")
+        showWaiting(tr("Asking Your Other Devices…"), detail: "")
         cancelButton.grabFocus()
         let run = generation
         client.call(Share1.startEmojiVerification(deviceID: nil)) { [weak self] result in
@@ -121,7 +122,7 @@ import GtkAdapter
                 switch result {
                 case .success(let state) where state["id"]?.stringValue == self.id: self.apply(state)
                 // Another verification began (the service runs one at a time): ours is over.
-                case .success: self.end("The verification ended before the emoji were compared.")
+                case .success: self.end(tr("The verification ended before the emoji were compared."))
                 case .failure(let error): self.end(error.sentence)
                 }
                 if self.running { self.poll(run) }
@@ -136,24 +137,27 @@ import GtkAdapter
         let device = Self.deviceName(state)
         switch state["state"]?.stringValue {
         case "waiting":
-            showWaiting("Accept the request on your other device",
-                        detail: "Open Element (or another Matrix app) where you are signed in: it asks whether to verify "
-                            + "this device. Then compare the emoji.")
+            showWaiting(tr("Accept the request on your other device"),
+                        detail: tr("Open Element (or another Matrix app) where you are signed in: it asks whether to verify this device. Then compare the emoji."))
         case "comparing":
             showEmoji(state, device: device)
         case "confirmed":
-            showWaiting("Waiting for your other device\u{2026}", detail: "Confirm on \(device) that the emoji match.")
+            // TRANSLATORS: {device} is the other device's name in quotes, or "your other device".
+            let detail = tr("Confirm on {device} that the emoji match.", ["device": device])
+            showWaiting(tr("Waiting for your other device…"), detail: detail)
         case "done" where state["verification"] == nil:
-            showWaiting("Waiting for your other device\u{2026}", detail: "Both devices confirmed: \(device) now signs this one.")
+            // TRANSLATORS: {device} is the other device's name in quotes, or "your other device".
+            let detail = tr("Both devices confirmed: {device} now signs this one.", ["device": device])
+            showWaiting(tr("Waiting for your other device…"), detail: detail)
         case "done" where state["verification"]?.stringValue == "verified":
             running = false
             generation += 1
             onVerified()
         case "done":
-            end("Both devices confirmed the emoji, but \(device) did not sign this one: it can only when it holds "
-                + "your account\u{2019}s cross-signing keys (Element does once it is verified itself).")
+            // TRANSLATORS: {device} is the other device's name in quotes, or "your other device".
+            end(tr("Both devices confirmed the emoji, but {device} did not sign this one: it can only when it holds your account’s cross-signing keys (Element does once it is verified itself).", ["device": device]))
         case "cancelled":
-            end(state["reason"]?.stringValue ?? "The verification was cancelled: nothing was verified.")
+            end(state["reason"]?.stringValue ?? tr("The verification was cancelled: nothing was verified."))
         default:
             break
         }
@@ -175,7 +179,8 @@ import GtkAdapter
     }
 
     private func showEmoji(_ state: [String: Variant], device: String) {
-        compareDetail.text = "Compare these emoji with the ones \(device) shows. They must be the same, in the same order."
+        // TRANSLATORS: {device} is the other device's name in quotes, or "your other device".
+        compareDetail.text = tr("Compare these emoji with the ones {device} shows. They must be the same, in the same order.", ["device": device])
         grid.removeAll()
         let emoji = state["emoji"]?.stringsValue ?? [], names = state["emoji-names"]?.stringsValue ?? []
         let cells = zip(emoji, names).enumerated().map { Self.cell(index: $0.offset, picture: $0.element.0, name: $0.element.1) }
@@ -185,7 +190,8 @@ import GtkAdapter
             line.horizontalAlignment = .center
             grid.append(line)
         }
-        decimal.text = state["decimal"].flatMap(\.stringValue).map { "Or compare these numbers: \($0)" } ?? ""
+        // TRANSLATORS: {numbers} are three four-digit numbers, the other way to compare.
+        decimal.text = state["decimal"].flatMap(\.stringValue).map { tr("Or compare these numbers: {numbers}", ["numbers": $0]) } ?? ""
         decimal.isVisible = !decimal.text.isEmpty
         [matchButton, mismatchButton].forEach { $0.isSensitive = true; $0.isBusy = false }
         show(comparing)
@@ -195,7 +201,9 @@ import GtkAdapter
     /// One emoji over its name; its accessible name carries both, and its place in the seven.
     private static func cell(index: Int, picture: String, name: String) -> Widget {
         let image = Label(picture, style: "large-title", wraps: false, alignment: 0.5)
-        image.accessibleName = "Emoji \(index + 1): \(picture) \(name)"
+        // TRANSLATORS: the accessible name of one of the seven emoji; {number} is its place (1 to 7),
+        // {emoji} the picture and {name} its name.
+        image.accessibleName = tr("Emoji {number}: {emoji} {name}", ["number": String(index + 1), "emoji": picture, "name": name])
         let caption = Label(name, style: "caption", alignment: 0.5)
         caption.isHiddenFromAccessibility = true
         let cell = Box(.vertical, spacing: 4, [image, caption])
@@ -222,7 +230,7 @@ import GtkAdapter
         running = false
         generation += 1
         reason.text = sentence
-        reason.accessibleName = "Error: " + sentence
+        reason.accessibleName = tr("Error: {message}", ["message": sentence])
         show(ended)
         backButton.grabFocus()
     }
@@ -237,7 +245,10 @@ import GtkAdapter
 
     private static func deviceName(_ state: [String: Variant]) -> String {
         let name = state["device-name"]?.stringValue ?? "", id = state["device-id"]?.stringValue ?? ""
-        if name.isEmpty { return id.isEmpty ? "your other device" : "your other device (\(id))" }
-        return "\u{201C}\(name)\u{201D}"
+        // TRANSLATORS: "your other device" goes into sentences where a device's name could stand
+        // ("Confirm on your other device that the emoji match."); {id} is a device id, "ABCDEFGHIJ".
+        if name.isEmpty { return id.isEmpty ? tr("your other device") : tr("your other device ({id})", ["id": id]) }
+        // TRANSLATORS: a device's name in quotation marks, as it stands in a sentence.
+        return tr("“{name}”", ["name": name])
     }
 }

@@ -9,29 +9,29 @@ import GtkAdapter
     private let window: Window
     private let service: ServiceClient
     private let stack = Stack()
-    private let password = TextField(.password, placeholder: "Password")
+    private let password = TextField(.password, placeholder: tr("Password"))
     private let passwordBox: Box
-    private let makeButton = Button("Make a Recovery Key", style: "suggested-action")
+    private let makeButton = Button(tr("Make a Recovery Key"), style: "suggested-action")
     private let error = Label("", style: "error")
     private let keyLabel = Label("", style: "title-3", alignment: 0.5)
-    private let copyButton = Button("Copy")
-    private let doneButton = Button("I Have Saved It", style: "suggested-action")
+    private let copyButton = Button(tr("Copy"))
+    private let doneButton = Button(tr("I Have Saved It"), style: "suggested-action")
     var onClosed: () -> Void = {}
 
     init(application: FerryUIApplication, service: ServiceClient) {
         self.service = service
-        window = Window(application: application.application, title: "Set Up Recovery", width: 480, height: 560)
-        window.headerBar.setTitle("Set Up Recovery")
+        window = Window(application: application.application, title: tr("Set Up Recovery"), width: 480, height: 560)
+        window.headerBar.setTitle(tr("Set Up Recovery"))
 
-        password.accessibleName = "Password"
-        passwordBox = Box(.vertical, spacing: 6, [Label("The homeserver asks for your password", style: "heading"), password])
+        password.accessibleName = tr("Password")
+        passwordBox = Box(.vertical, spacing: 6, [Label(tr("The homeserver asks for your password"), style: "heading"), password])
         passwordBox.isVisible = false
         error.isVisible = false
-        error.accessibleName = "Error"
+        error.accessibleName = tr("Error")
         makeButton.addStyle("pill")
-        let ask = Self.page(iconName: "security-high-symbolic", title: "Set Up Recovery", body: [
-            Label("Your account has no recovery key yet. Ferry can make one: with it you verify your devices, "
-                  + "so that they trust each other and what Ferry sends.", style: "dim-label", alignment: 0.5),
+        let ask = Self.page(iconName: "security-high-symbolic", title: tr("Set Up Recovery"), body: [
+            Label(tr("Your account has no recovery key yet. Ferry can make one: with it you verify your devices, so that they trust each other and what Ferry sends."),
+                  style: "dim-label", alignment: 0.5),
             passwordBox, error, Self.centered(makeButton),
         ])
 
@@ -40,9 +40,9 @@ import GtkAdapter
         keyLabel.addStyle("monospace")
         copyButton.addStyle("pill")
         doneButton.addStyle("pill")
-        let show = Self.page(iconName: "emblem-ok-symbolic", title: "Save Your Recovery Key", body: [
-            Label("Write it down, or keep it in a password manager. It is shown only now: Ferry does not keep it, "
-                  + "and without it a new device cannot be verified.", style: "dim-label", alignment: 0.5),
+        let show = Self.page(iconName: "emblem-ok-symbolic", title: tr("Save Your Recovery Key"), body: [
+            Label(tr("Write it down, or keep it in a password manager. It is shown only now: Ferry does not keep it, and without it a new device cannot be verified."),
+                  style: "dim-label", alignment: 0.5),
             keyLabel, Self.centered(Box(.vertical, spacing: 12, [copyButton, doneButton])),
         ])
         stack.add(ask, name: "ask")
@@ -56,7 +56,8 @@ import GtkAdapter
         copyButton.onClick { [weak self] in
             guard let self else { return }
             self.window.copyToClipboard(self.keyLabel.text)
-            self.copyButton.title = "Copied"
+            // TRANSLATORS: the Copy button's title once the recovery key is on the clipboard.
+            self.copyButton.title = tr("Copied")
         }
         doneButton.onClick { [weak self] in self?.window.close() }
         window.onCloseRequest { [weak self] in
@@ -96,7 +97,7 @@ import GtkAdapter
             case .failure(let failure):
                 self.password.text = ""
                 self.error.text = failure.sentence
-                self.error.accessibleName = "Error: " + failure.sentence
+                self.error.accessibleName = tr("Error: {message}", ["message": failure.sentence])
                 self.error.isVisible = true
             }
         }

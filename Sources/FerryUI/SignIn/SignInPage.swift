@@ -8,9 +8,9 @@ import GtkAdapter
     let root: Box
     let homeserver = TextField(.plain, placeholder: "example.org")
     let user = TextField(.plain, placeholder: "@you:example.org")
-    let password = TextField(.password, placeholder: "Password")
-    let signInButton = Button("Sign In", style: "suggested-action")
-    let browserButton = Button("Sign in with browser")
+    let password = TextField(.password, placeholder: tr("Password"))
+    let signInButton = Button(trc("button", "Sign In"), style: "suggested-action")
+    let browserButton = Button(tr("Sign in with browser"))
     private let error = Label("", style: "error")
     private let service: ServiceClient
     private var flowsGeneration = 0
@@ -26,17 +26,19 @@ import GtkAdapter
         self.service = service
         let icon = Icon(name: "avatar-default-symbolic", pixelSize: 64)
         icon.addStyle("dim-label")
-        let title = Label("Sign In to Matrix", style: "title-1", alignment: 0.5)
-        let explanation = Label(reason ?? "Ferry sends what you share from your own Matrix account.",
+        let title = Label(tr("Sign In to Matrix"), style: "title-1", alignment: 0.5)
+        let explanation = Label(reason ?? tr("Ferry sends what you share from your own Matrix account."),
                                 style: "dim-label", alignment: 0.5)
-        homeserver.accessibleName = "Homeserver"
-        user.accessibleName = "User"
-        password.accessibleName = "Password"
+        // TRANSLATORS: the Matrix server of the person's account, "matrix.org".
+        homeserver.accessibleName = tr("Homeserver")
+        // TRANSLATORS: the field for the Matrix user name or id, "@you:example.org".
+        user.accessibleName = tr("User")
+        password.accessibleName = tr("Password")
         let fields = Box(.vertical, spacing: 12, [
-            Self.labelled("Homeserver", homeserver), Self.labelled("User", user), Self.labelled("Password", password),
+            Self.labelled(tr("Homeserver"), homeserver), Self.labelled(tr("User"), user), Self.labelled(tr("Password"), password),
         ])
         error.isVisible = false
-        error.accessibleName = "Error"
+        error.accessibleName = tr("Error")
         signInButton.addStyle("pill")
         browserButton.addStyle("pill")
         browserButton.isVisible = false
@@ -98,15 +100,15 @@ import GtkAdapter
     private func signInWithPassword() {
         let server = homeserver.text.trimmingWhitespace()
         let name = user.text.trimmingWhitespace()
-        guard !server.isEmpty else { return showError("Enter your homeserver, for example matrix.org.", field: homeserver) }
-        guard !name.isEmpty else { return showError("Enter your user name.", field: user) }
-        guard !password.text.isEmpty else { return showError("Enter your password.", field: password) }
+        guard !server.isEmpty else { return showError(tr("Enter your homeserver, for example matrix.org."), field: homeserver) }
+        guard !name.isEmpty else { return showError(tr("Enter your user name."), field: user) }
+        guard !password.text.isEmpty else { return showError(tr("Enter your password."), field: password) }
         signIn(.password(homeserver: server, user: name, password: password.text), button: signInButton)
     }
 
     private func signInWithBrowser() {
         let server = homeserver.text.trimmingWhitespace()
-        guard !server.isEmpty else { return showError("Enter your homeserver, for example matrix.org.", field: homeserver) }
+        guard !server.isEmpty else { return showError(tr("Enter your homeserver, for example matrix.org."), field: homeserver) }
         signIn(.browser(homeserver: server), button: browserButton)
     }
 
@@ -141,7 +143,7 @@ import GtkAdapter
 
     private func showError(_ text: String, field: TextField?) {
         error.text = text
-        error.accessibleName = "Error: " + text
+        error.accessibleName = tr("Error: {message}", ["message": text])
         error.isVisible = true
         field?.isInvalid = true
         field?.grabFocus()

@@ -8,10 +8,11 @@ import GtkAdapter
 /// Device" compares emoji with another of the person's devices instead, in place of the key.
 @GLibMain final class VerifyPage {
     let root: Box
-    let key = TextField(.password, placeholder: "EsTc … or your passphrase")
-    let verifyButton = Button("Verify", style: "suggested-action")
-    let skipButton = Button("Skip")
-    let anotherDeviceButton = Button("Use Another Device")
+    // TRANSLATORS: "EsTc" is how every recovery key begins; keep it.
+    let key = TextField(.password, placeholder: tr("EsTc … or your passphrase"))
+    let verifyButton = Button(tr("Verify"), style: "suggested-action")
+    let skipButton = Button(tr("Skip"))
+    let anotherDeviceButton = Button(tr("Use Another Device"))
     private let error = Label("", style: "error")
     private let service: ServiceClient
     private let icon = Icon(name: "security-high-symbolic", pixelSize: 64)
@@ -25,20 +26,21 @@ import GtkAdapter
     init(service: ServiceClient) {
         self.service = service
         icon.addStyle("dim-label")
-        let title = Label("Verify This Device", style: "title-1", alignment: 0.5)
-        let explanation = Label("Enter your recovery key so that your other devices trust what Ferry sends. "
-                                + "Without it, they may show a warning next to it.", style: "dim-label", alignment: 0.5)
-        let hint = Label("You saved the recovery key when you set up secure backup (in Element: Settings → Encryption). "
-                         + "Ferry does not keep it.", style: "dim-label", alignment: 0.5)
+        let title = Label(tr("Verify This Device"), style: "title-1", alignment: 0.5)
+        let explanation = Label(tr("Enter your recovery key so that your other devices trust what Ferry sends. Without it, they may show a warning next to it."),
+                                style: "dim-label", alignment: 0.5)
+        // TRANSLATORS: "Settings → Encryption" are Element's menus; use Element's words for them in your language.
+        let hint = Label(tr("You saved the recovery key when you set up secure backup (in Element: Settings → Encryption). Ferry does not keep it."),
+                         style: "dim-label", alignment: 0.5)
         hint.addStyle("caption")
-        key.accessibleName = "Recovery key or passphrase"
-        let field = Box(.vertical, spacing: 6, [Label("Recovery key or passphrase", style: "heading"), key])
+        key.accessibleName = tr("Recovery key or passphrase")
+        let field = Box(.vertical, spacing: 6, [Label(tr("Recovery key or passphrase"), style: "heading"), key])
         error.isVisible = false
-        error.accessibleName = "Error"
+        error.accessibleName = tr("Error")
         verifyButton.addStyle("pill")
         skipButton.addStyle("pill")
         anotherDeviceButton.addStyle("pill")
-        anotherDeviceButton.setAccessibleDescription("Compare emoji with Element or another app where you are signed in")
+        anotherDeviceButton.setAccessibleDescription(tr("Compare emoji with Element or another app where you are signed in"))
         let buttons = Box(.vertical, spacing: 12, [verifyButton, anotherDeviceButton, skipButton])
         buttons.horizontalAlignment = .center
         buttons.setMargins(top: 12)
@@ -78,7 +80,7 @@ import GtkAdapter
     private func verify() {
         // Enter reaches the window's default (Verify) also while the emoji are shown.
         guard keyWay.isVisible else { return }
-        guard !key.text.trimmingWhitespace().isEmpty else { return showError("Enter your recovery key or passphrase.") }
+        guard !key.text.trimmingWhitespace().isEmpty else { return showError(tr("Enter your recovery key or passphrase.")) }
         clearError()
         verifyButton.isBusy = true
         [key, skipButton].forEach { $0.isSensitive = false }
@@ -91,7 +93,7 @@ import GtkAdapter
                 self.key.text = ""
                 self.onDone(true)
             case .success:
-                self.showError("The homeserver does not show this device as verified yet. Try again in a moment.")
+                self.showError(tr("The homeserver does not show this device as verified yet. Try again in a moment."))
             case .failure(let error):
                 self.key.text = ""
                 self.showError(error.sentence)
@@ -115,7 +117,7 @@ import GtkAdapter
 
     private func showError(_ text: String) {
         error.text = text
-        error.accessibleName = "Error: " + text
+        error.accessibleName = tr("Error: {message}", ["message": text])
         error.isVisible = true
         key.isInvalid = true
         key.grabFocus()

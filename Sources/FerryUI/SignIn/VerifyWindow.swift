@@ -1,3 +1,4 @@
+import FerryCore
 import GLibAdapter
 import GtkAdapter
 
@@ -8,12 +9,12 @@ import GtkAdapter
     var onClosed: () -> Void = {}
 
     init(application: FerryUIApplication, service: ServiceClient) {
-        window = Window(application: application.application, title: "Verify This Device", width: 480, height: 560)
-        window.headerBar.setTitle("Verify This Device")
+        window = Window(application: application.application, title: tr("Verify This Device"), width: 480, height: 560)
+        window.headerBar.setTitle(tr("Verify This Device"))
         page = VerifyPage(service: service)
         window.setContent(page.root)
         window.setDefault(page.verifyButton)
-        page.skipButton.title = "Cancel"
+        page.skipButton.title = tr("Cancel")
         page.onDone = { [weak self] _ in self?.window.close() }
         window.onCloseRequest { [weak self] in
             self?.onClosed()
