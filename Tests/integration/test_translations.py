@@ -134,3 +134,12 @@ def test_sizes_and_dates_follow_the_locale(new_session, tmp_path):
     english = session.run(str(session.prefix / "bin" / "ferry"), "show", share_id,
                           env={**session.env, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "LANGUAGE": ""})
     assert "1.5\u00a0MB" in english.stdout or "1.5 MB" in english.stdout, english.stdout
+
+
+def test_the_help_summary_is_in_the_sessions_language(new_session, prefix):
+    session = french_session(new_session)
+    done = session.ferry("--help")
+    assert done.returncode == 0, done.stderr
+    summary = catalogue(prefix, "fr").gettext("Share files, text and links into your chats.")
+    assert summary != "Share files, text and links into your chats."
+    assert summary in done.stdout, done.stdout
