@@ -193,7 +193,7 @@ def test_page_one_lists_recent_rooms_first_and_an_encrypted_room_as_a_choice_wit
     # And the encrypted room is a choice like any other, saying it is encrypted, with a lock
     secret = find(window, "Secret Plans", "list item")
     assert has_state(secret, "sensitive")
-    assert "end-to-end encrypted" in secret.description
+    assert T("{detail} · end-to-end encrypted", detail="").strip(" ·") in secret.description
     assert T("Choose {name}", name="Secret Plans") in names_of(window, "check box")
     find(secret, "End-to-end encrypted", "image")
     # And Next waits for a choice

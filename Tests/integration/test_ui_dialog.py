@@ -212,7 +212,7 @@ def test_the_dialog_lays_out_right_to_left_in_a_hebrew_session(ui, tmp_path):
 def test_usage_mistakes_exit_with_ex_usage(ui):
     process = ui.launch("--frobnicate")
     assert process.wait(timeout=15) == 64
-    assert "unknown argument --frobnicate" in ui.ui_log()
+    assert T("unknown argument {argument}", argument="--frobnicate") in ui.ui_log()
 
 
 def test_help_needs_no_display(ui):

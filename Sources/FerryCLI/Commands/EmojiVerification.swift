@@ -86,7 +86,7 @@ struct EmojiVerificationRun {
             let emoji = state["emoji"]?.stringsValue ?? [], names = state["emoji-names"]?.stringsValue ?? []
             // TRANSLATORS: {device} is the other device: “Phone” (ABCDEFGH), or your other device.
             Terminal.note(tr("Compare these emoji with the ones {device} shows, in the same order:", ["device": device]) + "\n")
-            Terminal.outputNow(zip(emoji, names).map { "\($0)  \($1)" }.joined(separator: "\n"))
+            Terminal.outputNow(zip(emoji, names).map { "\($0)  \(Translation.text(dynamic: $1))" }.joined(separator: "\n"))
             // TRANSLATORS: {numbers} are three numbers to compare instead of the emoji.
             Terminal.note("\n" + tr("(As numbers: {numbers})", ["numbers": state["decimal"]?.stringValue ?? ""]))
         // TRANSLATORS: {device} is the other device: “Phone” (ABCDEFGH), or your other device.

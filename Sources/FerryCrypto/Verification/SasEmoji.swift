@@ -1,3 +1,5 @@
+import FerryCore
+
 /// One of the 64 pictures a short authentication string is shown as, with the English name the
 /// specification gives it, so that two people can also read the string aloud to each other.
 public struct SasEmoji: Sendable, Hashable {
@@ -5,7 +7,8 @@ public struct SasEmoji: Sendable, Hashable {
     public let number: Int
     /// The emoji itself (some carry U+FE0F so that they show as pictures, not as text).
     public let emoji: String
-    /// Its English name, as the table has it.
+    /// Its English name, as the table has it (marked for translation: a person's screen shows
+    /// `Translation.text(dynamic:)` of it).
     public let description: String
 
     /// The table, in the order the six bits index it. Copied from the specification's
@@ -13,25 +16,27 @@ public struct SasEmoji: Sendable, Hashable {
     /// picture for the same number, so this is data to match, not to improve on. Some clients
     /// use older names (nio: "Wrench", "Thumbs up", "Airplane"); the pictures are the same.
     public static let table: [SasEmoji] = pictures.enumerated().map {
-        SasEmoji(number: $0.offset, emoji: $0.element.0, description: $0.element.1)
+        SasEmoji(number: $0.offset, emoji: $0.element.0, description: $0.element.1.description)
     }
 
-    private static let pictures: [(String, String)] = [
-        ("🐶", "Dog"), ("🐱", "Cat"), ("🦁", "Lion"), ("🐎", "Horse"),
-        ("🦄", "Unicorn"), ("🐷", "Pig"), ("🐘", "Elephant"), ("🐰", "Rabbit"),
-        ("🐼", "Panda"), ("🐓", "Rooster"), ("🐧", "Penguin"), ("🐢", "Turtle"),
-        ("🐟", "Fish"), ("🐙", "Octopus"), ("🦋", "Butterfly"), ("🌷", "Flower"),
-        ("🌳", "Tree"), ("🌵", "Cactus"), ("🍄", "Mushroom"), ("🌏", "Globe"),
-        ("🌙", "Moon"), ("☁️", "Cloud"), ("🔥", "Fire"), ("🍌", "Banana"),
-        ("🍎", "Apple"), ("🍓", "Strawberry"), ("🌽", "Corn"), ("🍕", "Pizza"),
-        ("🎂", "Cake"), ("❤️", "Heart"), ("😀", "Smiley"), ("🤖", "Robot"),
-        ("🎩", "Hat"), ("👓", "Glasses"), ("🔧", "Spanner"), ("🎅", "Santa"),
-        ("👍", "Thumbs Up"), ("☂️", "Umbrella"), ("⌛", "Hourglass"), ("⏰", "Clock"),
-        ("🎁", "Gift"), ("💡", "Light Bulb"), ("📕", "Book"), ("✏️", "Pencil"),
-        ("📎", "Paperclip"), ("✂️", "Scissors"), ("🔒", "Lock"), ("🔑", "Key"),
-        ("🔨", "Hammer"), ("☎️", "Telephone"), ("🏁", "Flag"), ("🚂", "Train"),
-        ("🚲", "Bicycle"), ("✈️", "Aeroplane"), ("🚀", "Rocket"), ("🏆", "Trophy"),
-        ("⚽", "Ball"), ("🎸", "Guitar"), ("🎺", "Trumpet"), ("🔔", "Bell"),
-        ("⚓", "Anchor"), ("🎧", "Headphones"), ("📁", "Folder"), ("📌", "Pin"),
+    // TRANSLATORS: the names of the emoji two devices compare; the specification's sas-emoji.json
+    // gives each a translation, which other clients show: use the same words where you can.
+    private static let pictures: [(String, StaticString)] = [
+        ("🐶", trNoop("Dog")), ("🐱", trNoop("Cat")), ("🦁", trNoop("Lion")), ("🐎", trNoop("Horse")),
+        ("🦄", trNoop("Unicorn")), ("🐷", trNoop("Pig")), ("🐘", trNoop("Elephant")), ("🐰", trNoop("Rabbit")),
+        ("🐼", trNoop("Panda")), ("🐓", trNoop("Rooster")), ("🐧", trNoop("Penguin")), ("🐢", trNoop("Turtle")),
+        ("🐟", trNoop("Fish")), ("🐙", trNoop("Octopus")), ("🦋", trNoop("Butterfly")), ("🌷", trNoop("Flower")),
+        ("🌳", trNoop("Tree")), ("🌵", trNoop("Cactus")), ("🍄", trNoop("Mushroom")), ("🌏", trNoop("Globe")),
+        ("🌙", trNoop("Moon")), ("☁️", trNoop("Cloud")), ("🔥", trNoop("Fire")), ("🍌", trNoop("Banana")),
+        ("🍎", trNoop("Apple")), ("🍓", trNoop("Strawberry")), ("🌽", trNoop("Corn")), ("🍕", trNoop("Pizza")),
+        ("🎂", trNoop("Cake")), ("❤️", trNoop("Heart")), ("😀", trNoop("Smiley")), ("🤖", trNoop("Robot")),
+        ("🎩", trNoop("Hat")), ("👓", trNoop("Glasses")), ("🔧", trNoop("Spanner")), ("🎅", trNoop("Santa")),
+        ("👍", trNoop("Thumbs Up")), ("☂️", trNoop("Umbrella")), ("⌛", trNoop("Hourglass")), ("⏰", trNoop("Clock")),
+        ("🎁", trNoop("Gift")), ("💡", trNoop("Light Bulb")), ("📕", trNoop("Book")), ("✏️", trNoop("Pencil")),
+        ("📎", trNoop("Paperclip")), ("✂️", trNoop("Scissors")), ("🔒", trNoop("Lock")), ("🔑", trNoop("Key")),
+        ("🔨", trNoop("Hammer")), ("☎️", trNoop("Telephone")), ("🏁", trNoop("Flag")), ("🚂", trNoop("Train")),
+        ("🚲", trNoop("Bicycle")), ("✈️", trNoop("Aeroplane")), ("🚀", trNoop("Rocket")), ("🏆", trNoop("Trophy")),
+        ("⚽", trNoop("Ball")), ("🎸", trNoop("Guitar")), ("🎺", trNoop("Trumpet")), ("🔔", trNoop("Bell")),
+        ("⚓", trNoop("Anchor")), ("🎧", trNoop("Headphones")), ("📁", trNoop("Folder")), ("📌", trNoop("Pin")),
     ]
 }

@@ -183,7 +183,8 @@ import GtkAdapter
         compareDetail.text = tr("Compare these emoji with the ones {device} shows. They must be the same, in the same order.", ["device": device])
         grid.removeAll()
         let emoji = state["emoji"]?.stringsValue ?? [], names = state["emoji-names"]?.stringsValue ?? []
-        let cells = zip(emoji, names).enumerated().map { Self.cell(index: $0.offset, picture: $0.element.0, name: $0.element.1) }
+        let cells = zip(emoji, names).enumerated().map { Self.cell(index: $0.offset, picture: $0.element.0,
+                                                                                  name: Translation.text(dynamic: $0.element.1)) }
         // Four over three, as Element and GNOME's Fractal lay them out: large enough to read at a glance.
         for row in [Array(cells.prefix(4)), Array(cells.dropFirst(4))] where !row.isEmpty {
             let line = Box(.horizontal, spacing: 12, row)
