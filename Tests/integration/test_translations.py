@@ -112,7 +112,10 @@ def test_a_command_line_error_in_french(new_session, prefix, tmp_path):
     # Then the service's refusal reaches the person in French, naming the file
     sentence = french.gettext("{path} does not exist.")
     assert sentence != "{path} does not exist.", "the French catalogue lacks the sentence"
-    assert sentence.format(path=f"\u201c{missing}\u201d") in done.stderr, done.stderr
+    # the file's name in French quotation marks, as the catalogue writes them
+    quoted = french.pgettext("quotation marks", "\u201c{text}\u201d").format(text=missing)
+    assert quoted.startswith("\u00ab"), quoted
+    assert sentence.format(path=quoted) in done.stderr, done.stderr
     assert done.returncode == 66
 
 

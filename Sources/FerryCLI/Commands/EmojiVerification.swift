@@ -107,7 +107,7 @@ struct EmojiVerificationRun {
             if !json { Terminal.standardError(tr("Do they match? [y/n] ")) }
             guard let line = readLine() else {
                 if Interrupt.happened { return false }
-                throw CommandFailure(status: ExitStatus.usage, message: "no answer on standard input; nothing was verified.")
+                throw CommandFailure(status: ExitStatus.usage, message: tr("no answer on standard input; nothing was verified."))
             }
             switch line.trimmingCharacters(in: .whitespaces).lowercased() {
             case "y", "yes": return true

@@ -24,8 +24,13 @@ public enum SafeDisplay {
         return result
     }
 
-    /// The escaped text in quotation marks, for sentences.
-    public static func quoted(_ text: String) -> String { "\u{201C}" + escaped(text) + "\u{201D}" }
+    /// The escaped text in quotation marks, for sentences: the language's own marks (“ ” in
+    /// English, „ “ in German, « » in French).
+    public static func quoted(_ text: String) -> String {
+        // TRANSLATORS: quotation marks around a file name, a room or a share id inside a sentence;
+        // write your language's own marks around {text}.
+        trc("quotation marks", "“{text}”", ["text": escaped(text)])
+    }
 
     static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
         let value = scalar.value
