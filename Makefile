@@ -33,7 +33,7 @@ VENV := .venv-test
 CHECK_PREFIX := $(CURDIR)/build/check-prefix
 
 .PHONY: docs fuzz tsan-tests all build install uninstall deps check unit-tests check-desktop integration-tests \
-        demo bench mime-types deb check-deb clean distclean help pot
+        demo bench bench-check mime-types deb check-deb clean distclean help pot
 
 all: build
 
@@ -44,6 +44,7 @@ help:
 	@echo "make demo         share a file, a text and a link through a private session bus"
 	@echo "make check        install what is missing, build, run every test"
 	@echo "make bench        print the performance figures"
+	@echo "make bench-check  fail when a figure of Tests/bench/budget.json got heavier (BENCH_CHECK_FLAGS=--deterministic: instructions only)"
 	@echo "make fuzz         fuzz every parser of outside input (FUZZ_SECONDS each, default 600)"
 	@echo "make docs         DocC for FerryCore and FerryContract into build/docs"
 	@echo "make deb          build the Debian package dist/ferry_VERSION_ARCH.deb and lint it"
@@ -132,6 +133,17 @@ docs:
 
 bench:
 	@if [[ -x scripts/bench.sh ]]; then scripts/bench.sh; else echo "No benchmarks yet (scripts/bench.sh)."; fi
+
+# The figures of Tests/bench/budget.json against a release install, failing when one is over its
+# ceiling by more than its margin (the issue's goals are printed, not enforced). CI runs only the
+# instruction counts (BENCH_CHECK_FLAGS=--deterministic): callgrind repeats them, timings would not.
+# --write records the figures measured in budget.json. Never part of `make check`.
+BENCH_PREFIX := $(CURDIR)/build/bench-prefix
+BENCH_CHECK_FLAGS ?=
+bench-check: deps
+	$(MAKE) --no-print-directory install PREFIX="$(BENCH_PREFIX)" CONFIG=release
+	$(VENV)/bin/python Tests/bench/bench_check.py "$(BENCH_PREFIX)" \
+	    "$$($(SWIFT) build -c release --show-bin-path)/bare-gapplication" $(BENCH_CHECK_FLAGS)
 
 mime-types:
 	scripts/update-mime-types.sh

@@ -28,6 +28,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "Tests" / "integration"))
 
+from gi.repository import Gio, GLib  # noqa: E402
+
 from ferryenv import APP_ID, FerrySession, write_png  # noqa: E402
 
 OUTPUT = ROOT / "scripts" / "link-order.txt"
@@ -38,11 +40,28 @@ def callgrind(out: Path) -> list[str]:
             f"--callgrind-out-file={out}"]
 
 
-def name_owned(env: dict[str, str]) -> bool:
-    done = subprocess.run(["gdbus", "call", "--session", "--dest", "org.freedesktop.DBus", "--object-path",
-                           "/org/freedesktop/DBus", "--method", "org.freedesktop.DBus.NameHasOwner", APP_ID],
-                          env=env, capture_output=True, text=True)
-    return "true" in done.stdout
+def session_bus(env: dict[str, str]) -> Gio.DBusConnection:
+    """One connection for all the polling, kept open until the profiled process has exited: a
+    `gdbus call` per poll connected and left the bus each time, and whether the process saw those
+    NameOwnerChanged signals depended on timing (1.5 % of a bare GApplication's instructions)."""
+    flags = Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION
+    return Gio.DBusConnection.new_for_address_sync(env["DBUS_SESSION_BUS_ADDRESS"], flags, None, None)
+
+
+def wait_for_name(service: subprocess.Popen, bus: Gio.DBusConnection, timeout: float = 120) -> None:
+    """Returns once the service started under valgrind owns its bus name (valgrind's start is slow)."""
+    deadline = time.monotonic() + timeout
+    while not bus.call_sync("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner",
+                            GLib.Variant("(s)", (APP_ID,)), None, Gio.DBusCallFlags.NONE, 10_000, None).unpack()[0]:
+        if time.monotonic() > deadline or service.poll() is not None:
+            raise SystemExit("the service under valgrind did not take its bus name")
+        time.sleep(0.1)
+
+
+def strip_debug(binary: Path, copy: Path) -> Path:
+    """valgrind 3.19 cannot read the DWARF 5 that swiftc writes: profile a copy without it."""
+    subprocess.run(["objcopy", "--strip-debug", str(binary), str(copy)], check=True)
+    return copy
 
 
 def record(prefix: Path, binary: Path, work: Path) -> list[Path]:
@@ -52,13 +71,10 @@ def record(prefix: Path, binary: Path, work: Path) -> list[Path]:
     profiles = [work / "service.out", work / "cli.out", work / "version.out"]
     try:
         env = dict(session.env)
+        bus = session_bus(env)
         service = subprocess.Popen([*callgrind(profiles[0]), str(binary), "service"], env=env,
                                    stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 120
-        while not name_owned(env):
-            if time.monotonic() > deadline or service.poll() is not None:
-                raise SystemExit("the service under valgrind did not take its bus name")
-            time.sleep(0.1)
+        wait_for_name(service, bus)
         picture = write_png(session.files / "harbour.png")
         subprocess.run(["gio", "open", str(picture)], env=env, check=True)
         session.share_ok(text="a text for the link order")
@@ -111,9 +127,7 @@ def main() -> None:
     prefix = Path(sys.argv[1]).resolve()
     with tempfile.TemporaryDirectory(prefix="ferry-link-order-") as temp:
         work = Path(temp)
-        # valgrind 3.19 cannot read the DWARF 5 that swiftc writes: profile a copy without it.
-        binary = work / "ferry"
-        subprocess.run(["objcopy", "--strip-debug", str(prefix / "bin" / "ferry"), str(binary)], check=True)
+        binary = strip_debug(prefix / "bin" / "ferry", work / "ferry")
         known = Functions(binary)
         order: list[str] = []
         seen: set[str] = set()

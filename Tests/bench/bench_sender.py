@@ -7,11 +7,13 @@ run against a real Synapse on loopback. Prints figures, references and ratios; n
 from __future__ import annotations
 
 import os
+import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -94,12 +96,39 @@ def one_text(server: Homeserver, session: FerrySession, room: str, alias: str, u
                "matrix-commander: not measured", (reference.stderr.strip().splitlines() or ["?"])[-1][:60])
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU of a process, all its threads (/proc/PID/stat utime and stime)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def children_cpu() -> float:
+    """CPU of this process's reaped children: around one subprocess.run, that child's own."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+@dataclass
+class Upload:
+    """One 256 MiB upload: wall seconds, and the CPU seconds each party spent in that window."""
+
+    wall: float
+    client_cpu: float  # curl, or the `ferry send` command line
+    server_cpu: float  # Synapse
+    staging: float = 0.0  # Ferry: accepting the share (its private copy) …
+    upload: float = 0.0  # … then the upload, accepted → sent
+    service_cpu: float = 0.0  # Ferry's service: staging copy, hashing, HTTP (no TLS on loopback)
+    peak_rss: float = 0.0
+
+
 def big_attachment(server: Homeserver, new_session, room: str, user, work: Path, rounds: int = 7) -> None:
-    """256 MiB through `ferry send` and through `curl -T`, in alternating rounds (this disk's speed
-    drifts from one run to the next; the median round is the figure), and the service's peak RSS
-    for 256 MiB against 1 MiB. Seven rounds: the homeserver's own time for one upload varies from
-    0.4 to 1.2 s here, for either client, so single rounds range from 0.8 to 2 times curl's and
-    the median of three was a matter of luck."""
+    """256 MiB through `ferry send` and through `curl -T` in paired rounds, which goes first
+    alternating (the second finds the disk still busy with the first's file). The figure is the
+    median of the rounds' Ferry ÷ curl ratios: this disk's speed drifts from one round to the next,
+    and the homeserver's own time for one upload varies from 0.4 to 1.2 s here for either client,
+    so single rounds range from 0.8 to 2 times curl's. Next to it the CPU seconds of Ferry's
+    service, of the client and of Synapse in each upload's window, so the figure says what is
+    Ferry's; and the service's peak RSS for 256 MiB against 1 MiB."""
     files = {}
     for size_mb in (1, 256):
         files[size_mb] = work / f"blob-{size_mb}.bin"
@@ -107,43 +136,56 @@ def big_attachment(server: Homeserver, new_session, room: str, user, work: Path,
             block = os.urandom(1 << 20)
             for _ in range(size_mb):
                 out.write(block)
-    rss = {1: ferry_upload(new_session, server, user, room, files[1], "upload-1")[3]}
-    runs = []
+    rss = {1: ferry_upload_measured(new_session, server, user, room, files[1], "upload-1").peak_rss}
+    pairs: list[tuple[Upload, Upload]] = []
     for round_ in range(rounds):
-        # Which goes first alternates: the one after finds the disk still busy with the other's file.
-        curl = curl_upload(server, user, files[256]) if round_ % 2 else None
-        wall, staging, upload, peak = ferry_upload(new_session, server, user, room, files[256], f"upload-256-{round_}")
-        rss[256] = max(rss.get(256, 0.0), peak)
-        runs.append((wall, staging, upload, curl if curl is not None else curl_upload(server, user, files[256])))
-    wall, staging, upload, curl = sorted(runs, key=lambda run: run[0] / run[3])[rounds // 2]
-    report("256 MiB attachment, `ferry send` wall", f"{wall:.2f} s", f"curl -T {curl:.2f} s",
-           f"ratio {wall / curl:.2f} (target ≤ 1.2)")
-    report("… of which the private copy (staging)", f"{staging:.2f} s", "", "")
-    report("… of which the upload, accepted → sent", f"{upload:.2f} s", f"curl -T {curl:.2f} s",
-           f"ratio {upload / curl:.2f}")
-    report("  wall ratio in each round", " ".join(f"{run[0] / run[3]:.2f}" for run in runs))
-    report("  upload ratio in each round", " ".join(f"{run[2] / run[3]:.2f}" for run in runs))
+        curl = curl_upload_measured(server, user, files[256]) if round_ % 2 else None
+        ferry = ferry_upload_measured(new_session, server, user, room, files[256], f"upload-256-{round_}")
+        rss[256] = max(rss.get(256, 0.0), ferry.peak_rss)
+        pairs.append((ferry, curl or curl_upload_measured(server, user, files[256])))
+    ratios = [ferry.wall / curl.wall for ferry, curl in pairs]
+    ferry, curl = sorted(pairs, key=lambda pair: pair[0].wall / pair[1].wall)[rounds // 2]  # the median round
+
+    def median(values) -> float:
+        return statistics.median(list(values))
+
+    report("256 MiB attachment, median of round ratios", f"{statistics.median(ratios):.2f}",
+           "`ferry send` wall ÷ curl -T", "target ≤ 1.2")
+    report("  wall ratio in each round", " ".join(f"{r:.2f}" for r in ratios), "(curl first in odd rounds)")
+    report("  the median round: `ferry send` wall", f"{ferry.wall:.2f} s", f"curl -T {curl.wall:.2f} s")
+    report("  … of which the private copy (staging)", f"{ferry.staging:.2f} s")
+    report("  … of which the upload, accepted → sent", f"{ferry.upload:.2f} s", f"ratio {ferry.upload / curl.wall:.2f}")
+    report("  upload ratio in each round", " ".join(f"{f.upload / c.wall:.2f}" for f, c in pairs))
+    report("CPU in Ferry's window (median): service", f"{median(f.service_cpu for f, _ in pairs):.2f} s",
+           f"Synapse {median(f.server_cpu for f, _ in pairs):.2f} s", f"ferry CLI {median(f.client_cpu for f, _ in pairs):.2f} s")
+    report("CPU in curl's window (median): curl", f"{median(c.client_cpu for _, c in pairs):.2f} s",
+           f"Synapse {median(c.server_cpu for _, c in pairs):.2f} s")
+    report("  service CPU in each round", " ".join(f"{f.service_cpu:.2f}" for f, _ in pairs))
+    report("  service CPU ÷ Ferry's wall, median", f"{median(f.service_cpu / f.wall for f, _ in pairs) * 100:.0f} %",
+           "of one core")
     report("256 MiB attachment, peak service RSS", f"{rss[256]:.1f} MB", "", "target ≤ 40 MB")
     report("peak service RSS, 256 MiB − 1 MiB", f"{rss[256] - rss[1]:+.1f} MB", f"1 MiB: {rss[1]:.1f} MB", "target ≤ 5 MB")
 
 
-def ferry_upload(new_session, server: Homeserver, user, room: str, path: Path, name: str) -> tuple[float, float, float, float]:
-    """One file through `ferry send` in a service of its own (VmHWM only grows): wall, staging,
-    upload seconds and the service's peak RSS in MB."""
+def ferry_upload_measured(new_session, server: Homeserver, user, room: str, path: Path, name: str) -> Upload:
+    """One file through `ferry send` in a service of its own (VmHWM only grows)."""
     session = new_session(name)
     sign_in(session, server, user)
     pid = session.name_owner_pid()
     watcher = SentWatcher(session)
     settle()
+    service_cpu, server_cpu, client_cpu = cpu_seconds(pid), cpu_seconds(server.process.pid), children_cpu()
     started = time.perf_counter()
     # Accepting the share makes Ferry's private copy first (durability); the upload follows.
     done = session.run(str(session.prefix / "bin" / "ferry"), "send", str(path), "--to", room, "--no-wait", timeout=600)
     assert done.returncode == 0, done.stderr
     accepted = time.perf_counter()
     sent = watcher.wait(done.stdout.strip())
-    peak = peak_rss_mb(pid)
+    measured = Upload(wall=sent - started, client_cpu=children_cpu() - client_cpu,
+                      server_cpu=cpu_seconds(server.process.pid) - server_cpu, staging=accepted - started,
+                      upload=sent - accepted, service_cpu=cpu_seconds(pid) - service_cpu, peak_rss=peak_rss_mb(pid))
     session.stop()
-    return sent - started, accepted - started, sent - accepted, peak
+    return measured
 
 
 def settle() -> None:
@@ -157,12 +199,18 @@ def settle() -> None:
 
 
 def curl_upload(server: Homeserver, user, path: Path) -> float:
+    return curl_upload_measured(server, user, path).wall
+
+
+def curl_upload_measured(server: Homeserver, user, path: Path) -> Upload:
     settle()
+    server_cpu, client_cpu = cpu_seconds(server.process.pid), children_cpu()
     started = time.perf_counter()
     subprocess.run(["curl", "-sS", "-o", "/dev/null", "-T", str(path), "-X", "POST", "-H", f"Authorization: Bearer {user.token}",
                     "-H", "Content-Type: application/octet-stream",
                     f"{server.base_url}/_matrix/media/v3/upload?filename=blob.bin"], check=True)
-    return time.perf_counter() - started
+    return Upload(wall=time.perf_counter() - started, client_cpu=children_cpu() - client_cpu,
+                  server_cpu=cpu_seconds(server.process.pid) - server_cpu)
 
 
 def drain(server: Homeserver, new_session, count: int = 1000, rounds: int = 3) -> None:

@@ -70,11 +70,10 @@ def open_and_wait_for_frame(session: FerrySession, path: Path) -> tuple[str, flo
     return share_id, (float(match.group(1)) - started) * 1000
 
 
-def main() -> None:
-    prefix = Path(sys.argv[1]).resolve()
-    runs = int(sys.argv[2]) if len(sys.argv) > 2 else 9
+def measure(prefix: Path, runs: int) -> dict:
+    """One cold dialog (the service activated too), then `runs` dialogs with the service running.
+    Also used by bench_check.py (the dialog's RSS in Tests/bench/budget.json)."""
     ui_binary = (prefix / UI_RELATIVE_PATH).resolve()
-    print(f"ferry-ui figures ({ui_binary}):")
     xvfb, display = start_xvfb()
     with tempfile.TemporaryDirectory(prefix="ferry-bench-ui-") as tmp:
         # The bus's environment is the service's, and so the dialog's: a display, the cairo
@@ -84,9 +83,7 @@ def main() -> None:
                                           "GTK_A11Y": "none"}).start()
         try:
             assert session.run("xdg-mime", "default", f"{APP_ID}.desktop", "image/png").returncode == 0
-            service_idle = None
-            latencies, ui_rss, service_with_dialog = [], [], []
-            cold = None
+            figures = {"latencies": [], "ui_rss": [], "service_with_dialog": [], "cold": None, "service_idle": None}
             for run in range(runs + 1):
                 picture = write_png(session.files / f"bench{run}.png", seed=run)
                 share_id, latency = open_and_wait_for_frame(session, picture)
@@ -94,30 +91,38 @@ def main() -> None:
                 [pid] = ui_pids(session, ui_binary)
                 service_pid = session.name_owner_pid()
                 if run == 0:
-                    cold = latency
+                    figures["cold"] = latency
                 else:
-                    latencies.append(latency)
-                    ui_rss.append(rss_mb(pid))
-                    service_with_dialog.append(rss_mb(service_pid))
+                    figures["latencies"].append(latency)
+                    figures["ui_rss"].append(rss_mb(pid))
+                    figures["service_with_dialog"].append(rss_mb(service_pid))
                 # Cancel closes the dialog; ferry-ui exits with its last window.
                 session.gdbus_call("Cancel", variant("s", share_id)).expect_ok()
                 wait_for(lambda: not ui_pids(session, ui_binary), timeout=10, what="ferry-ui to exit")
                 if run == 0:
                     time.sleep(1.0)
-                    service_idle = rss_mb(service_pid)
-
-            report("gio open → dialog's first frame, median", f"{statistics.median(latencies):.0f} ms", "≤ 300 ms")
-            report("gio open → dialog's first frame, max", f"{max(latencies):.0f} ms", "—")
-            report("… the same with the service cold-activated", f"{cold:.0f} ms", "—")
-            report("ferry-ui RSS with the dialog open (cairo), median", f"{statistics.median(ui_rss):.1f} MB",
-                   "≤ 100 MB")
-            report("service RSS, no dialog open", f"{service_idle:.1f} MB", "≤ 16 MB")
-            report("service RSS with a dialog open, median", f"{statistics.median(service_with_dialog):.1f} MB",
-                   "unchanged")
+                    figures["service_idle"] = rss_mb(service_pid)
+            return figures
         finally:
             session.stop()
             xvfb.kill()
             xvfb.wait(timeout=10)
+
+
+def main() -> None:
+    prefix = Path(sys.argv[1]).resolve()
+    runs = int(sys.argv[2]) if len(sys.argv) > 2 else 9
+    print(f"ferry-ui figures ({(prefix / UI_RELATIVE_PATH).resolve()}):")
+    figures = measure(prefix, runs)
+    latencies = figures["latencies"]
+    report("gio open → dialog's first frame, median", f"{statistics.median(latencies):.0f} ms", "≤ 300 ms")
+    report("gio open → dialog's first frame, max", f"{max(latencies):.0f} ms", "—")
+    report("… the same with the service cold-activated", f"{figures['cold']:.0f} ms", "—")
+    report("ferry-ui RSS with the dialog open (cairo), median", f"{statistics.median(figures['ui_rss']):.1f} MB",
+           "≤ 100 MB")
+    report("service RSS, no dialog open", f"{figures['service_idle']:.1f} MB", "≤ 16 MB")
+    report("service RSS with a dialog open, median", f"{statistics.median(figures['service_with_dialog']):.1f} MB",
+           "unchanged")
 
 
 if __name__ == "__main__":
