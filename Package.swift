@@ -32,9 +32,11 @@ let package = Package(
         .target(name: "FerryCore"),
         // Copies accepted files into Ferry's private spool before a share is acknowledged.
         .target(name: "FerryStaging", dependencies: ["FerryCore", "GLibAdapter", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
-        // The durable outbox: SQLite through GRDB.
+        // The durable outbox: SQLite through GRDB, and through SQLite's C API (GRDBSQLite) for
+        // the first share of a cold start (ColdConnection).
         .target(name: "FerryOutbox", dependencies: [
-            "FerryCore", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            "FerryCore", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
         // The Matrix client-server API over HTTP: sign-in, rooms, media, events. No D-Bus, no SQLite.
         .target(name: "FerryMatrix", dependencies: [
