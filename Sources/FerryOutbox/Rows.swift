@@ -33,9 +33,9 @@ struct ShareRow: Codable, FetchableRecord, PersistableRecord {
         contentType = share.intent.contentType
         subject = share.intent.subject
         message = share.intent.message
-        destinations = share.intent.destinations.joined(separator: "\n")
+        destinations = newlineSeparated(share.intent.destinations)
         source = share.intent.source.rawValue
-        suggestedDestinations = share.intent.suggestedDestinations.joined(separator: "\n")
+        suggestedDestinations = newlineSeparated(share.intent.suggestedDestinations)
         createdAt = share.created
         updatedAt = share.updated
         errorName = share.failure?.name
@@ -128,4 +128,17 @@ struct ItemRow: Codable, FetchableRecord, PersistableRecord {
         try ItemRow.fetchAll(db.cachedStatement(sql: "SELECT * FROM share_item WHERE share_id = ? ORDER BY position"),
                              arguments: [shareID]).map(\.item)
     }
+}
+
+/// `list` joined by newlines, as `joined(separator: "\n")` would. Not that: the standard library's
+/// unspecialized `joined` finds its associated types at run time, the first time by scanning
+/// every conformance record of the binary (~0.4 M instructions), on the path of a cold start's
+/// first share.
+func newlineSeparated(_ list: [String]) -> String {
+    var text = ""
+    for (index, line) in list.enumerated() {
+        if index > 0 { text += "\n" }
+        text += line
+    }
+    return text
 }

@@ -153,3 +153,11 @@ final class ColdConnectionTests: XCTestCase {
         XCTAssertEqual(try Outbox(path: path).ids(), Set(ids))
     }
 }
+
+final class NewlineSeparatedTests: XCTestCase {
+    func testItJoinsAsJoinedWould() {
+        for list in [[], [""], ["", ""], ["a"], ["!a:b", "#c:d", "@e:f"], ["a", "", "b"]] {
+            XCTAssertEqual(newlineSeparated(list), list.joined(separator: "\n"), "\(list)")
+        }
+    }
+}
