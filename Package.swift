@@ -24,10 +24,9 @@ let package = Package(
         // GIO headers, found through pkg-config; fenced behind GLibAdapter.
         .systemLibrary(name: "CGLib", pkgConfig: "gio-unix-2.0",
                        providers: [.apt(["libglib2.0-dev"])]),
-        // libsecret (the Secret Service), also fenced behind GLibAdapter.
-        .systemLibrary(name: "CSecret", pkgConfig: "libsecret-1", providers: [.apt(["libsecret-1-dev"])]),
-        // The only module that touches GLib pointers; offers a Swift-shaped surface.
-        .target(name: "GLibAdapter", dependencies: ["CGLib", "CSecret", "FerryCore"]),
+        // The only module that touches GLib pointers; offers a Swift-shaped surface. libsecret (the
+        // Secret Service) is not linked: GLibAdapter opens it at its first use (LibSecret).
+        .target(name: "GLibAdapter", dependencies: ["CGLib", "FerryCore"]),
         // Pure Swift: share intents, validation, routing, errors. No GLib, no I/O.
         .target(name: "FerryCore"),
         // Copies accepted files into Ferry's private spool before a share is acknowledged.
