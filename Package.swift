@@ -24,17 +24,18 @@ let package = Package(
         // GIO headers, found through pkg-config; fenced behind GLibAdapter.
         .systemLibrary(name: "CGLib", pkgConfig: "gio-unix-2.0",
                        providers: [.apt(["libglib2.0-dev"])]),
-        // libsecret (the Secret Service), also fenced behind GLibAdapter.
-        .systemLibrary(name: "CSecret", pkgConfig: "libsecret-1", providers: [.apt(["libsecret-1-dev"])]),
-        // The only module that touches GLib pointers; offers a Swift-shaped surface.
-        .target(name: "GLibAdapter", dependencies: ["CGLib", "CSecret", "FerryCore"]),
+        // The only module that touches GLib pointers; offers a Swift-shaped surface. libsecret (the
+        // Secret Service) is not linked: GLibAdapter opens it at its first use (LibSecret).
+        .target(name: "GLibAdapter", dependencies: ["CGLib", "FerryCore"]),
         // Pure Swift: share intents, validation, routing, errors. No GLib, no I/O.
         .target(name: "FerryCore"),
         // Copies accepted files into Ferry's private spool before a share is acknowledged.
         .target(name: "FerryStaging", dependencies: ["FerryCore", "GLibAdapter", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
-        // The durable outbox: SQLite through GRDB.
+        // The durable outbox: SQLite through GRDB, and through SQLite's C API (GRDBSQLite) for
+        // the first share of a cold start (ColdConnection).
         .target(name: "FerryOutbox", dependencies: [
-            "FerryCore", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            "FerryCore", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
         // The Matrix client-server API over HTTP: sign-in, rooms, media, events. No D-Bus, no SQLite.
         .target(name: "FerryMatrix", dependencies: [

@@ -7,12 +7,33 @@ import NIOConcurrencyHelpers
 ///
 /// Every state change is committed here before the side effect it allows.
 public final class Outbox: Sendable {
-    let database: DatabaseQueue
+    private let path: String
+    /// GRDB's queue once it is open; until then (a start on a database at the current schema)
+    /// the cold connection. The lock also serializes every use of the cold connection.
+    private let connection: NIOLockedValueBox<Connection>
     private let waiting = NIOLockedValueBox<[QueuedInsert]>([])
 
+    private enum Connection: Sendable {
+        case cold(ColdConnection)
+        case open(DatabaseQueue)
+    }
+
     /// Opens (or creates, 0600) the outbox at `path`; its directory must exist.
+    ///
+    /// A database at the current schema opens cold: SQLite alone, for the account and inserts,
+    /// and GRDB (with its migrator, which then has nothing to do) at the first other call, so
+    /// that a cold start's first share is answered without it. Any other file is migrated at once.
     public init(path: String) throws {
+        self.path = path
         try DatabaseFile.createPrivate(path)
+        if let cold = try ColdConnection(path: path) {
+            connection = NIOLockedValueBox(.cold(cold))
+        } else {
+            connection = NIOLockedValueBox(.open(try Self.openDatabase(path: path)))
+        }
+    }
+
+    private static func openDatabase(path: String) throws -> DatabaseQueue {
         var configuration = Configuration()
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA journal_mode = WAL")
@@ -20,8 +41,36 @@ public final class Outbox: Sendable {
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }
         configuration.busyMode = .timeout(5)
-        database = try DatabaseQueue(path: path, configuration: configuration)
+        let database = try DatabaseQueue(path: path, configuration: configuration)
         try OutboxSchema.migrator.migrate(database)
+        return database
+    }
+
+    /// GRDB's queue, opened at the first call that needs it; the cold connection closes then.
+    var database: DatabaseQueue {
+        get throws {
+            try connection.withLockedValue { connection in
+                if case .open(let database) = connection { return database }
+                let database = try Self.openDatabase(path: path)
+                connection = .open(database) // releases the cold connection, which closes
+                return database
+            }
+        }
+    }
+
+    /// Whether GRDB is still unopened (for tests).
+    var isCold: Bool {
+        connection.withLockedValue { if case .cold = $0 { true } else { false } }
+    }
+
+    /// Runs `body` on the cold connection, with the lock held, while the outbox is cold; false
+    /// (and `body` not run) once GRDB is open.
+    func whileCold(_ body: (ColdConnection) throws -> Void) throws -> Bool {
+        try connection.withLockedValue { connection in
+            guard case .cold(let cold) = connection else { return false }
+            try body(cold)
+            return true
+        }
     }
 
     /// A transaction that records progress the server already holds (an event id it returned), so
@@ -47,10 +96,13 @@ public final class Outbox: Sendable {
     /// Group commit: shares that arrive while another commit is waiting for the disk are written
     /// together in the next transaction, by whichever caller gets the connection first, so several
     /// clients sharing at once wait for one sync each rather than queueing behind each other's.
+    /// While the outbox is cold, one transaction per share on the cold connection, one at a time:
+    /// the few shares of a start's first moment.
     public func insert(_ share: Share) throws {
+        if try whileCold({ try $0.insert(Self.rows(of: share)) }) { return }
         let entry = QueuedInsert(share)
         waiting.withLockedValue { $0.append(entry) }
-        database.writeWithoutTransaction { db in
+        try database.writeWithoutTransaction { db in
             guard entry.result == nil else { return } // committed by the caller before
             let batch = waiting.withLockedValue { queue in
                 defer { queue.removeAll() }
@@ -59,9 +111,8 @@ public final class Outbox: Sendable {
             do {
                 try db.inTransaction {
                     for queued in batch {
-                        try ShareRow(queued.share).insert(into: db)
-                        for (position, item) in queued.share.intent.items.enumerated() {
-                            try ItemRow(shareID: queued.share.id, position: position, item: item).insert(into: db)
+                        for row in Self.rows(of: queued.share) {
+                            try db.cachedStatement(sql: row.sql).execute(arguments: SQLValue.arguments(row.values))
                         }
                     }
                     return .commit
@@ -72,6 +123,13 @@ public final class Outbox: Sendable {
             }
         }
         if case .failure(let error)? = entry.result { throw error }
+    }
+
+    /// The statements that insert a share and its items, for either connection.
+    static func rows(of share: Share) -> [(sql: String, values: [SQLValue])] {
+        [(ShareRow.insertSQL, ShareRow(share).insertValues)] + share.intent.items.enumerated().map { position, item in
+            (ItemRow.insertSQL, ItemRow(shareID: share.id, position: position, item: item).insertValues)
+        }
     }
 
     /// A share waiting for the next group commit; `result` is written inside the serialized

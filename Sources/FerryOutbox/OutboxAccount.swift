@@ -21,14 +21,30 @@ public struct StoredAccount: Equatable, Sendable {
     }
 }
 
+extension StoredAccount {
+    /// How both of the outbox's connections read the account: these columns, in this order.
+    static let selectSQL = """
+        SELECT user_id, homeserver, device_id, signed_in, secret_storage, sign_in FROM account WHERE id = 1
+        """
+
+    /// The account from a row of `selectSQL`; nil without a user or homeserver.
+    init?(columns: [SQLValue]) {
+        guard columns.count == 6, let user = columns[0].text, let homeserver = columns[1].text else { return nil }
+        self.init(userID: user, homeserver: homeserver, deviceID: columns[2].text ?? "",
+                  signedIn: (columns[3].integer ?? 0) != 0, secretStorage: columns[4].text, signIn: columns[5].integer ?? 0)
+    }
+}
+
 extension Outbox {
+    /// Who was signed in; read without GRDB while the outbox is cold (the service's start).
     public func account() throws -> StoredAccount? {
-        try database.read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM account WHERE id = 1"),
-                  let user: String = row["user_id"], let homeserver: String = row["homeserver"] else { return nil }
-            return StoredAccount(userID: user, homeserver: homeserver, deviceID: row["device_id"] ?? "",
-                                 signedIn: row["signed_in"], secretStorage: row["secret_storage"], signIn: row["sign_in"])
+        var columns: [SQLValue]?
+        if try !whileCold({ columns = try $0.firstRow(StoredAccount.selectSQL) }) {
+            columns = try database.read { db in
+                try Row.fetchOne(db, sql: StoredAccount.selectSQL).map { row in row.databaseValues.map(SQLValue.init) }
+            }
         }
+        return columns.flatMap(StoredAccount.init(columns:))
     }
 
     /// Saves who is signed in.

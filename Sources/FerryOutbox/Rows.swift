@@ -33,9 +33,9 @@ struct ShareRow: Codable, FetchableRecord, PersistableRecord {
         contentType = share.intent.contentType
         subject = share.intent.subject
         message = share.intent.message
-        destinations = share.intent.destinations.joined(separator: "\n")
+        destinations = newlineSeparated(share.intent.destinations)
         source = share.intent.source.rawValue
-        suggestedDestinations = share.intent.suggestedDestinations.joined(separator: "\n")
+        suggestedDestinations = newlineSeparated(share.intent.suggestedDestinations)
         createdAt = share.created
         updatedAt = share.updated
         errorName = share.failure?.name
@@ -43,18 +43,22 @@ struct ShareRow: Codable, FetchableRecord, PersistableRecord {
         account = share.account
     }
 
-    /// Inserts the row with one cached statement. GRDB's record insertion (`insert(_:)`) reads the
-    /// table's primary key from the schema and encodes the row through Codable the first time,
-    /// instantiating generic types whose conformances the Swift runtime looks up by scanning every
-    /// conformance record: a quarter of a cold start's instructions (callgrind), paid by the first
-    /// share of every start.
-    func insert(into db: Database) throws {
-        try db.cachedStatement(sql: """
-            INSERT INTO share (id, state, action, content_type, subject, message, destinations, source,
-                               created_at, updated_at, error_name, error_message, suggested_destinations, account)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [id, state, action, contentType, subject, message, destinations, source,
-                                     createdAt, updatedAt, errorName, errorMessage, suggestedDestinations, account])
+    /// The insert both connections run (Outbox.insert: GRDB, or the cold connection at a start),
+    /// with `insertValues` in the order of its columns: one text, so the two cannot drift. Not
+    /// GRDB's record insertion (`insert(_:)`): it reads the table's primary key from the schema and
+    /// encodes the row through Codable the first time, instantiating generic types whose
+    /// conformances the Swift runtime looks up by scanning every conformance record: a quarter of
+    /// a cold start's instructions (callgrind), paid by the first share of every start.
+    static let insertSQL = """
+        INSERT INTO share (id, state, action, content_type, subject, message, destinations, source,
+                           created_at, updated_at, error_name, error_message, suggested_destinations, account)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """
+
+    var insertValues: [SQLValue] {
+        [SQLValue(id), SQLValue(state), SQLValue(action), SQLValue(contentType), SQLValue(subject), SQLValue(message),
+         SQLValue(destinations), SQLValue(source), SQLValue(createdAt), SQLValue(updatedAt), SQLValue(errorName),
+         SQLValue(errorMessage), SQLValue(suggestedDestinations), SQLValue(account)]
     }
 
     /// The row of one share (a cached statement: the sender reads shares often).
@@ -102,12 +106,15 @@ struct ItemRow: Codable, FetchableRecord, PersistableRecord {
         text = item.text
     }
 
-    /// Inserts the row with one cached statement (see ShareRow.insert(into:)).
-    func insert(into db: Database) throws {
-        try db.cachedStatement(sql: """
-            INSERT INTO share_item (share_id, position, kind, name, content_type, size, uri, text)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [shareID, position, kind, name, contentType, size, uri, text])
+    /// The insert of an item, as ShareRow.insertSQL.
+    static let insertSQL = """
+        INSERT INTO share_item (share_id, position, kind, name, content_type, size, uri, text)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        """
+
+    var insertValues: [SQLValue] {
+        [SQLValue(shareID), SQLValue(Int64(position)), SQLValue(kind), SQLValue(name), SQLValue(contentType),
+         SQLValue(size), SQLValue(uri), SQLValue(text)]
     }
 
     var item: ShareItem {
@@ -121,4 +128,17 @@ struct ItemRow: Codable, FetchableRecord, PersistableRecord {
         try ItemRow.fetchAll(db.cachedStatement(sql: "SELECT * FROM share_item WHERE share_id = ? ORDER BY position"),
                              arguments: [shareID]).map(\.item)
     }
+}
+
+/// `list` joined by newlines, as `joined(separator: "\n")` would. Not that: the standard library's
+/// unspecialized `joined` finds its associated types at run time, the first time by scanning
+/// every conformance record of the binary (~0.4 M instructions), on the path of a cold start's
+/// first share.
+func newlineSeparated(_ list: [String]) -> String {
+    var text = ""
+    for (index, line) in list.enumerated() {
+        if index > 0 { text += "\n" }
+        text += line
+    }
+    return text
 }

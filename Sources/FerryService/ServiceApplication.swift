@@ -30,7 +30,6 @@ public enum ServiceApplication {
 
         let service: ShareService
         let share1: Share1Object
-        var crashed: [Share] = []
         let stateLock: StateLock
         do {
             try PrivateDirectory.create(settings.paths.stateDirectory)
@@ -56,11 +55,6 @@ public enum ServiceApplication {
                 service.online = online
                 service.events.accountChanged()
             }
-            // A share the service crashed on three times is set aside before the sender sees it;
-            // from here on, a crash leaves a note naming the share being sent.
-            let crashNotes = settings.paths.stateDirectory + "/crashes"
-            crashed = CrashedShares.setAside(notesAt: crashNotes, outbox: outbox, at: Clock.microseconds())
-            CrashWitness.install(path: crashNotes)
             senderEvents.working = { CrashWitness.working(on: $0) }
             let encryption = Encryption(outbox: outbox, vault: .encryptionKey(stateDirectory: settings.paths.stateDirectory,
                                                                               logger: logger),
@@ -102,21 +96,40 @@ public enum ServiceApplication {
                 share1.announceEmojiVerification(state)
             })
         share1.onOpenRefused = desktop.refused
-        desktop.addActions(retry: { id in _ = try? service.retry(id: id) })
-        // A stored sign-in whose token turns out to be gone (read in the background) is heard now
-        // that there is someone to tell.
-        service.account.whenSignInLost { [unowned service] in service.signInLost() }
+        // What committing a share does not need waits until the first one is answered (StartUp).
+        // The process is held until it ran: it may hold itself for pending work then.
+        let crashNotes = settings.paths.stateDirectory + "/crashes"
+        let startUp = StartUp { [unowned service] startUp in
+            // A share the service crashed on three times is set aside before the sender sees it;
+            // from here on, a crash leaves a note naming the share being sent.
+            let crashed = CrashedShares.setAside(notesAt: crashNotes, outbox: service.outbox, at: Clock.microseconds())
+            CrashWitness.install(path: crashNotes)
+            service.announcePendingWork()
+            crashed.forEach(service.senderFinished)
+            for accepted in startUp.takeHeldBack() {
+                service.announceAccepted(accepted.share, activationToken: accepted.activationToken)
+            }
+            // A stored sign-in whose token turns out to be gone (read in the background) is heard
+            // now that there is someone to tell, after the shares accepted as the person's.
+            service.account.whenSignInLost { [unowned service] in service.signInLost() }
+            service.sender.start()
+            service.sender.wake()
+            application.release()
+        }
+        service.startUp = startUp
+        share1.startUp = startUp
+        desktop.addActions(retry: { id in
+            startUp.complete()
+            _ = try? service.retry(id: id)
+        })
         do {
             try share1.export()
         } catch {
             logger.critical("cannot start: \(error)")
             return 1
         }
-
-        service.announcePendingWork()
-        crashed.forEach(service.senderFinished)
-        service.sender.start()
-        service.sender.wake()
+        application.hold()
+        startUp.armFallback()
         // Deliveries waiting for their backoff go at once when the network comes back. Only a
         // wake-up: sending is never held back on the monitor's word (loopback servers need no network).
         // Set up once the first calls are answered: GIO's monitor asks NetworkManager on the

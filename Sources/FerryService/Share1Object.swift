@@ -10,7 +10,7 @@ import Logging
 /// `io.github.ferryshare.Ferry.Share1` on the bus: decodes calls, runs them off the main loop,
 /// answers with values or Ferry's named errors, and turns service events into signals.
 // @unchecked Sendable: every stored property is an immutable reference to a Sendable part, except
-// `onOpenRefused`, which is set once while the service is wired, before the object is exported and
+// `onOpenRefused` and `startUp`, which are set once while the service is wired, before the object is exported and
 // any call can reach it (ServiceApplication.run).
 final class Share1Object: @unchecked Sendable {
     private let service: ShareService
@@ -21,6 +21,8 @@ final class Share1Object: @unchecked Sendable {
     private let work = DispatchQueue(label: "ferry.share1", qos: .userInitiated, attributes: .concurrent)
     /// Called when org.freedesktop.Application.Open is refused, after the caller got the error.
     var onOpenRefused: @Sendable (ShareError) -> Void = { _ in }
+    /// What a start leaves until a share is answered, or until another call needs it.
+    var startUp: StartUp?
     /// Methods that wait for the homeserver: answered from a task, not from the work queue.
     private static let networkMethods: Set<String> = ["SignIn", "SignOut", "GetLoginFlows", "ListDestinations",
                                                                  "VerifyDevice", "SetUpCrossSigning", "GetStatus",
@@ -37,8 +39,8 @@ final class Share1Object: @unchecked Sendable {
     /// Exports the object. Must run before the application owns its bus name, or calls that
     /// activated the service would arrive before the interface exists and fail.
     func export() throws {
-        let xml = String(decoding: PackageResources.Share1_xml, as: UTF8.self)
-        let interface = try InterfaceDescription(xml: xml, interface: FerryBus.share1)
+        // The bytes as they are: a String of them would be validated as UTF-8 first (~0.25 M instructions).
+        let interface = try InterfaceDescription(xml: PackageResources.Share1_xml, interface: FerryBus.share1)
         try connection.register(object: FerryBus.path, interface: interface,
                                 methods: { [unowned self] in self.handle($0) },
                                 properties: { [unowned self] in self.property($0) })
@@ -95,9 +97,13 @@ final class Share1Object: @unchecked Sendable {
 
     private func handle(_ call: MethodInvocation) {
         lifetime.beginCall()
+        // A share is answered before the start-up (StartUp), every other call after it.
+        let isShare = call.method == "Share" || call.method == "Open"
+        if isShare { startUp?.shareTaken() }
         if Self.networkMethods.contains(call.method) {
             Task { [self] in
                 defer { lifetime.endCall() }
+                await startUp?.complete()
                 do throws(ShareError) {
                     call.reply(try await performOnNetwork(call.method, call.arguments))
                 } catch {
@@ -108,6 +114,7 @@ final class Share1Object: @unchecked Sendable {
         }
         work.async { [self] in
             defer { lifetime.endCall() }
+            if !isShare { startUp?.complete() }
             do throws(ShareError) {
                 call.reply(try perform(call.method, call.arguments))
             } catch {
@@ -117,6 +124,7 @@ final class Share1Object: @unchecked Sendable {
                     onOpenRefused(error)
                 }
             }
+            if isShare { startUp?.shareAnswered() }
         }
     }
 

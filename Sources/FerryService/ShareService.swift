@@ -10,7 +10,7 @@ import Synchronization
 
 /// What the service does with shares, independent of how a request arrived (Share1, Open, the
 /// command line): accept, look up, list, cancel. Every change is announced through `events`.
-// @unchecked Sendable: `events` and `sender` are set once while the service is wired, before the
+// @unchecked Sendable: `events`, `sender` and `startUp` are set once while the service is wired, before the
 // bus name is owned (ServiceApplication.run); `online` is atomic; everything else is immutable and
 // Sendable.
 public final class ShareService: @unchecked Sendable {
@@ -47,6 +47,8 @@ public final class ShareService: @unchecked Sendable {
     var encryption: Encryption!
     /// Emoji verification of this device with another of the person's (set with `encryption`).
     var emojiVerifier: EmojiVerifier!
+    /// Holds new shares' announcements until the start-up has run (set while the service is wired).
+    var startUp: StartUp?
     let directory: DestinationDirectory
     /// Whether the homeserver answered the last request (the sender says; Online reads it).
     var online: Bool {
@@ -83,6 +85,15 @@ public final class ShareService: @unchecked Sendable {
             "id": "\(share.id)", "state": "\(share.state.rawValue)", "items": "\(share.intent.items.count)",
             "type": "\(share.intent.contentType)", "source": "\(share.intent.source)",
         ])
+        if startUp?.holdBack(share, activationToken: activationToken) != true {
+            announceAccepted(share, activationToken: activationToken)
+        }
+        return share
+    }
+
+    /// A new share's ShareChanged, the sign-in or person it waits for, the sender's wake-up; for a
+    /// share accepted before the start-up, from the start-up (StartUp), after the reply.
+    func announceAccepted(_ share: Share, activationToken: String?) {
         events.shareChanged(share)
         if share.state == .awaitingSignIn { events.signInRequired(signInReason()) }
         if share.state.awaitsPerson { events.needsPerson(share, activationToken) }
@@ -90,7 +101,6 @@ public final class ShareService: @unchecked Sendable {
             announcePendingWork()
             sender?.wake()
         }
-        return share
     }
 
     public func share(id: String) throws(ShareError) -> Share {

@@ -72,7 +72,9 @@ public enum PrivateDirectory {
     public static func create(_ path: String) throws {
         var partial = ""
         for component in path.split(separator: "/") {
-            partial += "/" + component
+            // String + String: appending the Substring itself goes through the standard library's
+            // unspecialized append(contentsOf:), a scan of every conformance record at a cold start.
+            partial += "/" + String(component)
             if mkdir(partial, 0o700) != 0 && errno != EEXIST {
                 throw StagingIOError(operation: "create \(partial)", errno: errno)
             }

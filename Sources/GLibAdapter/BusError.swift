@@ -35,6 +35,11 @@ public struct GLibError: Error, Sendable, CustomStringConvertible {
     /// The `GIOErrorEnum` value when the domain is G_IO_ERROR, else nil.
     public let ioErrorCode: Int32?
 
+    init(message: String, ioErrorCode: Int32?) {
+        self.message = message
+        self.ioErrorCode = ioErrorCode
+    }
+
     init(consuming error: UnsafeMutablePointer<GError>) {
         defer { g_error_free(error) }
         message = String(cString: error.pointee.message)

@@ -1,6 +1,8 @@
 import CGLib
-import CSecret
 import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Passwords in the Secret Service (GNOME Keyring, KWallet, KeePassXC) through libsecret, by a
 /// schema name and string attributes.
@@ -13,29 +15,32 @@ public struct SecretService: Sendable {
     public init(schema: String) { self.schema = schema }
 
     public func store(label: String, attributes: [String: String], secret: String) throws(GLibError) {
-        _ = try withSchema(attributes) { schema, table, cancellable, error in
-            secret_password_storev_sync(schema, table, nil, label, secret, cancellable, &error) != 0 ? "" : nil
+        _ = try withSchema(attributes) { library, schema, table, cancellable, error in
+            library.storev(schema, table, nil, label, secret, cancellable, &error) != 0 ? "" : nil
         }
     }
 
     public func lookup(attributes: [String: String]) throws(GLibError) -> String? {
-        try withSchema(attributes) { schema, table, cancellable, error in
-            guard let found = secret_password_lookupv_sync(schema, table, cancellable, &error) else { return nil }
-            defer { secret_password_free(found) }
+        try withSchema(attributes) { library, schema, table, cancellable, error in
+            guard let found = library.lookupv(schema, table, cancellable, &error) else { return nil }
+            defer { library.free(found) }
             return String(cString: found)
         }
     }
 
     public func clear(attributes: [String: String]) throws(GLibError) {
-        _ = try withSchema(attributes) { schema, table, cancellable, error in
-            _ = secret_password_clearv_sync(schema, table, cancellable, &error)
+        _ = try withSchema(attributes) { library, schema, table, cancellable, error in
+            _ = library.clearv(schema, table, cancellable, &error)
             return nil
         }
     }
 
     private func withSchema(_ attributes: [String: String],
-                            _ body: (UnsafeMutablePointer<SecretSchema>?, OpaquePointer?, UnsafeMutablePointer<GCancellable>?,
+                            _ body: (LibSecret, OpaquePointer?, OpaquePointer?, UnsafeMutablePointer<GCancellable>?,
                                      inout UnsafeMutablePointer<GError>?) -> String?) throws(GLibError) -> String? {
+        guard let library = LibSecret.shared else {
+            throw GLibError(message: "libsecret (libsecret-1.so.0) is not installed", ioErrorCode: Int32(G_IO_ERROR_NOT_SUPPORTED.rawValue))
+        }
         let types = g_hash_table_new(g_str_hash, g_str_equal)
         let values = g_hash_table_new(g_str_hash, g_str_equal)
         // The tables borrow these C strings; they live until the call returns.
@@ -47,18 +52,18 @@ public struct SecretService: Sendable {
         }
         for index in stride(from: 0, to: cStrings.count, by: 2) {
             g_hash_table_insert(types, cStrings[index],
-                                UnsafeMutableRawPointer(bitPattern: Int(SECRET_SCHEMA_ATTRIBUTE_STRING.rawValue)))
+                                UnsafeMutableRawPointer(bitPattern: Int(LibSecret.attributeString)))
             g_hash_table_insert(values, cStrings[index], cStrings[index + 1])
         }
-        let schema = secret_schema_newv(self.schema, SECRET_SCHEMA_NONE, types)
-        defer { secret_schema_unref(schema) }
+        let schema = library.schemaNewv(self.schema, LibSecret.schemaNone, types)
+        defer { library.schemaUnref(schema) }
         let cancellable = g_cancellable_new()
         defer { g_object_unref(UnsafeMutableRawPointer(cancellable)) }
         let timer = DispatchWorkItem { [cancellable = UnsafeSendable(cancellable)] in g_cancellable_cancel(cancellable.value) }
         DispatchQueue.global().asyncAfter(deadline: .now() + timeoutSeconds, execute: timer)
         defer { timer.cancel() }
         var error: UnsafeMutablePointer<GError>?
-        let result = body(schema, values, cancellable, &error)
+        let result = body(library, schema, values, cancellable, &error)
         if let error { throw GLibError(consuming: error) }
         return result
     }
@@ -68,4 +73,45 @@ public struct SecretService: Sendable {
 private struct UnsafeSendable<T>: @unchecked Sendable {
     let value: T
     init(_ value: T) { self.value = value }
+}
+
+/// libsecret, opened at its first use instead of linked. Linked, the loader resolved its symbols,
+/// and those of libgcrypt and libgpg-error that it brings, at every start of both programs: ~850
+/// symbol lookups, ~1.2 M instructions before a cold start's first reply (callgrind), for a library
+/// most starts never call (the token is read in the background, and only when signed in).
+/// Declared here rather than imported from its headers: the package's pkg-config would link it.
+// @unchecked Sendable: C function pointers into a library that stays loaded, and is thread-safe.
+struct LibSecret: @unchecked Sendable {
+    /// SecretSchema *, used only as a handle.
+    typealias Schema = OpaquePointer?
+    typealias ErrorOut = UnsafeMutablePointer<UnsafeMutablePointer<GError>?>?
+    let storev: @convention(c) (Schema, OpaquePointer?, UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafePointer<CChar>?,
+                                UnsafeMutablePointer<GCancellable>?, ErrorOut) -> gboolean
+    let lookupv: @convention(c) (Schema, OpaquePointer?, UnsafeMutablePointer<GCancellable>?, ErrorOut) -> UnsafeMutablePointer<CChar>?
+    let clearv: @convention(c) (Schema, OpaquePointer?, UnsafeMutablePointer<GCancellable>?, ErrorOut) -> gboolean
+    let free: @convention(c) (UnsafeMutablePointer<CChar>?) -> Void
+    let schemaNewv: @convention(c) (UnsafePointer<CChar>?, UInt32, OpaquePointer?) -> Schema
+    let schemaUnref: @convention(c) (Schema) -> Void
+
+    /// SECRET_SCHEMA_NONE (SecretSchemaFlags) and SECRET_SCHEMA_ATTRIBUTE_STRING (SecretSchemaAttributeType).
+    static let schemaNone: UInt32 = 0
+    static let attributeString = 0
+
+    /// Loaded once; nil when libsecret is not installed (then there is no Secret Service to ask).
+    static let shared = LibSecret()
+
+    private init?() {
+        guard let library = dlopen("libsecret-1.so.0", RTLD_NOW | RTLD_LOCAL) else { return nil }
+        func symbol<T>(_ name: String, as type: T.Type) -> T? {
+            dlsym(library, name).map { unsafeBitCast($0, to: type) }
+        }
+        guard let storev = symbol("secret_password_storev_sync", as: type(of: storev)),
+              let lookupv = symbol("secret_password_lookupv_sync", as: type(of: lookupv)),
+              let clearv = symbol("secret_password_clearv_sync", as: type(of: clearv)),
+              let free = symbol("secret_password_free", as: type(of: free)),
+              let schemaNewv = symbol("secret_schema_newv", as: type(of: schemaNewv)),
+              let schemaUnref = symbol("secret_schema_unref", as: type(of: schemaUnref)) else { return nil }
+        (self.storev, self.lookupv, self.clearv, self.free) = (storev, lookupv, clearv, free)
+        (self.schemaNewv, self.schemaUnref) = (schemaNewv, schemaUnref)
+    }
 }

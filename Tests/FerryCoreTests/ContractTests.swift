@@ -1,6 +1,6 @@
 import FerryContract
 import Foundation
-import GLibAdapter
+@testable import GLibAdapter
 import XCTest
 
 /// The Swift contract (FerryContract) against the interface XML, the one source of truth: every
@@ -12,6 +12,17 @@ final class ContractTests: XCTestCase {
         XCTAssertEqual(Set(Share1Signal.allCases.map(\.rawValue)), names(of: "signal", in: xml))
         XCTAssertEqual(Set(Share1Property.allCases.map(\.rawValue)), names(of: "property", in: xml))
         XCTAssertTrue(xml.contains("<interface name=\"\(FerryBus.share1)\">"))
+    }
+
+    func testTheServiceParsesTheInterfaceWithoutItsComments() throws {
+        let xml = Array(try InterfaceDocument.text().utf8)
+        let parsed = InterfaceDescription.withoutComments(xml)
+
+        XCTAssertEqual(parsed.last, 0)
+        XCTAssertFalse(String(decoding: parsed.dropLast(), as: UTF8.self).contains("<!--"))
+        XCTAssertNoThrow(try InterfaceDescription(xml: xml, interface: FerryBus.share1))
+        XCTAssertEqual(InterfaceDescription.withoutComments(Array("a<!-- x -->b<!--y-->c".utf8)), Array("abc\0".utf8))
+        XCTAssertEqual(InterfaceDescription.withoutComments(Array("a<!-- open".utf8)), Array("a<!-- open\0".utf8))
     }
 
     func testEveryTypedCallSendsTheArgumentsTheInterfaceDeclares() throws {

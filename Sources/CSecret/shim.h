@@ -1,2 +1,0 @@
-// libsecret's client side (the Secret Service through D-Bus).
-#include <libsecret/secret.h>

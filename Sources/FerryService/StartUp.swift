@@ -1,0 +1,101 @@
+import Dispatch
+import FerryCore
+import GLibAdapter
+import Synchronization
+
+/// The part of a start that committing a share does not need — the crash notes, the outbox through
+/// GRDB, the sender, and the announcements of the shares accepted meanwhile — run once, after the
+/// first reply: a cold `gio open` is answered as soon as its share is committed (issue 19).
+///
+/// It runs on the main loop at the first of: a Share or Open call answered; a call of any other
+/// method, which waits for it (what that call reads or changes then comes after every announcement
+/// of the shares accepted before, as it did when they were announced before the reply); or
+/// `fallback` after the start, for an activation without a share (Activate, the login autostart).
+/// A share being staged at that moment (a large or remote file) holds it back until its reply,
+/// but no longer than `latest`.
+final class StartUp: Sendable {
+    static let fallback: UInt32 = 250
+    static let latest: UInt32 = 2000
+
+    private struct State {
+        var began = false
+        /// Shares accepted before the start-up, with their activation tokens; nil once it ran.
+        var heldBack: [(share: Share, activationToken: String?)]? = []
+        var sharesBeingTaken = 0
+    }
+
+    private let state = Mutex(State())
+    private let done = DispatchGroup()
+    private let body: @Sendable @GLibMain (StartUp) -> Void
+
+    /// `body` is the start-up; it takes the held-back shares (`takeHeldBack`) once their
+    /// announcements may go out.
+    init(_ body: @escaping @Sendable @GLibMain (StartUp) -> Void) {
+        self.body = body
+        done.enter()
+    }
+
+    /// Keeps a new share's announcements for the start-up; false once it ran (announce them now).
+    func holdBack(_ share: Share, activationToken: String?) -> Bool {
+        state.withLock { state in
+            guard state.heldBack != nil else { return false }
+            state.heldBack?.append((share, activationToken))
+            return true
+        }
+    }
+
+    /// The shares held back so far; any accepted from now on are announced by the service itself.
+    func takeHeldBack() -> [(share: Share, activationToken: String?)] {
+        state.withLock { state in
+            defer { state.heldBack = nil }
+            return state.heldBack ?? []
+        }
+    }
+
+    /// Runs the start-up unless it ran (or is running) already.
+    @GLibMain func begin() {
+        guard !state.withLock({ state in defer { state.began = true }; return state.began }) else { return }
+        body(self)
+        done.leave()
+    }
+
+    /// A Share or Open call arrived and will be answered; `shareAnswered` follows.
+    func shareTaken() { state.withLock { $0.sharesBeingTaken += 1 } }
+
+    /// Its reply went out (any thread): time for the start-up.
+    func shareAnswered() {
+        state.withLock { $0.sharesBeingTaken -= 1 }
+        MainContext.invoke { self.begin() }
+    }
+
+    /// Returns once the start-up ran, starting it if it has not; for calls that are not a share.
+    /// On the main loop it runs there and then; elsewhere the caller waits for the main loop.
+    func complete() {
+        if GLibMain.isCurrent {
+            GLibMain.assumeIsolated { begin() }
+            return
+        }
+        MainContext.invoke { self.begin() }
+        done.wait()
+    }
+
+    func complete() async {
+        MainContext.invoke { self.begin() }
+        await withCheckedContinuation { continuation in
+            done.notify(queue: .global()) { continuation.resume() }
+        }
+    }
+
+    /// The fallback: `fallback` ms after the start, later while a share is being taken (its reply
+    /// starts it), `latest` ms after the start at the latest.
+    @GLibMain func armFallback(waited: UInt32 = 0) {
+        MainContext.after(milliseconds: Self.fallback) { [self] in
+            let waiting = waited + Self.fallback
+            if state.withLock({ $0.sharesBeingTaken > 0 }), waiting < Self.latest {
+                armFallback(waited: waiting)
+            } else {
+                begin()
+            }
+        }
+    }
+}
