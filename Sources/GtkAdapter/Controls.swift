@@ -43,14 +43,14 @@ public final class Button: Widget {
 
     private let content: Box
     private let caption: Label
-    private let spinner: Spinner
+    /// Made the first time the button is busy: a spinner's image is the icon theme's
+    /// process-working-symbolic, an SVG, and GTK loads it (and with it librsvg, ~8 MB of code and
+    /// heap) as soon as a spinner is styled, hidden or not.
+    private var spinner: Spinner?
 
     public init(_ title: String, style: String? = nil) {
         content = Box(.horizontal, spacing: 8)
         caption = Label(title, wraps: false)
-        spinner = Spinner()
-        spinner.isVisible = false
-        content.append(spinner)
         content.append(caption)
         content.horizontalAlignment = .center
         super.init(gtk_button_new())
@@ -63,7 +63,6 @@ public final class Button: Widget {
     public init(iconName: String, title: String, style: String? = nil) {
         content = Box(.horizontal)
         caption = Label()
-        spinner = Spinner()
         super.init(gtk_button_new_from_icon_name(iconName))
         accessibleName = title
         tooltip = title
@@ -79,8 +78,13 @@ public final class Button: Widget {
     /// While busy the button shows a spinner and ignores clicks.
     public var isBusy: Bool = false {
         didSet {
-            spinner.isVisible = isBusy
-            spinner.isSpinning = isBusy
+            if isBusy, spinner == nil {
+                let made = Spinner()
+                content.prepend(made)
+                spinner = made
+            }
+            spinner?.isVisible = isBusy
+            spinner?.isSpinning = isBusy
             gtk_widget_set_can_target(raw, isBusy ? 0 : 1)
             if isBusy { setAccessibleDescription(Button.busyDescription) } else { setAccessibleDescription("") }
         }

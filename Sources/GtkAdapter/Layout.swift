@@ -17,6 +17,12 @@ public final class Box: Widget {
         gtk_box_append(cast(raw), child.raw)
     }
 
+    /// Puts `child` first.
+    public func prepend(_ child: Widget) {
+        children.insert(child, at: 0)
+        gtk_box_prepend(cast(raw), child.raw)
+    }
+
     public func remove(_ child: Widget) {
         children.removeAll { $0 === child }
         gtk_box_remove(cast(raw), child.raw)

@@ -7,14 +7,14 @@ import GtkAdapter
     private let icon: Box
     private let title = Label("", style: "title-2", alignment: 0.5)
     private let body = Label("", style: "dim-label", alignment: 0.5)
-    private let spinner = Spinner()
+    /// The spinner shows only when a wait lasts (DelayedSpinner): "Loading…" is usually a few
+    /// milliseconds, too short to see a wheel, and a spinner makes GTK load librsvg.
+    private let spinner = DelayedSpinner(size: 32)
 
     init() {
         icon = Box(.horizontal)
         icon.horizontalAlignment = .center
-        spinner.setSizeRequest(width: 32, height: 32)
-        spinner.horizontalAlignment = .center
-        root = Box(.vertical, spacing: 12, [icon, spinner, title, body])
+        root = Box(.vertical, spacing: 12, [icon, spinner.root, title, body])
         root.verticalAlignment = .center
         root.setMargins(24)
     }
@@ -26,8 +26,7 @@ import GtkAdapter
             image.addStyle("dim-label")
             icon.append(image)
         }
-        spinner.isVisible = busy
-        spinner.isSpinning = busy
+        spinner.isBusy = busy
         self.title.text = title
         self.title.accessibleName = title
         self.body.text = body

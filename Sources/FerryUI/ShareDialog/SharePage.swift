@@ -14,7 +14,8 @@ import GtkAdapter
     private let allHeading = Label(tr("All rooms and people"), style: "heading")
     private let allList = ListBox()
     private let notice = Label("", style: "dim-label", alignment: 0.5)
-    private let spinner = Spinner()
+    /// Shows only when a listing takes a while (DelayedSpinner).
+    private let spinner = DelayedSpinner()
     private var generation = 0
     private var shown: [DestinationOption] = []
 
@@ -35,10 +36,9 @@ import GtkAdapter
         search.expandsHorizontally = true
         recentList.accessibleName = tr("Recent destinations")
         allList.accessibleName = tr("All destinations")
-        spinner.horizontalAlignment = .center
         notice.isVisible = false
 
-        let column = Box(.vertical, spacing: 12, [search, spinner, notice, recentHeading, recentList, allHeading, allList])
+        let column = Box(.vertical, spacing: 12, [search, spinner.root, notice, recentHeading, recentList, allHeading, allList])
         column.setMargins(top: 12, bottom: 18, start: 12, end: 12)
         root = Box(.vertical)
         let scroller = ScrolledWindow(Clamp(column, maximumWidth: 600))
@@ -58,12 +58,10 @@ import GtkAdapter
         generation += 1
         let current = generation
         let query = search.text.trimmingWhitespace()
-        spinner.isVisible = shown.isEmpty
-        spinner.isSpinning = shown.isEmpty
+        spinner.isBusy = shown.isEmpty
         service.destinations(matching: query, limit: query.isEmpty ? 200 : 50) { [weak self] result in
             guard let self, current == self.generation else { return }
-            self.spinner.isSpinning = false
-            self.spinner.isVisible = false
+            self.spinner.isBusy = false
             switch result {
             case .success(let options): self.show(options, query: query)
             case .failure(let error):
