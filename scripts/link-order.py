@@ -67,6 +67,15 @@ def strip_debug(binary: Path, copy: Path) -> Path:
     return copy
 
 
+def make_database(session: FerrySession) -> None:
+    """The usual cold start finds its database made and a share waiting (only the very first start
+    does not): one share makes them, and the service is stopped again before the recording or
+    measuring. bench_check.py uses it too."""
+    done = session.ferry("text", "the database made before", "--no-wait", timeout=60)
+    assert done.returncode == 0, done.stderr
+    session.kill_service(signal.SIGTERM)
+
+
 # A cold start's path moves a little with timing (which of the main loop's and the sender's
 # callbacks run before the idle exit): each function missing from the list costs a fault in its own
 # 64 KB of the binary, so the service's start is recorded several times and their union kept.
@@ -81,11 +90,7 @@ def record(prefix: Path, binary: Path, work: Path) -> list[Path]:
     clients = [work / "cli.out", work / "version.out"]
     try:
         env = dict(session.env)
-        # The usual cold start finds its database made and a share waiting (the very first start
-        # is once per account): what it runs is what the layout is for.
-        made = session.ferry("text", "the database made before", "--no-wait", timeout=60)
-        assert made.returncode == 0, made.stderr
-        session.kill_service(signal.SIGTERM)
+        make_database(session)
         bus = session_bus(env)
         for run, profile in enumerate(services):
             service = subprocess.Popen([*callgrind(profile), str(binary), "service"], env=env,
@@ -124,15 +129,17 @@ def record_sending(prefix: Path, binary: Path, work: Path) -> Path:
             session.kill_service(signal.SIGTERM)
             env = dict(session.env)
             bus = session_bus(env)
-            service = subprocess.Popen([*callgrind(profile), str(binary), "service"], env=env,
-                                       stderr=subprocess.DEVNULL)
-            wait_for_name(service, bus)
-            done = session.ferry("text", "a text for the link order", "--to", room, timeout=300)
-            assert done.returncode == 0, done.stderr
-            time.sleep(2)
-            service.send_signal(signal.SIGTERM)
-            service.wait(timeout=300)
-            bus.close_sync(None)
+            try:
+                service = subprocess.Popen([*callgrind(profile), str(binary), "service"], env=env,
+                                           stderr=subprocess.DEVNULL)
+                wait_for_name(service, bus)
+                done = session.ferry("text", "a text for the link order", "--to", room, timeout=300)
+                assert done.returncode == 0, done.stderr
+                time.sleep(2)
+                service.send_signal(signal.SIGTERM)
+                service.wait(timeout=300)
+            finally:
+                bus.close_sync(None)
         finally:
             session.stop()
     finally:

@@ -82,12 +82,15 @@ def callgrind_parts(out: Path) -> tuple[int, int]:
     return callgrind_total(parts[0]), sum(callgrind_total(p) for p in [*parts, out])
 
 
-def make_database(session: FerrySession) -> None:
-    """The usual cold start finds its database made (only the very first does not): one share
-    makes it, and the service is stopped again before the measuring."""
-    done = session.ferry("text", "the database made before", "--no-wait", timeout=60)
+make_database = link_order.make_database
+
+
+def start_gvfs(session: FerrySession) -> None:
+    """GVfs's daemon runs on every desktop; here the first `gio open` would start it during the
+    measuring, its start-up racing the process's."""
+    done = session.run("gdbus", "call", "--session", "--dest", "org.gtk.vfs.Daemon", "--object-path",
+                       "/org/gtk/vfs/Daemon", "--method", "org.freedesktop.DBus.Peer.Ping")
     assert done.returncode == 0, done.stderr
-    session.kill_service(signal.SIGTERM)
 
 
 def cold_instructions(prefix: Path, command: list[str], root: Path, warm_database: bool, seed: int) -> tuple[int, int]:
@@ -100,11 +103,7 @@ def cold_instructions(prefix: Path, command: list[str], root: Path, warm_databas
         assert session.run("xdg-mime", "default", f"{APP_ID}.desktop", "image/png").returncode == 0
         if warm_database:
             make_database(session)
-        # GVfs's daemon runs on every desktop; here the first `gio open` would start it during the
-        # count, its start-up racing the process's.
-        done = session.run("gdbus", "call", "--session", "--dest", "org.gtk.vfs.Daemon", "--object-path",
-                           "/org/gtk/vfs/Daemon", "--method", "org.freedesktop.DBus.Peer.Ping")
-        assert done.returncode == 0, done.stderr
+        start_gvfs(session)
         time.sleep(1)
         out = root / "callgrind.out"
         bus = link_order.session_bus(session.env)  # open until the process has exited (see there)
@@ -181,9 +180,7 @@ def wall_figure(prefix: Path, bare: Path, work: Path, rounds: int = 15) -> dict[
                 assert session.run("xdg-mime", "default", f"{APP_ID}.desktop", "image/png").returncode == 0
                 if name == "ferry":
                     make_database(session)
-                # Warms the page cache and GVfs, as for the instruction counts.
-                session.run("gdbus", "call", "--session", "--dest", "org.gtk.vfs.Daemon", "--object-path",
-                            "/org/gtk/vfs/Daemon", "--method", "org.freedesktop.DBus.Peer.Ping")
+                start_gvfs(session)
                 times[name] = bench_service.cold_open(session, write_png(session.files / "pier.png", seed=index))
             finally:
                 session.stop()
