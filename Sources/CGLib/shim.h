@@ -17,3 +17,9 @@ extern int syncfs (int __fd);
 // the translations of every sentence a person reads (GLibAdapter's Gettext).
 #include <libintl.h>
 #include <locale.h>
+
+// getauxval(3), the ELF program headers and madvise(2): where the program's code is mapped, to
+// take it out of the working set while the service waits (GLibAdapter's MemoryPolicy).
+#include <elf.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
