@@ -118,8 +118,10 @@ final class InMemoryHomeserver: Homeserver {
             return (.success(eventID), fault)
         }
         if fault == .hang || fault == .storedThenHang {
-            // Never answers: the sender waiting here is as good as a killed process.
-            await withCheckedContinuation { (_: CheckedContinuation<Void, Never>) in }
+            // Never answers (until the waiting task is cancelled): the sender waiting here is as
+            // good as a killed process. A sleep, not a continuation never resumed, which the
+            // runtime reports as a misuse.
+            try? await Task.sleep(for: .seconds(24 * 60 * 60))
         }
         return try outcome.get()
     }
