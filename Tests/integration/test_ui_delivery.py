@@ -9,11 +9,13 @@ session in as a Matrix user of its own, with rooms of its own.
 
 from __future__ import annotations
 
+import threading
 import time
 
 import pytest
 
 from ferryenv import pdf_bytes, wait_for
+from hostileproxy import HostileProxy
 from matrixflow import (bodies, get_property, msgtypes, png_of_size, set_power_level, sign_in, sign_out,
                         wait_for_state)
 from test_ui_dialog import dialog_for, keep_screenshot
@@ -200,6 +202,41 @@ def test_page_one_lists_recent_rooms_first_and_an_encrypted_room_as_a_choice_wit
     assert not has_state(find(window, "Next", "push button"), "sensitive")
     wait_for(lambda: (focused(window) or window).name == T("Search rooms and people"), timeout=5, what="focus")
     keep_screenshot(ui, tmp_path, "share-dialog-page1.png")
+
+
+def spinners(window) -> list[str]:
+    """The spinners showing (GTK 4.8 gives a spinner the role filler and its type's name)."""
+    return [name for name in names_of(window, "filler") if name == "GtkSpinner"]
+
+
+def test_a_room_list_slow_to_come_shows_a_spinner_until_it_comes(ui, homeserver):
+    # Given a person signed in through a homeserver that holds back its room list
+    user = homeserver.new_user("slowlist")
+    room_with(homeserver, user, "Slow Harbour")
+    proxy = HostileProxy(homeserver).start()
+    rooms_answered = threading.Event()
+    try:
+        signed_in_as(ui.session, proxy, user)
+        proxy.answer("GET", r"/joined_rooms", passthrough=True, hold=rooms_answered, times=10)
+
+        # When a picture is opened with Ferry
+        photo = picture(ui.session, "harbour-at-dusk.png", seed=9)
+        open_with_ferry(ui.session, photo)
+        window = open_dialog(ui, photo.name)
+
+        # Then, the list not being there after the spinner's delay, a spinner says it is coming
+        # (DelayedSpinner makes it only then: a dialog that never waits long has none)
+        wait_for(lambda: spinners(window), timeout=15, what="a spinner while the rooms are held back")
+        assert T("Choose {name}", name="Slow Harbour") not in names_of(window, "check box")
+
+        # And once the server answers, the rooms are there and the spinner is gone
+        rooms_answered.set()
+        find(window, T("Choose {name}", name="Slow Harbour"), "check box", timeout=15)
+        wait_for(lambda: not spinners(window), timeout=5, what="the spinner gone")
+    finally:
+        rooms_answered.set()
+        signed_out(ui.session)
+        proxy.stop()
 
 
 def test_escape_on_page_two_cancels_nothing_is_delivered_and_the_spool_is_empty(ui, homeserver, person):
