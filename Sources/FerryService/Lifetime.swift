@@ -6,9 +6,11 @@ import GLibAdapter
 /// GApplication counts its own interface's calls, not ours; each Share1 call holds the
 /// application until it is answered, so the timeout only starts once every client is served.
 ///
-/// Once no call has come for `quietPeriod`, the program's code leaves the working set
-/// (`MemoryPolicy.releaseCode`): a service waiting for the next share keeps mapped only what it
-/// runs while waiting (issue 19).
+/// Once no call has been in flight or answered for `quietPeriod`, the program's code leaves its
+/// resident memory (`MemoryPolicy.releaseCode`): a service waiting for the next share, or for the
+/// network with shares queued, keeps mapped only what it runs while waiting (issue 19). The end
+/// of its own work (a send, a verification) counts as a call answered: what that work ran goes too.
+/// Work still going when the code goes (an upload) maps back what it runs, a fault per 64 KB.
 @GLibMain final class Lifetime {
     static let quietPeriod: UInt32 = 500
 
@@ -16,7 +18,7 @@ import GLibAdapter
     private var holdsForWork = false
     private var holdsForVerification = false
     private var callsInFlight = 0
-    /// Counts answered calls, so that a quiet-period timer knows whether one came meanwhile.
+    /// Counts answered calls (and ends of work), so that a quiet-period timer knows whether one came meanwhile.
     private var callsAnswered = 0
     private var quietTimerArmed = false
 
@@ -36,13 +38,19 @@ import GLibAdapter
         MainContext.invoke { [self] in
             application.release()
             callsInFlight -= 1
-            callsAnswered &+= 1
-            if !quietTimerArmed { armQuietTimer() }
+            activityEnded()
         }
     }
 
-    /// One timer for a burst of calls: it re-arms while calls keep coming, and the call in flight
-    /// when it fires re-arms it as it ends.
+    /// A call answered, or the end of work of the service's own: the quiet period starts again.
+    private func activityEnded() {
+        callsAnswered &+= 1
+        if !quietTimerArmed { armQuietTimer() }
+    }
+
+    /// One timer for a burst of calls: it re-arms while calls keep coming, and a call in flight
+    /// when it fires re-arms it as it ends. So the code is released 500 to 1000 ms after the last
+    /// call was answered.
     private func armQuietTimer() {
         quietTimerArmed = true
         let answered = callsAnswered
@@ -63,6 +71,7 @@ import GLibAdapter
             guard pending != holdsForWork else { return }
             holdsForWork = pending
             pending ? application.hold() : application.release()
+            if !pending { activityEnded() }
         }
     }
 
@@ -72,6 +81,7 @@ import GLibAdapter
             guard verifying != holdsForVerification else { return }
             holdsForVerification = verifying
             verifying ? application.hold() : application.release()
+            if !verifying { activityEnded() }
         }
     }
 }

@@ -13,26 +13,32 @@ public enum MemoryPolicy {
         mallopt(M_ARENA_MAX, 2)
     }
 
-    /// Takes the program's code out of the process's working set: the pages of it that a start or
-    /// the last calls ran stay mapped otherwise, and the kernel keeps mapped code in memory ahead
+    /// Takes the program's code out of the process's resident memory: the pages of it that a start
+    /// or the last calls ran stay mapped otherwise, and the kernel keeps mapped code in memory ahead
     /// of other cached files. Unmapped, they are ordinary page cache, there for the next call (a
     /// minor fault per 64 KB) and free for the kernel to reclaim while the service waits. Only the
-    /// executable segment: it is never written, so the file holds exactly what was mapped (a data
-    /// page dropped this way would lose what the process wrote there). Except under a debugger,
-    /// which writes its breakpoints into code pages: dropped, they would silently stop working.
+    /// executable segment, and only while no page of it has been written: a debugger's breakpoint
+    /// or a uprobe lives in a private copy of its page, which MADV_DONTNEED would throw away (the
+    /// probe would silently stop working), and the same holds for any data page.
     public static func releaseCode() {
-        guard !isTraced(), let code = executableSegment() else { return }
+        guard let code = executableSegment(), !anyPageWritten(code) else { return }
         _ = madvise(UnsafeMutableRawPointer(bitPattern: code.lowerBound), code.count, MADV_DONTNEED)
     }
 
-    /// Whether a debugger (ptrace) is attached: /proc/self/status's TracerPid is not 0. Read with
-    /// the C library: a String split here would cost more than the rest of the idle exit.
-    private static func isTraced() -> Bool {
-        var contents: UnsafeMutablePointer<gchar>? = nil
-        guard g_file_get_contents("/proc/self/status", &contents, nil, nil) != 0, let contents else { return false }
-        defer { g_free(contents) }
-        guard let field = strstr(contents, "\nTracerPid:") else { return false }
-        return strtol(field + "\nTracerPid:".utf8.count, nil, 10) != 0
+    /// Whether a page of `range` is mapped as a private copy (written since it was mapped), read from
+    /// /proc/self/pagemap: present (bit 63) and not file-backed (bit 61). Unknown counts as written.
+    private static func anyPageWritten(_ range: Range<UInt>) -> Bool {
+        let page = UInt(sysconf(Int32(_SC_PAGESIZE)))
+        let count = Int(UInt(range.count) / page)
+        let fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return true }
+        defer { close(fd) }
+        let entries = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: count)
+        defer { entries.deallocate() }
+        let size = count * MemoryLayout<UInt64>.stride
+        guard pread(fd, entries.baseAddress, size, off_t(range.lowerBound / page) * 8) == size else { return true }
+        let present: UInt64 = 1 << 63, fileBacked: UInt64 = 1 << 61
+        return entries.contains { $0 & present != 0 && $0 & fileBacked == 0 }
     }
 
     /// The program's executable PT_LOAD segment, whole pages only (its first and last may be shared

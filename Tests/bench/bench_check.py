@@ -209,8 +209,10 @@ def anon_mb(pid: int) -> float:
 
 
 def idle_figures(prefix: Path, work: Path, runs: int = 3) -> dict[str, dict]:
-    """VmRSS 1 s after a cold `gio open` (database made before), then 2 s after 200 text shares
-    through Share1, signed out (they wait for a sign-in). Median of `runs` sessions."""
+    """VmRSS 2 s after a cold `gio open` (database made before), then 2 s after 200 text shares
+    through Share1, signed out (they wait for a sign-in). Median of `runs` sessions. By then the
+    service has been quiet long enough to release its code (Lifetime: 500 to 1000 ms after the
+    last call), also on a loaded machine."""
     fresh, after, anon = [], [], {"fresh": [], "after": []}
     for run in range(runs):
         session = FerrySession(prefix=prefix, root=work / f"idle{run}", extra_env={"FERRY_LOG": "notice"}).start()
@@ -219,7 +221,7 @@ def idle_figures(prefix: Path, work: Path, runs: int = 3) -> dict[str, dict]:
             make_database(session)
             bench_service.cold_open(session, write_png(session.files / "pier.png", seed=run))
             pid = session.name_owner_pid()
-            time.sleep(1)
+            time.sleep(2)
             fresh.append(rss_mb(pid))
             anon["fresh"].append(anon_mb(pid))
             connection = bench_service.connect(session.address)
