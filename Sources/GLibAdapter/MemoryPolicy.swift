@@ -13,6 +13,8 @@ public enum MemoryPolicy {
         mallopt(M_ARENA_MAX, 2)
     }
 
+    private static let pageSize = UInt(sysconf(Int32(_SC_PAGESIZE)))
+
     /// Takes the program's code out of the process's resident memory: the pages of it that a start
     /// or the last calls ran stay mapped otherwise, and the kernel keeps mapped code in memory ahead
     /// of other cached files. Unmapped, they are ordinary page cache, there for the next call (a
@@ -28,15 +30,15 @@ public enum MemoryPolicy {
     /// Whether a page of `range` is mapped as a private copy (written since it was mapped), read from
     /// /proc/self/pagemap: present (bit 63) and not file-backed (bit 61). Unknown counts as written.
     private static func anyPageWritten(_ range: Range<UInt>) -> Bool {
-        let page = UInt(sysconf(Int32(_SC_PAGESIZE)))
-        let count = Int(UInt(range.count) / page)
+        let count = Int(UInt(range.count) / pageSize)
         let fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return true }
         defer { close(fd) }
         let entries = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: count)
         defer { entries.deallocate() }
-        let size = count * MemoryLayout<UInt64>.stride
-        guard pread(fd, entries.baseAddress, size, off_t(range.lowerBound / page) * 8) == size else { return true }
+        let entry = MemoryLayout<UInt64>.stride
+        let size = count * entry
+        guard pread(fd, entries.baseAddress, size, off_t(range.lowerBound / pageSize) * off_t(entry)) == size else { return true }
         let present: UInt64 = 1 << 63, fileBacked: UInt64 = 1 << 61
         return entries.contains { $0 & present != 0 && $0 & fileBacked == 0 }
     }
@@ -51,9 +53,8 @@ public enum MemoryPolicy {
               let code = headers.first(where: { $0.p_type == UInt32(PT_LOAD) && $0.p_flags & UInt32(PF_X) != 0 })
         else { return nil }
         let bias = UInt(bitPattern: address) &- UInt(table.p_vaddr)
-        let page = UInt(sysconf(Int32(_SC_PAGESIZE)))
-        let start = (bias &+ UInt(code.p_vaddr) + page - 1) / page * page
-        let end = (bias &+ UInt(code.p_vaddr) + UInt(code.p_memsz)) / page * page
+        let start = (bias &+ UInt(code.p_vaddr) + pageSize - 1) / pageSize * pageSize
+        let end = (bias &+ UInt(code.p_vaddr) + UInt(code.p_memsz)) / pageSize * pageSize
         return start < end ? start..<end : nil
     }
 }

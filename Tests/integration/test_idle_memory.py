@@ -12,6 +12,7 @@ import pytest
 
 from matrixflow import sign_in, wait_for_state
 
+
 def code_kb(pid: int, program: Path) -> int:
     """Resident KB of the program's executable mappings (its libraries not counted)."""
     total, executable = 0, False
