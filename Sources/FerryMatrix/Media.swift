@@ -54,10 +54,9 @@ public struct Media: Sendable {
 /// so at most a chunk or two is in memory at any time.
 public struct FileChunks: AsyncSequence, Sendable {
     public typealias Element = ByteBuffer
-    /// For a file still being written: given the bytes read so far, waits until more are there
-    /// and returns how many from the start may be read; given the whole size, returns it once the
-    /// file is complete. Throws to abandon the upload.
-    public typealias Available = @Sendable (_ read: UInt64) async throws -> UInt64
+    /// A file still being written: never read past what it has, abandoned when it throws, and
+    /// taken from the writer's memory while it still holds the bytes.
+    public typealias Available = any GrowingSource
     /// Turns each chunk, as read and where it lies, into what is sent in its place (the
     /// encryption of an attachment for an encrypted room). Chunks come in order, each but the
     /// last a whole number of 16-byte blocks.
@@ -132,16 +131,46 @@ public struct FileChunks: AsyncSequence, Sendable {
             if let available = chunks.available {
                 // Asked before every chunk, not only when caught up: a copy given up stops the
                 // upload within a chunk.
-                var readable = try await available(sent)
+                var readable = try await available.available(after: sent)
                 if sent >= readable { return nil }
                 // A transform takes whole 16-byte blocks but for the last chunk: until the file
                 // is complete, wait for a block and read whole ones.
                 if chunks.transform != nil {
-                    while readable < chunks.size, readable - sent < 16 { readable = try await available(readable) }
+                    while readable < chunks.size, readable - sent < 16 { readable = try await available.available(after: readable) }
                 }
                 wanted = Int(Swift.min(UInt64(wanted), readable - sent))
                 if chunks.transform != nil, readable < chunks.size { wanted = wanted / 16 * 16 }
             }
+            if ring.count < Self.ringSize { ring.append(allocator.buffer(capacity: FileChunks.chunkSize)) }
+            let slot = turn
+            turn = (turn + 1) % Self.ringSize
+            ring[slot].clear()
+            var count = 0
+            if let available = chunks.available {
+                let offset = sent
+                count = ring[slot].writeWithUnsafeMutableBytes(minimumWritableBytes: wanted) { raw in
+                    available.copyRecent(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: raw[..<wanted]))
+                }
+            }
+            if count == 0 { count = try readFile(into: &ring[slot], wanted: wanted) }
+            if count == 0 {
+                if chunks.available != nil {
+                    // TRANSLATORS: a reason a file could not be sent, after "unexpected answer: "; {path} is where Ferry keeps its copy of the file.
+                    throw MatrixError(kind: .malformed, message: tr("{path} ended early", ["path": chunks.path]))
+                }
+                return nil
+            }
+            if let transform = chunks.transform {
+                try ring[slot].withUnsafeMutableReadableBytes { try transform($0) }
+            }
+            sent += UInt64(count)
+            chunks.progress(sent)
+            return ring[slot]
+        }
+
+        /// Reads the next chunk from the file itself, opening it the first time.
+        private func readFile(into buffer: inout ByteBuffer, wanted: Int) throws -> Int {
+            let path = chunks.path
             if descriptor < 0 {
                 // A large file is read past the page cache, as it was staged (DirectCopy).
                 if chunks.size >= DirectIO.minimumSize, DirectIO.flag != 0 {
@@ -157,33 +186,13 @@ public struct FileChunks: AsyncSequence, Sendable {
                     throw MatrixError(kind: .malformed, message: tr("cannot read {path}", ["path": path]))
                 }
             }
-            if ring.count < Self.ringSize { ring.append(allocator.buffer(capacity: FileChunks.chunkSize)) }
-            let slot = turn
-            turn = (turn + 1) % Self.ringSize
-            ring[slot].clear()
-            let count: Int
-            if let scratch {
-                count = try readDirect(into: &ring[slot], wanted: wanted, scratch: scratch)
-            } else {
-                count = try readBuffered(into: &ring[slot], wanted: wanted)
-            }
+            let count = try scratch.map { try readDirect(into: &buffer, wanted: wanted, scratch: $0) }
+                ?? readBuffered(into: &buffer, wanted: wanted)
             guard count >= 0 else {
                 // TRANSLATORS: a reason a file could not be sent, after "unexpected answer: "; {path} is where Ferry keeps its copy of the file.
                 throw MatrixError(kind: .malformed, message: tr("cannot read {path}", ["path": path]))
             }
-            if count == 0 {
-                if chunks.available != nil {
-                    // TRANSLATORS: a reason a file could not be sent, after "unexpected answer: "; {path} is where Ferry keeps its copy of the file.
-                    throw MatrixError(kind: .malformed, message: tr("{path} ended early", ["path": path]))
-                }
-                return nil
-            }
-            if let transform = chunks.transform {
-                try ring[slot].withUnsafeMutableReadableBytes { try transform($0) }
-            }
-            sent += UInt64(count)
-            chunks.progress(sent)
-            return ring[slot]
+            return count
         }
     }
 }

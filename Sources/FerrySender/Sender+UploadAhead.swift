@@ -53,12 +53,11 @@ extension Sender: UploadAhead {
             }
             guard encrypted.count == 1, let encrypt = encrypted.first, !encrypt || homeserver.encrypts else { return nil }
             if let limit = try await serverUploadLimit(homeserver), item.size > limit { return nil }
-            let available: FileChunks.Available = { try await file.available(after: $0) }
             let uri = encrypt
-                ? try await homeserver.uploadEncrypted(path: path, size: item.size, available: available,
+                ? try await homeserver.uploadEncrypted(path: path, size: item.size, available: file,
                                                        progress: { progress.update($0) })
                 : try await homeserver.upload(path: path, size: item.size, contentType: item.contentType,
-                                              filename: item.name, available: available, progress: { progress.update($0) })
+                                              filename: item.name, available: file, progress: { progress.update($0) })
             return .init(uri: uri, encrypted: encrypt)
         } catch {
             logger.debug("early upload not used", metadata: ["error": "\(error)"])

@@ -16,7 +16,8 @@ enum DirectCopy {
 
     /// Copies everything from `source` to the empty `target`; nil, with nothing written, when the
     /// target's file system takes no O_DIRECT (tmpfs, some network file systems).
-    static func copy(from source: Int32, to target: Int32, limit: UInt64, copied: (UInt64) -> Void) throws -> UInt64? {
+    static func copy(from source: Int32, to target: Int32, limit: UInt64,
+                     copied: (UInt64, UnsafeRawBufferPointer) -> Void) throws -> UInt64? {
         let flags = fcntl(target, F_GETFL)
         guard DirectIO.flag != 0, flags >= 0, fcntl(target, F_SETFL, flags | DirectIO.flag) == 0 else { return nil }
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: chunk, alignment: alignment)
@@ -42,7 +43,7 @@ enum DirectCopy {
             total += UInt64(filled)
             // The file may grow while it is copied; stop once it is past the limit.
             if total > limit { throw FileCopyError.tooLarge(total) }
-            copied(total)
+            copied(total, UnsafeRawBufferPointer(start: buffer, count: filled))
             if filled < chunk { return total }
         }
     }

@@ -21,10 +21,11 @@ enum FileCopy {
     static let chunk = 1 << 20
 
     /// Copies everything from `source` and returns the number of bytes copied; `copied` hears the
-    /// running total after each chunk (someone may be reading the target as it grows).
+    /// running total after each chunk, and the chunk's bytes where they passed through memory
+    /// (someone may be reading the target as it grows).
     @discardableResult
     static func copy(from source: Int32, to target: Int32, limit: UInt64,
-                     copied: (UInt64) -> Void = { _ in }) throws -> UInt64 {
+                     copied: (UInt64, UnsafeRawBufferPointer) -> Void = { _, _ in }) throws -> UInt64 {
         var info = stat()
         if ioctl(target, ficlone, source) == 0, fstat(target, &info) == 0 {
             if UInt64(info.st_size) > limit { throw FileCopyError.tooLarge(UInt64(info.st_size)) }
@@ -59,7 +60,7 @@ enum FileCopy {
             total += UInt64(count)
             // The file may grow while it is copied; stop once it is past the limit.
             if total > limit { throw FileCopyError.tooLarge(total) }
-            copied(total)
+            copied(total, UnsafeRawBufferPointer(start: useCopyRange ? nil : buffer, count: useCopyRange ? 0 : count))
         }
     }
 

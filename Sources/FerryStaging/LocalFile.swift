@@ -71,7 +71,7 @@ struct LocalFile {
         let leading = FileCopy.leadingBytes(of: source)
         let reader = starting(leading)
         do {
-            let size = try FileCopy.copy(from: source, to: target, limit: limits.maxFileSize) { reader?.advance(to: $0) }
+            let size = try FileCopy.copy(from: source, to: target, limit: limits.maxFileSize) { reader?.advance(to: $0, bytes: $1) }
             // Emptied since it was checked: refused like any empty file.
             if size == 0 { throw FileCopyError.emptied }
             reader?.finish(size: size)

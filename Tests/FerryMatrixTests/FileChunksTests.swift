@@ -24,7 +24,7 @@ final class FileChunksTests: XCTestCase {
         let mark = UInt64(3 << 20) + 5
         let asked = Asked()
         let total = UInt64(large.count)
-        let chunks = FileChunks(path: path, size: total, available: { read in
+        let chunks = FileChunks(path: path, size: total, available: Growing { read in
             await asked.add(read)
             return read < mark ? mark : total
         }, progress: { _ in })
@@ -43,7 +43,7 @@ final class FileChunksTests: XCTestCase {
         let total = UInt64(large.count)
         let marks: [UInt64] = [5, (3 << 20) + 5, (3 << 20) + 9, (6 << 20) + 1, total]
         let sizes = NIOLockedValueBox<[Int]>([])
-        var chunks = FileChunks(path: path, size: total, available: { read in
+        var chunks = FileChunks(path: path, size: total, available: Growing { read in
             marks.first { $0 > read } ?? total
         }, progress: { _ in })
         chunks.transform = { buffer in
@@ -59,6 +59,28 @@ final class FileChunksTests: XCTestCase {
         XCTAssertEqual(seen.reduce(0, +), large.count)
     }
 
+    func testBytesTheWriterStillHoldsAreTakenFromItAndTheRestFromTheFile() async throws {
+        // On disk, the file's first 3 MiB only; the writer holds the bytes from 2 MiB to the end
+        // in memory. Every byte arrives, those past 3 MiB without the file having them.
+        let large = self.large
+        let total = UInt64(large.count)
+        let path = try write(Array(large[..<(3 << 20)]), under: FileManager.default.temporaryDirectory.path)
+        let held = (2 << 20)...
+        let taken = NIOLockedValueBox<[UInt64]>([])
+        let chunks = FileChunks(path: path, size: total, available: Growing({ _ in total }) { offset, buffer in
+            guard held.contains(Int(offset)) else { return 0 }
+            let count = Swift.min(buffer.count, large.count - Int(offset))
+            large.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[Int(offset)..<(Int(offset) + count)])) }
+            taken.withLockedValue { $0.append(offset) }
+            return count
+        }, progress: { _ in })
+
+        let read = try await readAll(chunks)
+
+        XCTAssertEqual(read, large)
+        XCTAssertEqual(taken.withLockedValue { $0.first }, 2 << 20, "nothing before the writer's bytes came from memory")
+    }
+
     private func readAll(_ chunks: FileChunks) async throws -> [UInt8] {
         var bytes: [UInt8] = []
         for try await var chunk in chunks { bytes += chunk.readBytes(length: chunk.readableBytes) ?? [] }
@@ -71,6 +93,20 @@ final class FileChunksTests: XCTestCase {
         addTeardownBlock { try? FileManager.default.removeItem(atPath: path) }
         return path
     }
+}
+
+/// A file that grows as `marks` says; `recent` copies what its writer holds in memory (nothing,
+/// unless given: the file is read).
+private struct Growing: GrowingSource {
+    let marks: @Sendable (UInt64) async throws -> UInt64
+    let recent: @Sendable (UInt64, UnsafeMutableRawBufferPointer) -> Int
+    init(_ marks: @escaping @Sendable (UInt64) async throws -> UInt64,
+         recent: @escaping @Sendable (UInt64, UnsafeMutableRawBufferPointer) -> Int = { _, _ in 0 }) {
+        self.marks = marks
+        self.recent = recent
+    }
+    func available(after offset: UInt64) async throws -> UInt64 { try await marks(offset) }
+    func copyRecent(at offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) -> Int { recent(offset, buffer) }
 }
 
 private actor Asked {

@@ -90,6 +90,79 @@ final class GrowingFileTests: XCTestCase {
             XCTAssertEqual(error as? GrowingFile.Failure, .abandoned)
         }
     }
+
+    // The window: the latest bytes the copy wrote, for a reader close behind it.
+
+    func testTheLatestBytesWrittenAreTakenFromMemory() {
+        let file = GrowingFile(expectedSize: 1000)
+        let bytes = pattern(0..<1000)
+        bytes.withUnsafeBytes { file.advance(to: 600, bytes: UnsafeRawBufferPointer(rebasing: $0[0..<600])) }
+
+        XCTAssertEqual(recent(file, at: 200, count: 300), Array(bytes[200..<500]))
+        // Never more than was written, and nothing at or past the end of it.
+        XCTAssertEqual(recent(file, at: 500, count: 300), Array(bytes[500..<600]))
+        XCTAssertEqual(recent(file, at: 600, count: 10), [])
+    }
+
+    func testOnlyTheLastFewMegabytesAreKeptAndReadsAcrossTheRingsWrapAreWhole() {
+        let chunk = 1 << 20
+        let chunks = GrowingFile.windowSize / chunk + 1
+        let bytes = pattern(0..<(chunks * chunk))
+        let file = GrowingFile(expectedSize: UInt64(bytes.count))
+        for index in 0..<chunks {
+            bytes.withUnsafeBytes { raw in
+                file.advance(to: UInt64((index + 1) * chunk),
+                             bytes: UnsafeRawBufferPointer(rebasing: raw[(index * chunk)..<((index + 1) * chunk)]))
+            }
+        }
+
+        XCTAssertEqual(recent(file, at: 0, count: 100), [], "the first chunk has left the window")
+        let oldest = bytes.count - GrowingFile.windowSize
+        XCTAssertEqual(recent(file, at: UInt64(oldest), count: 100), Array(bytes[oldest..<(oldest + 100)]))
+        // The last chunk went where the first was: a read that ends one chunk and begins the next
+        // wraps around the ring.
+        let across = bytes.count - chunk - 100
+        XCTAssertEqual(recent(file, at: UInt64(across), count: 200), Array(bytes[across..<(across + 200)]))
+    }
+
+    func testBytesThatDoNotFollowOnFromTheWindowStartItAfresh() {
+        let file = GrowingFile(expectedSize: 1000)
+        let bytes = pattern(0..<1000)
+        bytes.withUnsafeBytes { raw in
+            file.advance(to: 100, bytes: UnsafeRawBufferPointer(rebasing: raw[0..<100]))
+            file.advance(to: 300)  // copied without passing through memory
+            file.advance(to: 400, bytes: UnsafeRawBufferPointer(rebasing: raw[300..<400]))
+        }
+
+        XCTAssertEqual(recent(file, at: 50, count: 10), [])
+        XCTAssertEqual(recent(file, at: 200, count: 10), [])
+        XCTAssertEqual(recent(file, at: 300, count: 200), Array(bytes[300..<400]))
+    }
+
+    func testAFailedCopyAndAReaderAtTheEndLetTheWindowGo() async throws {
+        let bytes = pattern(0..<100)
+        let failed = GrowingFile(expectedSize: 100)
+        bytes.withUnsafeBytes { failed.advance(to: 100, bytes: $0) }
+        failed.fail()
+        XCTAssertEqual(recent(failed, at: 0, count: 10), [])
+
+        let read = GrowingFile(expectedSize: 100)
+        bytes.withUnsafeBytes { read.advance(to: 100, bytes: $0) }
+        read.finish(size: 100)
+        XCTAssertEqual(recent(read, at: 90, count: 10), Array(bytes[90..<100]))
+        try await read.completed()
+        XCTAssertEqual(recent(read, at: 90, count: 10), [], "read to its end, the file needs no window")
+    }
+
+    private func pattern(_ range: Range<Int>) -> [UInt8] {
+        range.map { UInt8(truncatingIfNeeded: ($0 &* 2_654_435_761) >> 13) }
+    }
+
+    private func recent(_ file: GrowingFile, at offset: UInt64, count: Int) -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: count)
+        let taken = buffer.withUnsafeMutableBytes { file.copyRecent(at: offset, into: $0) }
+        return Array(buffer.prefix(taken))
+    }
 }
 
 func XCTAssertThrowsErrorAsync<T>(_ expression: @autoclosure () async throws -> T,

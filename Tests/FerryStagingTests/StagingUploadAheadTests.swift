@@ -60,6 +60,28 @@ final class StagingUploadAheadTests: XCTestCase {
         }
     }
 
+    func testALargeCopyLeavesItsLastBytesInTheWindowAsWritten() throws {
+        // Large enough to be written past the page cache (DirectCopy), with a tail that is not a
+        // whole number of blocks (written the usual way): both pass their bytes on.
+        let size = Int(DirectIO.minimumSize) + (3 << 20) + 4097
+        let bytes = (0..<size).map { UInt8(truncatingIfNeeded: ($0 &* 2_654_435_761) >> 13) }
+        let original = try workspace.write("large.bin", bytes)
+        let recorder = RecordingUploadAhead()
+        let plan = try SharePlan(request: ShareRequest(uris: [fileURI(original)], destinations: ["!room:ferry.test"],
+                                                       source: .share), limits: Limits())
+
+        _ = try workspace.stager().stage(plan, shareID: "01kahead4", ahead: recorder)
+
+        let begun = try XCTUnwrap(recorder.begun.first)
+        let staged = try XCTUnwrap(FileManager.default.contents(atPath: begun.path))
+        XCTAssertEqual(staged, Data(bytes))
+        var window = [UInt8](repeating: 0, count: GrowingFile.windowSize)
+        let start = size - GrowingFile.windowSize
+        let taken = window.withUnsafeMutableBytes { begun.file.copyRecent(at: UInt64(start), into: $0) }
+        XCTAssertEqual(taken, GrowingFile.windowSize)
+        XCTAssertEqual(Data(window), staged[start...], "the window holds what the copy wrote, where it wrote it")
+    }
+
     func testNothingIsAnnouncedForTextsAndLinks() throws {
         let recorder = RecordingUploadAhead()
         let plan = try SharePlan(request: ShareRequest(text: "https://example.org", destinations: ["!room:ferry.test"],
