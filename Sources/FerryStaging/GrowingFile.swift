@@ -1,5 +1,8 @@
 import FerryCore
 import NIOConcurrencyHelpers
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A staged copy that is still being written, as seen by someone reading it at the same time:
 /// how many of its bytes are there, and whether the copy ended and at what size.
@@ -10,7 +13,10 @@ import NIOConcurrencyHelpers
 /// The last few megabytes the copy wrote are kept in memory too (`window`): a reader close
 /// behind takes them from there. Reading them back from the disk while the copy is still writing
 /// made both wait for the disk: a 256 MiB copy took 0.35–0.45 s instead of 0.2 s, and the upload
-/// could go no faster than the copy.
+/// could go no faster than the copy. The disk is faster than a loopback upload, so a window alone
+/// is soon left behind (most of a 256 MiB upload was read back): the copy waits for a reader that
+/// keeps moving at a good pace rather than push bytes it has not taken out of the window
+/// (ReaderPace). A reader that stalls, is slow or has not started is not waited for.
 public final class GrowingFile: GrowingSource {
     public enum Failure: Error, Equatable {
         /// The copy failed or was abandoned; what was read is worthless.
@@ -24,28 +30,31 @@ public final class GrowingFile: GrowingSource {
         var end: UInt64?
         var failed = false
         var waiter: (offset: UInt64, continuation: CheckedContinuation<UInt64, any Error>)?
-        /// The latest bytes written, a ring indexed by file offset modulo its size, holding the
-        /// file's bytes from `windowStart` to `windowEnd`; allocated at the first bytes given.
-        var window: [UInt8] = []
-        var windowStart: UInt64 = 0
-        var windowEnd: UInt64 = 0
+        var recent = RecentBytes(capacity: GrowingFile.windowSize)
+        var pace: ReaderPace
     }
 
-    /// How much of the file's end is kept in memory: four of the copy's 1 MiB chunks. The reader
-    /// falls behind the copy by more than that only when the network is slower than the disk, and
-    /// then reading back costs the copy nothing it would notice.
+    /// How much of the file's end is kept in memory: four of the copy's 1 MiB chunks.
     public static let windowSize = 4 << 20
 
-    private let state = NIOLockedValueBox(State())
+    private let state: NIOLockedValueBox<State>
     public let expectedSize: UInt64
 
-    public init(expectedSize: UInt64) { self.expectedSize = expectedSize }
+    /// `patienceMilliseconds` and `slowestReader` (bytes per second): see ReaderPace. A reader
+    /// slower than 250 MB/s (any upload over the internet) is never waited for.
+    public init(expectedSize: UInt64, patienceMilliseconds: UInt64 = 20, slowestReader: UInt64 = 250_000_000) {
+        self.expectedSize = expectedSize
+        state = NIOLockedValueBox(State(pace: ReaderPace(patience: patienceMilliseconds * 1_000_000, slowest: slowestReader)))
+    }
 
     /// The writer: `written` bytes from the start are in the file now, the last of them `bytes`
-    /// (which a reader may take from memory; empty when the copy never had them in hand).
+    /// (which a reader may take from memory; empty when the copy never had them in hand). Keeping
+    /// them would push bytes the reader has yet to take out of the window: then, while the reader
+    /// is moving, waits for it to come closer.
     public func advance(to written: UInt64, bytes: UnsafeRawBufferPointer = .init(start: nil, count: 0)) {
+        if bytes.count > 0 { waitForReader(toReach: written > UInt64(Self.windowSize) ? written - UInt64(Self.windowSize) : 0) }
         let ready = state.withLockedValue { state -> (CheckedContinuation<UInt64, any Error>, UInt64)? in
-            Self.keep(bytes, endingAt: written, in: &state)
+            if !state.failed { state.recent.keep(bytes, endingAt: written) }
             state.written = max(state.written, written)
             guard let waiter = state.waiter, waiter.offset < expectedSize, state.written > waiter.offset else { return nil }
             state.waiter = nil
@@ -73,7 +82,7 @@ public final class GrowingFile: GrowingSource {
     public func fail() {
         let waiter = state.withLockedValue { state in
             state.failed = true
-            state.window = []
+            state.recent.release()
             defer { state.waiter = nil }
             return state.waiter?.continuation
         }
@@ -85,9 +94,11 @@ public final class GrowingFile: GrowingSource {
     /// Throws when the copy failed, or ended at another size than expected.
     public func available(after offset: UInt64) async throws -> UInt64 {
         try await withCheckedThrowingContinuation { continuation in
+            let now = Self.now()
             let answer: Result<UInt64, any Error>? = state.withLockedValue { state in
+                state.pace.reader(at: offset, now: now)
                 // Asked at the end, the reader has read everything: the window is no use any more.
-                if offset >= expectedSize { state.window = [] }
+                if offset >= expectedSize { state.recent.release() }
                 if state.failed { return .failure(Failure.abandoned) }
                 if let end = state.end {
                     return end == expectedSize ? .success(end) : .failure(Failure.sizeChanged(expected: expectedSize, actual: end))
@@ -102,41 +113,28 @@ public final class GrowingFile: GrowingSource {
 
     /// The reader: copies bytes at `offset` from the window, if it still holds them.
     public func copyRecent(at offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        state.withLockedValue { state in
-            guard !state.window.isEmpty, offset >= state.windowStart, offset < state.windowEnd else { return 0 }
-            let count = Int(min(UInt64(buffer.count), state.windowEnd - offset))
-            state.window.withUnsafeBytes { ring in
-                Self.ringCopy(count: count, at: Int(offset % UInt64(ring.count)), ring: ring.count) { from, to, length in
-                    buffer.baseAddress!.advanced(by: to).copyMemory(from: ring.baseAddress!.advanced(by: from), byteCount: length)
-                }
-            }
+        let now = Self.now()
+        return state.withLockedValue { state in
+            let count = state.recent.copy(at: offset, into: buffer)
+            state.pace.reader(at: offset + UInt64(count), now: now)
             return count
         }
     }
 
-    /// Puts the bytes just written, the file's up to `end`, at the window's end. Bytes that do not
-    /// follow on from the window (the copy gave none for a while) start it afresh.
-    private static func keep(_ bytes: UnsafeRawBufferPointer, endingAt end: UInt64, in state: inout State) {
-        guard let source = bytes.baseAddress, bytes.count > 0, UInt64(bytes.count) <= end, !state.failed else { return }
-        if state.window.isEmpty { state.window = [UInt8](repeating: 0, count: windowSize) }
-        let kept = min(bytes.count, windowSize)
-        let start = end - UInt64(kept)
-        if state.windowEnd != end - UInt64(bytes.count) || state.windowEnd > end { state.windowStart = start }
-        state.windowEnd = end
-        state.windowStart = max(state.windowStart, end >= UInt64(windowSize) ? end - UInt64(windowSize) : 0)
-        state.window.withUnsafeMutableBytes { ring in
-            ringCopy(count: kept, at: Int(start % UInt64(ring.count)), ring: ring.count) { to, from, length in
-                ring.baseAddress!.advanced(by: to).copyMemory(from: source.advanced(by: bytes.count - kept + from), byteCount: length)
-            }
+    /// Waits until the reader has asked for `offset`, for as long as ReaderPace says it is worth it.
+    private func waitForReader(toReach offset: UInt64) {
+        while true {
+            let now = Self.now()
+            guard state.withLockedValue({ !$0.failed && $0.pace.waits(for: offset, now: now) }) else { return }
+            // A tenth of a millisecond: a fifth of a reader's chunk at loopback speed.
+            usleep(100)
         }
     }
 
-    /// Splits a copy of `count` bytes at ring position `at` into at most two pieces that do not
-    /// wrap: `piece(ring position, offset within the copy, length)`.
-    private static func ringCopy(count: Int, at position: Int, ring: Int, _ piece: (Int, Int, Int) -> Void) {
-        let first = min(count, ring - position)
-        piece(position, 0, first)
-        if count > first { piece(0, first, count - first) }
+    private static func now() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
 
     /// The reader: waits for the copy to end, and throws unless it ended whole at the expected size.

@@ -1,4 +1,5 @@
 import FerryStaging
+import Foundation
 import XCTest
 
 /// A reader of a copy still being made never reads past what is written, and hears at once when
@@ -152,6 +153,64 @@ final class GrowingFileTests: XCTestCase {
         XCTAssertEqual(recent(read, at: 90, count: 10), Array(bytes[90..<100]))
         try await read.completed()
         XCTAssertEqual(recent(read, at: 90, count: 10), [], "read to its end, the file needs no window")
+    }
+
+    func testACopyFasterThanItsReaderWaitsForItSoEveryByteIsTakenFromMemory() async throws {
+        // The copy is a loop of memory copies, far faster than the reader: without waiting for it,
+        // it would be done before the reader took its second chunk, and most bytes would have to be
+        // read back. (Patience and pace generous: a loaded machine must not make this flaky.)
+        let chunk = 1 << 20
+        let bytes = pattern(0..<(8 * chunk))
+        let file = GrowingFile(expectedSize: UInt64(bytes.count), patienceMilliseconds: 10_000, slowestReader: 1)
+        let reader = Task {
+            var taken: [UInt8] = []
+            var misses = 0
+            var buffer = [UInt8](repeating: 0, count: 512 << 10)
+            while taken.count < bytes.count {
+                let readable = try await file.available(after: UInt64(taken.count))
+                let wanted = min(buffer.count, Int(readable) - taken.count)
+                let count = buffer.withUnsafeMutableBytes {
+                    file.copyRecent(at: UInt64(taken.count), into: UnsafeMutableRawBufferPointer(rebasing: $0[..<wanted]))
+                }
+                if count == 0 { misses += 1; break }
+                taken += buffer[..<count]
+            }
+            return (taken, misses)
+        }
+        let writer = Thread {
+            for index in 0..<8 {
+                bytes.withUnsafeBytes { raw in
+                    file.advance(to: UInt64((index + 1) * chunk),
+                                 bytes: UnsafeRawBufferPointer(rebasing: raw[(index * chunk)..<((index + 1) * chunk)]))
+                }
+            }
+            file.finish(size: UInt64(bytes.count))
+        }
+        writer.start()
+
+        let (taken, misses) = try await reader.value
+
+        XCTAssertEqual(misses, 0)
+        XCTAssertTrue(taken == bytes, "the bytes taken are not the bytes written")
+    }
+
+    func testACopyDoesNotWaitForAReaderThatStopped() async throws {
+        let chunk = 1 << 20
+        let bytes = pattern(0..<(8 * chunk))
+        let file = GrowingFile(expectedSize: UInt64(bytes.count), patienceMilliseconds: 50, slowestReader: 1)
+        // The reader takes its first bytes, and no more.
+        bytes.withUnsafeBytes { file.advance(to: UInt64(chunk), bytes: UnsafeRawBufferPointer(rebasing: $0[..<chunk])) }
+        XCTAssertEqual(recent(file, at: 0, count: 100), Array(bytes[..<100]))
+
+        // The copy still ends (it waits out the patience once, then goes on alone)
+        for index in 1..<8 {
+            bytes.withUnsafeBytes { raw in
+                file.advance(to: UInt64((index + 1) * chunk),
+                             bytes: UnsafeRawBufferPointer(rebasing: raw[(index * chunk)..<((index + 1) * chunk)]))
+            }
+        }
+        file.finish(size: UInt64(bytes.count))
+        XCTAssertEqual(recent(file, at: 0, count: 100), [], "what the reader left behind is read back from the file")
     }
 
     private func pattern(_ range: Range<Int>) -> [UInt8] {
