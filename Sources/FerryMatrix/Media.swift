@@ -151,6 +151,12 @@ public struct FileChunks: AsyncSequence, Sendable {
                 count = ring[slot].writeWithUnsafeMutableBytes(minimumWritableBytes: wanted) { raw in
                     available.copyRecent(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: raw[..<wanted]))
                 }
+                // The writer may hold fewer bytes than were asked for: a transform still gets
+                // whole blocks before the file's end (the rest comes with the next chunk).
+                if chunks.transform != nil, sent + UInt64(count) < chunks.size, count % 16 != 0 {
+                    count -= count % 16
+                    ring[slot].moveWriterIndex(to: ring[slot].readerIndex + count)
+                }
             }
             if count == 0 { count = try readFile(into: &ring[slot], wanted: wanted) }
             if count == 0 {

@@ -35,9 +35,11 @@ enum DirectCopy {
             do {
                 try FileCopy.writeAll(target, buffer, filled)
             } catch FileCopyError.io(EINVAL) where direct {
-                // A file system that took the flag but not the write: the rest goes the usual way.
+                // A file system that took the flag but not the write: the rest goes the usual way,
+                // this chunk again from its start (some of it may have been written).
                 _ = fcntl(target, F_SETFL, flags)
                 direct = false
+                guard lseek(target, off_t(total), SEEK_SET) == off_t(total) else { throw FileCopyError.io(errno) }
                 try FileCopy.writeAll(target, buffer, filled)
             }
             total += UInt64(filled)

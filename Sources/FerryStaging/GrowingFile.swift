@@ -10,13 +10,14 @@ import Glibc
 /// It lets an upload start while the file is still being copied into the spool (UploadAhead): the
 /// reader never reads past what the copy has written, and learns of a failed copy at once.
 ///
-/// The last few megabytes the copy wrote are kept in memory too (`window`): a reader close
-/// behind takes them from there. Reading them back from the disk while the copy is still writing
+/// The last few megabytes the copy wrote are kept in memory too (`windowSize`, RecentBytes): a
+/// reader close behind takes them from there. Reading them back from the disk while the copy is still writing
 /// made both wait for the disk: a 256 MiB copy took 0.35–0.45 s instead of 0.2 s, and the upload
 /// could go no faster than the copy. The disk is faster than a loopback upload, so a window alone
 /// is soon left behind (most of a 256 MiB upload was read back): the copy waits for a reader that
-/// keeps moving at a good pace rather than push bytes it has not taken out of the window
-/// (ReaderPace). A reader that stalls, is slow or has not started is not waited for.
+/// keeps moving at no less than half its own pace rather than push bytes it has not taken out of
+/// the window (ReaderPace). A reader that stalls, is slow, has not started or is far behind is not
+/// waited for; the window is kept only while a reader is there to take from it.
 public final class GrowingFile: GrowingSource {
     public enum Failure: Error, Equatable {
         /// The copy failed or was abandoned; what was read is worthless.
@@ -32,6 +33,21 @@ public final class GrowingFile: GrowingSource {
         var waiter: (offset: UInt64, continuation: CheckedContinuation<UInt64, any Error>)?
         var recent = RecentBytes(capacity: GrowingFile.windowSize)
         var pace: ReaderPace
+        var windowGivenUp = false
+
+        /// Whether the copy keeps its bytes for the reader: once a reader has started, while it
+        /// is no more than a window behind the window (a reader that started late catches up
+        /// from the file). One further behind is reading the file and not waited for: the window
+        /// goes, for good.
+        mutating func keepsWindow() -> Bool {
+            guard !failed, !windowGivenUp, pace.hasStarted else { return false }
+            if pace.reached &+ UInt64(GrowingFile.windowSize) < recent.start {
+                recent.release()
+                windowGivenUp = true
+                return false
+            }
+            return true
+        }
     }
 
     /// How much of the file's end is kept in memory: four of the copy's 1 MiB chunks.
@@ -40,11 +56,10 @@ public final class GrowingFile: GrowingSource {
     private let state: NIOLockedValueBox<State>
     public let expectedSize: UInt64
 
-    /// `patienceMilliseconds` and `slowestReader` (bytes per second): see ReaderPace. A reader
-    /// slower than 250 MB/s (any upload over the internet) is never waited for.
-    public init(expectedSize: UInt64, patienceMilliseconds: UInt64 = 20, slowestReader: UInt64 = 250_000_000) {
+    /// `patienceMilliseconds` and `readerShare` (of the copy's own pace): see ReaderPace.
+    public init(expectedSize: UInt64, patienceMilliseconds: UInt64 = 20, readerShare: Double = 0.5) {
         self.expectedSize = expectedSize
-        state = NIOLockedValueBox(State(pace: ReaderPace(patience: patienceMilliseconds * 1_000_000, slowest: slowestReader)))
+        state = NIOLockedValueBox(State(pace: ReaderPace(patience: patienceMilliseconds * 1_000_000, share: readerShare)))
     }
 
     /// The writer: `written` bytes from the start are in the file now, the last of them `bytes`
@@ -52,9 +67,15 @@ public final class GrowingFile: GrowingSource {
     /// them would push bytes the reader has yet to take out of the window: then, while the reader
     /// is moving, waits for it to come closer.
     public func advance(to written: UInt64, bytes: UnsafeRawBufferPointer = .init(start: nil, count: 0)) {
-        if bytes.count > 0 { waitForReader(toReach: written > UInt64(Self.windowSize) ? written - UInt64(Self.windowSize) : 0) }
+        if bytes.count > 0 {
+            let now = Self.now()
+            state.withLockedValue { $0.pace.copy(at: written, now: now) }
+            waitForReader(toReach: written > UInt64(Self.windowSize) ? written - UInt64(Self.windowSize) : 0)
+        }
+        let now = Self.now()
         let ready = state.withLockedValue { state -> (CheckedContinuation<UInt64, any Error>, UInt64)? in
-            if !state.failed { state.recent.keep(bytes, endingAt: written) }
+            state.pace.copyGoesOn(from: written, now: now)
+            if state.keepsWindow() { state.recent.keep(bytes, endingAt: written) }
             state.written = max(state.written, written)
             guard let waiter = state.waiter, waiter.offset < expectedSize, state.written > waiter.offset else { return nil }
             state.waiter = nil
@@ -69,6 +90,11 @@ public final class GrowingFile: GrowingSource {
         let waiter = state.withLockedValue { state in
             state.written = size
             state.end = size
+            // No reader yet: should one come, it reads the file.
+            if !state.pace.hasStarted {
+                state.recent.release()
+                state.windowGivenUp = true
+            }
             defer { state.waiter = nil }
             return state.waiter?.continuation
         }
@@ -125,7 +151,7 @@ public final class GrowingFile: GrowingSource {
     private func waitForReader(toReach offset: UInt64) {
         while true {
             let now = Self.now()
-            guard state.withLockedValue({ !$0.failed && $0.pace.waits(for: offset, now: now) }) else { return }
+            guard state.withLockedValue({ $0.keepsWindow() && $0.pace.waits(for: offset, now: now) }) else { return }
             // A tenth of a millisecond: a fifth of a reader's chunk at loopback speed.
             usleep(100)
         }

@@ -1,23 +1,29 @@
 /// Whether a copy should wait for the reader behind it before pushing bytes it has not taken out
-/// of the window (RecentBytes): only while the reader keeps moving, and keeps up a pace worth
-/// waiting for. The copy holds up the share's acceptance, so it never waits on a slow network.
-/// Times are nanoseconds of a monotonic clock.
+/// of the window (RecentBytes): only while the reader keeps moving, at no less than half the
+/// copy's own pace. Waiting for it never makes the upload end later (reading back from the disk
+/// is what slowed it), but it holds up the share's acceptance: at most to twice the time the copy
+/// takes alone, and never for a stalled or slow network. Times are nanoseconds of a monotonic clock.
 struct ReaderPace {
     /// How long since the reader last moved it is still waited for. A reader on a loopback upload
     /// asks for its next 512 KiB within a millisecond or two; now and then it waits longer for
     /// the server to read.
     let patience: UInt64
-    /// The slowest average pace, in bytes per second, worth waiting for (below it, reading back
-    /// from the disk is the cheaper way).
-    let slowest: UInt64
+    /// The share of the copy's own pace a reader must keep up to be waited for.
+    let share: Double
     private(set) var reached: UInt64 = 0
     private var moved: UInt64?
     private var started: UInt64?
+    /// The copy's own pace: bytes copied, and time spent copying them (not waiting).
+    private var copied: UInt64 = 0
+    private var busy: UInt64 = 0
+    private var copyGoesOn: (at: UInt64, written: UInt64)?
 
-    init(patience: UInt64, slowest: UInt64) {
+    init(patience: UInt64, share: Double) {
         self.patience = patience
-        self.slowest = slowest
+        self.share = share
     }
+
+    var hasStarted: Bool { started != nil }
 
     /// The reader asked for the bytes at `offset` at `now`.
     mutating func reader(at offset: UInt64, now: UInt64) {
@@ -27,11 +33,24 @@ struct ReaderPace {
         moved = now
     }
 
-    /// Whether the copy, wanting the reader at `offset`, should wait for it at `now`. The pace is
-    /// judged from the reader's start, less one patience for getting going.
+    /// The copy has `written` bytes at `now`, before it waits for the reader.
+    mutating func copy(at written: UInt64, now: UInt64) {
+        if let last = copyGoesOn, written >= last.written {
+            copied += written - last.written
+            busy += now &- last.at
+        }
+        copyGoesOn = nil
+    }
+
+    /// The copy goes on from `written` bytes at `now`, after any wait.
+    mutating func copyGoesOn(from written: UInt64, now: UInt64) { copyGoesOn = (now, written) }
+
+    /// Whether the copy, wanting the reader at `offset`, should wait for it at `now`. The reader's
+    /// pace is judged from its start, less one patience for getting going.
     func waits(for offset: UInt64, now: UInt64) -> Bool {
         guard reached < offset, let moved, let started, now &- moved < patience else { return false }
         let judged = Double(now &- started) - Double(patience)
-        return Double(reached) >= judged / 1e9 * Double(slowest)
+        guard judged > 0, busy > 0 else { return true }
+        return Double(reached) / judged >= share * Double(copied) / Double(busy)
     }
 }

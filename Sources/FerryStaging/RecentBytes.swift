@@ -30,7 +30,7 @@ struct RecentBytes {
     /// Copies bytes from `offset` on, at most `buffer.count`, and returns how many: 0 when the
     /// window does not hold `offset`.
     func copy(at offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        guard !ring.isEmpty, offset >= start, offset < end else { return 0 }
+        guard !ring.isEmpty, buffer.count > 0, offset >= start, offset < end else { return 0 }
         let count = Int(min(UInt64(buffer.count), end - offset))
         ring.withUnsafeBytes { ring in
             Self.pieces(count: count, at: Int(offset % UInt64(capacity)), ring: capacity) { position, within, length in

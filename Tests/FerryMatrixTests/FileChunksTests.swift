@@ -81,6 +81,30 @@ final class FileChunksTests: XCTestCase {
         XCTAssertEqual(taken.withLockedValue { $0.first }, 2 << 20, "nothing before the writer's bytes came from memory")
     }
 
+    func testATransformGetsWholeBlocksWhenTheWriterHoldsFewerBytesThanAsked() async throws {
+        // The writer holds only 1000 bytes at a time in memory (not a whole number of blocks):
+        // what comes from memory is cut to whole blocks before the file's end.
+        let large = self.large
+        let path = try write(large, under: FileManager.default.temporaryDirectory.path)
+        let total = UInt64(large.count)
+        let sizes = NIOLockedValueBox<[Int]>([])
+        var chunks = FileChunks(path: path, size: total, available: Growing({ _ in total }) { offset, buffer in
+            let count = Swift.min(buffer.count, 1000, large.count - Int(offset))
+            large.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[Int(offset)..<(Int(offset) + count)])) }
+            return count
+        }, progress: { _ in })
+        chunks.transform = { buffer in
+            sizes.withLockedValue { $0.append(buffer.count) }
+            for index in buffer.indices { buffer[index] ^= 0x5A }
+        }
+
+        let read = try await readAll(chunks)
+
+        XCTAssertTrue(read == large.map { $0 ^ 0x5A }, "the bytes read are not the file's")
+        let seen = sizes.withLockedValue { $0 }
+        XCTAssertTrue(seen.dropLast().allSatisfy { $0 % 16 == 0 && $0 > 0 }, "chunks before the last: \(seen.prefix(5))")
+    }
+
     private func readAll(_ chunks: FileChunks) async throws -> [UInt8] {
         var bytes: [UInt8] = []
         for try await var chunk in chunks { bytes += chunk.readBytes(length: chunk.readableBytes) ?? [] }

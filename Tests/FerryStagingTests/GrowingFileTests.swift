@@ -96,6 +96,7 @@ final class GrowingFileTests: XCTestCase {
 
     func testTheLatestBytesWrittenAreTakenFromMemory() {
         let file = GrowingFile(expectedSize: 1000)
+        startReading(file)
         let bytes = pattern(0..<1000)
         bytes.withUnsafeBytes { file.advance(to: 600, bytes: UnsafeRawBufferPointer(rebasing: $0[0..<600])) }
 
@@ -109,7 +110,8 @@ final class GrowingFileTests: XCTestCase {
         let chunk = 1 << 20
         let chunks = GrowingFile.windowSize / chunk + 1
         let bytes = pattern(0..<(chunks * chunk))
-        let file = GrowingFile(expectedSize: UInt64(bytes.count))
+        let file = GrowingFile(expectedSize: UInt64(bytes.count), patienceMilliseconds: 1)
+        startReading(file)
         for index in 0..<chunks {
             bytes.withUnsafeBytes { raw in
                 file.advance(to: UInt64((index + 1) * chunk),
@@ -128,6 +130,7 @@ final class GrowingFileTests: XCTestCase {
 
     func testBytesThatDoNotFollowOnFromTheWindowStartItAfresh() {
         let file = GrowingFile(expectedSize: 1000)
+        startReading(file)
         let bytes = pattern(0..<1000)
         bytes.withUnsafeBytes { raw in
             file.advance(to: 100, bytes: UnsafeRawBufferPointer(rebasing: raw[0..<100]))
@@ -143,11 +146,13 @@ final class GrowingFileTests: XCTestCase {
     func testAFailedCopyAndAReaderAtTheEndLetTheWindowGo() async throws {
         let bytes = pattern(0..<100)
         let failed = GrowingFile(expectedSize: 100)
+        startReading(failed)
         bytes.withUnsafeBytes { failed.advance(to: 100, bytes: $0) }
         failed.fail()
         XCTAssertEqual(recent(failed, at: 0, count: 10), [])
 
         let read = GrowingFile(expectedSize: 100)
+        startReading(read)
         bytes.withUnsafeBytes { read.advance(to: 100, bytes: $0) }
         read.finish(size: 100)
         XCTAssertEqual(recent(read, at: 90, count: 10), Array(bytes[90..<100]))
@@ -161,7 +166,7 @@ final class GrowingFileTests: XCTestCase {
         // read back. (Patience and pace generous: a loaded machine must not make this flaky.)
         let chunk = 1 << 20
         let bytes = pattern(0..<(8 * chunk))
-        let file = GrowingFile(expectedSize: UInt64(bytes.count), patienceMilliseconds: 10_000, slowestReader: 1)
+        let file = GrowingFile(expectedSize: UInt64(bytes.count), patienceMilliseconds: 10_000, readerShare: 0)
         let reader = Task {
             var taken: [UInt8] = []
             var misses = 0
@@ -177,6 +182,7 @@ final class GrowingFileTests: XCTestCase {
             }
             return (taken, misses)
         }
+        startReading(file)  // however soon the copy begins, the reader counts as started
         let writer = Thread {
             for index in 0..<8 {
                 bytes.withUnsafeBytes { raw in
@@ -194,23 +200,46 @@ final class GrowingFileTests: XCTestCase {
         XCTAssertTrue(taken == bytes, "the bytes taken are not the bytes written")
     }
 
-    func testACopyDoesNotWaitForAReaderThatStopped() async throws {
+    func testACopyDoesNotWaitForAReaderThatStoppedAndLetsTheWindowGo() throws {
         let chunk = 1 << 20
-        let bytes = pattern(0..<(8 * chunk))
-        let file = GrowingFile(expectedSize: UInt64(bytes.count), patienceMilliseconds: 50, slowestReader: 1)
-        // The reader takes its first bytes, and no more.
+        let bytes = pattern(0..<(12 * chunk))
+        let file = GrowingFile(expectedSize: UInt64(bytes.count), patienceMilliseconds: 50, readerShare: 0)
+        startReading(file)
+        // The reader takes the first bytes, and no more.
         bytes.withUnsafeBytes { file.advance(to: UInt64(chunk), bytes: UnsafeRawBufferPointer(rebasing: $0[..<chunk])) }
         XCTAssertEqual(recent(file, at: 0, count: 100), Array(bytes[..<100]))
 
-        // The copy still ends (it waits out the patience once, then goes on alone)
-        for index in 1..<8 {
-            bytes.withUnsafeBytes { raw in
-                file.advance(to: UInt64((index + 1) * chunk),
-                             bytes: UnsafeRawBufferPointer(rebasing: raw[(index * chunk)..<((index + 1) * chunk)]))
+        // The copy still ends: it waits out the patience once, then goes on alone
+        let ended = expectation(description: "the copy ended")
+        let writer = Thread {
+            for index in 1..<12 {
+                bytes.withUnsafeBytes { raw in
+                    file.advance(to: UInt64((index + 1) * chunk),
+                                 bytes: UnsafeRawBufferPointer(rebasing: raw[(index * chunk)..<((index + 1) * chunk)]))
+                }
             }
+            file.finish(size: UInt64(bytes.count))
+            ended.fulfill()
         }
-        file.finish(size: UInt64(bytes.count))
-        XCTAssertEqual(recent(file, at: 0, count: 100), [], "what the reader left behind is read back from the file")
+        writer.start()
+        wait(for: [ended], timeout: 30)
+
+        // And, the reader far behind, the window is gone: even the last bytes are read from the file
+        XCTAssertEqual(recent(file, at: UInt64(bytes.count - 100), count: 100), [])
+    }
+
+    func testNothingIsKeptBeforeAReaderStarts() {
+        let bytes = pattern(0..<1000)
+        let file = GrowingFile(expectedSize: 1000)
+        bytes.withUnsafeBytes { file.advance(to: 1000, bytes: $0) }
+
+        XCTAssertEqual(recent(file, at: 900, count: 100), [])
+    }
+
+    /// The reader's first call: from now on the copy keeps its bytes.
+    private func startReading(_ file: GrowingFile) {
+        var byte: UInt8 = 0
+        _ = withUnsafeMutableBytes(of: &byte) { file.copyRecent(at: 0, into: $0) }
     }
 
     private func pattern(_ range: Range<Int>) -> [UInt8] {

@@ -125,13 +125,27 @@ final class StagerTests: XCTestCase {
 }
 
 /// Whether files in `directory` can be opened for O_DIRECT writing.
-private func supportsDirectIO(_ directory: String) -> Bool {
+func supportsDirectIO(_ directory: String) -> Bool {
     let probe = directory + "/direct-probe"
     let fd = open(probe, O_WRONLY | O_CREAT | DirectIO.flag, 0o600)
     defer { unlink(probe) }
     guard DirectIO.flag != 0, fd >= 0 else { return false }
     close(fd)
     return true
+}
+
+/// Whether files in `directory` can be cloned (btrfs, XFS: a copy there moves no bytes).
+func clones(_ directory: String) -> Bool {
+    let source = open(directory + "/clone-probe-a", O_RDWR | O_CREAT, 0o600)
+    let target = open(directory + "/clone-probe-b", O_RDWR | O_CREAT, 0o600)
+    defer {
+        close(source)
+        close(target)
+        unlink(directory + "/clone-probe-a")
+        unlink(directory + "/clone-probe-b")
+    }
+    guard source >= 0, target >= 0, write(source, "x", 1) == 1 else { return false }
+    return ioctl(target, 0x4004_9409 /* FICLONE */, source) == 0
 }
 
 /// How many of the file's pages are in the page cache (mincore), without reading any.
