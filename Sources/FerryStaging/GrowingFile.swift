@@ -36,12 +36,13 @@ public final class GrowingFile: GrowingSource {
         var windowGivenUp = false
 
         /// Whether the copy keeps its bytes for the reader: once a reader has started, while it
-        /// is no more than a window behind the window (a reader that started late catches up
-        /// from the file). One further behind is reading the file and not waited for: the window
-        /// goes, for good.
+        /// is within `reach` of the window. An upload starts reading only after asking the server
+        /// a few things, 10–20 MiB into a fast copy, and catches up reading the file; now and then
+        /// the server holds it up for a while. One further behind is reading the file and is not
+        /// waited for: the window goes, for good.
         mutating func keepsWindow() -> Bool {
             guard !failed, !windowGivenUp, pace.hasStarted else { return false }
-            if pace.reached &+ UInt64(GrowingFile.windowSize) < recent.start {
+            if pace.reached &+ GrowingFile.reach < recent.start {
                 recent.release()
                 windowGivenUp = true
                 return false
@@ -52,6 +53,8 @@ public final class GrowingFile: GrowingSource {
 
     /// How much of the file's end is kept in memory: four of the copy's 1 MiB chunks.
     public static let windowSize = 4 << 20
+    /// How far behind the window a reader is still waited for (see `keepsWindow`).
+    static let reach: UInt64 = 32 << 20
 
     private let state: NIOLockedValueBox<State>
     public let expectedSize: UInt64

@@ -1,4 +1,4 @@
-import FerryStaging
+@testable import FerryStaging
 import Foundation
 import XCTest
 
@@ -201,31 +201,44 @@ final class GrowingFileTests: XCTestCase {
     }
 
     func testACopyDoesNotWaitForAReaderThatStoppedAndLetsTheWindowGo() throws {
+        // Every chunk the same bytes: what is checked is which offsets the window still holds.
         let chunk = 1 << 20
-        let bytes = pattern(0..<(12 * chunk))
-        let file = GrowingFile(expectedSize: UInt64(bytes.count), patienceMilliseconds: 50, readerShare: 0)
+        let bytes = pattern(0..<chunk)
+        let chunks = Int((GrowingFile.reach + UInt64(GrowingFile.windowSize)) / UInt64(chunk)) + 2
+        let size = UInt64(chunks * chunk)
+        let file = GrowingFile(expectedSize: size, patienceMilliseconds: 50, readerShare: 0)
         startReading(file)
         // The reader takes the first bytes, and no more.
-        bytes.withUnsafeBytes { file.advance(to: UInt64(chunk), bytes: UnsafeRawBufferPointer(rebasing: $0[..<chunk])) }
+        bytes.withUnsafeBytes { file.advance(to: UInt64(chunk), bytes: $0) }
         XCTAssertEqual(recent(file, at: 0, count: 100), Array(bytes[..<100]))
 
         // The copy still ends: it waits out the patience once, then goes on alone
         let ended = expectation(description: "the copy ended")
         let writer = Thread {
-            for index in 1..<12 {
-                bytes.withUnsafeBytes { raw in
-                    file.advance(to: UInt64((index + 1) * chunk),
-                                 bytes: UnsafeRawBufferPointer(rebasing: raw[(index * chunk)..<((index + 1) * chunk)]))
-                }
+            for index in 1..<chunks {
+                bytes.withUnsafeBytes { file.advance(to: UInt64((index + 1) * chunk), bytes: $0) }
             }
-            file.finish(size: UInt64(bytes.count))
+            file.finish(size: size)
             ended.fulfill()
         }
         writer.start()
         wait(for: [ended], timeout: 30)
 
         // And, the reader far behind, the window is gone: even the last bytes are read from the file
-        XCTAssertEqual(recent(file, at: UInt64(bytes.count - 100), count: 100), [])
+        XCTAssertEqual(recent(file, at: size - 100, count: 100), [])
+    }
+
+    func testAReaderThatStartedLateIsWaitedForWhileItCatchesUp() {
+        let chunk = 1 << 20
+        let bytes = pattern(0..<chunk)
+        let file = GrowingFile(expectedSize: 64 << 20, patienceMilliseconds: 1, readerShare: 0)
+        // 16 MiB copied before the reader's first call; it reads the file from the start.
+        for index in 0..<16 { bytes.withUnsafeBytes { file.advance(to: UInt64((index + 1) * chunk), bytes: $0) } }
+        startReading(file)
+        for index in 16..<19 { bytes.withUnsafeBytes { file.advance(to: UInt64((index + 1) * chunk), bytes: $0) } }
+
+        XCTAssertEqual(recent(file, at: UInt64(17 * chunk), count: 100), Array(bytes[..<100]),
+                       "within reach, the window is kept for it")
     }
 
     func testNothingIsKeptBeforeAReaderStarts() {
