@@ -11,9 +11,9 @@ import Glibc
 /// reader never reads past what the copy has written, and learns of a failed copy at once.
 ///
 /// The last few megabytes the copy wrote are kept in memory too (`windowSize`, RecentBytes): a
-/// reader close behind takes them from there. Reading them back from the disk while the copy is still writing
-/// made both wait for the disk: a 256 MiB copy took 0.35–0.45 s instead of 0.2 s, and the upload
-/// could go no faster than the copy. The disk is faster than a loopback upload, so a window alone
+/// reader close behind takes them from there. Reading them back from the disk while the copy is
+/// still writing made both wait for the disk: a 256 MiB copy took 0.35–0.45 s instead of 0.2 s,
+/// and the upload could go no faster than the copy. The disk is faster than a loopback upload, so a window alone
 /// is soon left behind (most of a 256 MiB upload was read back): the copy waits for a reader that
 /// keeps moving at no less than half its own pace rather than push bytes it has not taken out of
 /// the window (ReaderPace). A reader that stalls, is slow, has not started or is far behind is not

@@ -1,8 +1,9 @@
 /// Whether a copy should wait for the reader behind it before pushing bytes it has not taken out
 /// of the window (RecentBytes): only while the reader keeps moving, at no less than half the
 /// copy's own pace. Waiting for it never makes the upload end later (reading back from the disk
-/// is what slowed it), but it holds up the share's acceptance: at most to twice the time the copy
-/// takes alone, and never for a stalled or slow network. Times are nanoseconds of a monotonic clock.
+/// is what slowed it), but it holds up the share's acceptance: to about twice the time the copy
+/// takes alone (more by a late reader's catching up, GrowingFile.reach), and never for a stalled
+/// or slow network. Times are nanoseconds of a monotonic clock.
 struct ReaderPace {
     /// How long since the reader last moved it is still waited for. A reader on a loopback upload
     /// asks for its next 512 KiB within a millisecond or two; now and then it waits longer for
