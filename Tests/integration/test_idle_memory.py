@@ -5,12 +5,15 @@ debugger's breakpoint)."""
 
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from matrixflow import sign_in, wait_for_state
+from ferryenv import wait_for
+from hostileproxy import HostileProxy
+from matrixflow import sign_in, sign_in_call, wait_for_state
 
 
 def code_kb(pid: int, program: Path) -> int:
@@ -79,6 +82,40 @@ def test_after_a_send_the_code_goes_once_the_outbox_has_nothing_left(fresh_bus, 
     quiet = settled_code_kb(pid, program, below=busy // 2)
     assert quiet < busy // 2, f"code mapped {busy} KB busy, still {quiet} KB after the send"
     assert homeserver.messages(user.token, room)[-1]["content"]["body"] == "sent, then quiet"
+
+
+def test_the_end_of_a_send_held_past_the_quiet_period_lets_what_it_ran_go(new_session, homeserver):
+    """The end of the outbox's work restarts the quiet period, as an answered call does. Watched
+    from the homeserver's side only: a Share1 call of the test's own would restart it anyway."""
+    proxy = HostileProxy(homeserver).start()
+    try:
+        # Given a signed-in service whose event request the homeserver holds for longer than the quiet period
+        user = homeserver.new_user("heldsend")
+        room = homeserver.create_room(user.token, name="Held Harbour")
+        session = new_session()
+        sign_in_call(session, homeserver=proxy.base_url, user=user.user_id, password=user.password).expect_ok()
+        program = session.prefix / "bin" / "ferry"
+        pid = session.name_owner_pid()
+        release = threading.Event()
+        rule = proxy.answer("PUT", r"/send/m\.room\.message/", passthrough=True, hold=release)
+        session.share_ok(text="held, then sent", destinations=[room])
+        wait_for(lambda: rule.hits == 1, timeout=30, what="the event request held by the proxy")
+        # (while it is held the service is quiet: its code goes)
+        held = settled_code_kb(pid, program, below=code_kb(pid, program) // 2)
+
+        # When the event goes through, and what finishing the send runs is mapped back
+        release.set()
+        wait_for(lambda: any(e["content"].get("body") == "held, then sent" for e in homeserver.messages(user.token, room)),
+                 timeout=30, what="the message in the room")
+        finished = wait_for(lambda: (kb := code_kb(pid, program)) > held + 256 and kb, timeout=10,
+                            what="the code that finishes a send mapped back")
+
+        # Then, with no call since, that code leaves the working set too
+        quiet = settled_code_kb(pid, program, below=held + (finished - held) // 2)
+        assert quiet < held + (finished - held) // 2, \
+            f"code mapped {held} KB while held, {finished} KB once sent, still {quiet} KB after"
+    finally:
+        proxy.stop()
 
 
 def test_a_written_code_page_keeps_the_code_mapped(fresh_bus):
