@@ -44,6 +44,9 @@ extension Sender: UploadAhead {
     /// The upload itself; nil when it did not happen or failed.
     private func uploadAhead(_ item: ShareItem, from path: String, file: GrowingFile, to destinations: [String],
                              session: Session, progress: ProgressRelay) async -> EarlyUploads.Uploaded? {
+        // However it ends, the copy keeps no bytes for this upload any more (until the sender took
+        // the early upload, a failed one held the copy's window).
+        defer { file.readerStopped() }
         let homeserver = connect(session)
         do {
             var encrypted: Set<Bool> = []

@@ -150,6 +150,15 @@ public final class GrowingFile: GrowingSource {
         }
     }
 
+    /// The reader: it reads no more (its upload ended, failed or was abandoned). The window goes,
+    /// and the copy does not wait for it again.
+    public func readerStopped() {
+        state.withLockedValue { state in
+            state.recent.release()
+            state.windowGivenUp = true
+        }
+    }
+
     /// Waits until the reader has asked for `offset`, for as long as ReaderPace says it is worth it.
     private func waitForReader(toReach offset: UInt64) {
         while true {

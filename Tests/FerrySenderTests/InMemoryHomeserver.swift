@@ -36,6 +36,8 @@ final class InMemoryHomeserver: Homeserver {
         var sendFaults: [Fault] = []
         var sendRequests: [String] = []
         var uploads = 0
+        var failUploadsAfterReading = false
+        var bytesFromMemory = 0
         var lookups = 0
         var nextID = 0
     }
@@ -61,6 +63,11 @@ final class InMemoryHomeserver: Homeserver {
     /// The transaction id of every `send` request, in the order they came.
     var sendRequests: [String] { state.withLock { $0.sendRequests } }
     var uploads: Int { state.withLock { $0.uploads } }
+    /// Uploads of a file still being copied fail once they took some of its bytes from the
+    /// copy's memory (a connection lost half-way).
+    func failUploadsAfterReading() { state.withLock { $0.failUploadsAfterReading = true } }
+    /// The bytes uploads took from the copy's memory rather than the file.
+    var bytesFromMemory: Int { state.withLock { $0.bytesFromMemory } }
 
     func joinedRooms() async throws(MatrixError) -> [String] { state.withLock { Array($0.rooms.keys) } }
     func directChats() async throws(MatrixError) -> [String: [String]] { [:] }
@@ -77,6 +84,25 @@ final class InMemoryHomeserver: Homeserver {
 
     func upload(path: String, size: UInt64, contentType: String, filename: String, available: FileChunks.Available?,
                 progress: @escaping @Sendable (UInt64) -> Void) async throws(MatrixError) -> String {
+        if let available, state.withLock({ $0.failUploadsAfterReading }) {
+            // Reads as FileChunks does, a chunk at a time, the window first; what the window no
+            // longer holds counts as read from the file.
+            var sent: UInt64 = 0
+            var chunk = [UInt8](repeating: 0, count: 1 << 20)
+            while sent < size {
+                guard let readable = try? await available.available(after: sent) else { break }
+                let wanted = Int(min(UInt64(chunk.count), readable - sent))
+                let count = chunk.withUnsafeMutableBytes {
+                    available.copyRecent(at: sent, into: UnsafeMutableRawBufferPointer(rebasing: $0[..<wanted]))
+                }
+                if count > 0 {
+                    state.withLock { $0.bytesFromMemory += count }
+                    throw MatrixError(kind: .transport, message: "connection reset")
+                }
+                sent = readable
+            }
+            throw MatrixError(kind: .transport, message: "connection reset")
+        }
         guard let data = FileManager.default.contents(atPath: path), data.count == size else {
             throw MatrixError(kind: .transport, message: "could not read \(path)")
         }

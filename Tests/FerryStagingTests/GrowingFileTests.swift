@@ -228,6 +228,28 @@ final class GrowingFileTests: XCTestCase {
         XCTAssertEqual(recent(file, at: size - 100, count: 100), [])
     }
 
+    func testAReaderThatStoppedLetsTheWindowGoAndIsNotWaitedFor() throws {
+        let chunk = 1 << 20
+        let bytes = pattern(0..<chunk)
+        // Patience far longer than the test's wait: a copy still waiting for the reader fails it.
+        let file = GrowingFile(expectedSize: 64 << 20, patienceMilliseconds: 60_000, readerShare: 0)
+        startReading(file)
+        bytes.withUnsafeBytes { file.advance(to: UInt64(chunk), bytes: $0) }
+        XCTAssertEqual(recent(file, at: 0, count: 100), Array(bytes[..<100]))
+
+        file.readerStopped()
+
+        XCTAssertEqual(recent(file, at: 0, count: 100), [], "the window went with its reader")
+        let ended = expectation(description: "the copy went on")
+        let writer = Thread {
+            for index in 1..<16 { bytes.withUnsafeBytes { file.advance(to: UInt64((index + 1) * chunk), bytes: $0) } }
+            ended.fulfill()
+        }
+        writer.start()
+        wait(for: [ended], timeout: 20)
+        XCTAssertEqual(recent(file, at: UInt64(15 * chunk), count: 100), [], "nothing kept after it")
+    }
+
     func testAReaderThatStartedLateIsWaitedForWhileItCatchesUp() {
         let chunk = 1 << 20
         let bytes = pattern(0..<chunk)

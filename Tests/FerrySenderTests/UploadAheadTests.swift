@@ -1,0 +1,68 @@
+import FerryCore
+import FerryMatrix
+import FerryOutbox
+import FerryStaging
+import Foundation
+import Logging
+import XCTest
+@testable import FerrySender
+
+/// The sender's early upload of a file still being copied into the spool, against an in-memory
+/// homeserver.
+final class UploadAheadTests: XCTestCase {
+    private var root: URL!
+
+    override func setUpWithError() throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-upload-ahead-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    func testAnEarlyUploadThatFailsHalfWayLetsTheCopysMemoryGoAtOnce() async throws {
+        let room = "!room:memory.test"
+        let server = InMemoryHomeserver(rooms: [room])
+        server.failUploadsAfterReading()
+        let sender = try sender(server)
+        let chunk = 1 << 20
+        let item = ShareItem(kind: .file, name: "big.bin", contentType: "application/octet-stream",
+                             size: 32 << 20, uri: "file:///tmp/big.bin")
+        let file = try XCTUnwrap(sender.begin(shareID: "s1", position: 0, path: root.path + "/big.bin", item: item,
+                                              destinations: [room]))
+        let bytes = [UInt8](repeating: 7, count: chunk)
+
+        // The copy goes on until the upload took some bytes from its memory, and then failed.
+        var written = 0
+        while server.bytesFromMemory == 0, written < Int(item.size) {
+            written += chunk
+            bytes.withUnsafeBytes { file.advance(to: UInt64(written), bytes: $0) }
+            try await Task.sleep(nanoseconds: 2_000_000)
+        }
+        XCTAssertGreaterThan(server.bytesFromMemory, 0, "the upload never read from the copy's memory")
+        for _ in 0..<500 where recent(file, at: UInt64(written - 100)) > 0 {
+            try await Task.sleep(nanoseconds: 2_000_000)
+        }
+
+        // Before the sender takes up the share, the copy keeps nothing for a reader that is gone.
+        XCTAssertEqual(recent(file, at: UInt64(written - 100)), 0, "the copy still holds bytes for a failed upload")
+        let uri = await sender.earlyUpload(shareID: "s1", position: 0, encrypted: false, progress: { _ in })
+        XCTAssertNil(uri)
+    }
+
+    /// How many bytes at `offset` the copy's memory still holds (at most 100).
+    private func recent(_ file: GrowingFile, at offset: UInt64) -> Int {
+        var buffer = [UInt8](repeating: 0, count: 100)
+        return buffer.withUnsafeMutableBytes { file.copyRecent(at: offset, into: $0) }
+    }
+
+    private func sender(_ server: InMemoryHomeserver) throws -> Sender {
+        let session = Session(userID: "@me:memory.test", homeserver: "memory", deviceID: "D1", accessToken: "t1", signIn: 1)
+        return Sender(outbox: try Outbox(path: root.appendingPathComponent("ferry.sqlite3").path),
+                      spool: try Spool(root: root.appendingPathComponent("spool").path),
+                      account: FixedSession(session: session), backoff: Backoff(initial: 1_000, maximum: 5_000),
+                      events: SenderEvents(), logger: Logger(label: "test"),
+                      clock: { Int64(Date().timeIntervalSince1970 * 1_000_000) }, connect: { _ in server })
+    }
+}
