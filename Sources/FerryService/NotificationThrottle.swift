@@ -1,3 +1,4 @@
+import FerryCore
 import GLibAdapter
 
 /// Lets one notification of a kind through per interval.
@@ -8,7 +9,7 @@ import GLibAdapter
     init(seconds: Int64) { interval = seconds * 1_000_000 }
 
     func allow() -> Bool {
-        let micros = Clock.monotonicMicroseconds()
+        let micros = SystemClock.monotonicMicroseconds()
         guard last == .min || micros - last >= interval else { return false }
         last = micros
         return true

@@ -12,12 +12,12 @@ import GLibAdapter
 
     func finished(_ share: Share, destinationNames: [String]) {
         let rooms = destinationNames.map(SafeDisplay.escaped)
-        if let notice = notices.finished(share, rooms: rooms, at: Clock.monotonicMicroseconds()) { show(notice) }
+        if let notice = notices.finished(share, rooms: rooms, at: SystemClock.monotonicMicroseconds()) { show(notice) }
         guard notices.hasPending, !flushScheduled else { return }
         flushScheduled = true
         MainContext.after(milliseconds: UInt32(notices.updateInterval / 1000)) { [self] in
             flushScheduled = false
-            notices.flush(at: Clock.monotonicMicroseconds()).forEach(show)
+            notices.flush(at: SystemClock.monotonicMicroseconds()).forEach(show)
         }
     }
 

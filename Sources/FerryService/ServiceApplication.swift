@@ -58,13 +58,13 @@ public enum ServiceApplication {
             senderEvents.working = { CrashWitness.working(on: $0) }
             let encryption = Encryption(outbox: outbox, vault: .encryptionKey(stateDirectory: settings.paths.stateDirectory,
                                                                               logger: logger),
-                                        onlyVerifiedDevices: settings.onlyVerifiedDevices, logger: logger, clock: Clock.microseconds)
+                                        onlyVerifiedDevices: settings.onlyVerifiedDevices, logger: logger, clock: SystemClock.microseconds)
             service.encryption = encryption
             service.emojiVerifier = EmojiVerifier(encryption: encryption, logger: logger, timeLimit: settings.verificationTimeLimit) {
                 [unowned service] in service.emojiVerificationChanged($0)
             }
             service.sender = Sender(outbox: outbox, spool: spool, account: account, backoff: settings.backoff,
-                                    events: senderEvents, logger: logger, clock: Clock.microseconds,
+                                    events: senderEvents, logger: logger, clock: SystemClock.microseconds,
                                     connect: { EncryptingHomeserver(session: $0, encryption: encryption) })
             // The shared session connection is the one GApplication will own the name on:
             // exporting Share1 on it now makes it reachable the moment the name is owned.
@@ -102,7 +102,7 @@ public enum ServiceApplication {
         let startUp = StartUp { [unowned service] startUp in
             // A share the service crashed on three times is set aside before the sender sees it;
             // from here on, a crash leaves a note naming the share being sent.
-            let crashed = CrashedShares.setAside(notesAt: crashNotes, outbox: service.outbox, at: Clock.microseconds())
+            let crashed = CrashedShares.setAside(notesAt: crashNotes, outbox: service.outbox, at: SystemClock.microseconds())
             CrashWitness.install(path: crashNotes)
             service.announcePendingWork()
             crashed.forEach(service.senderFinished)

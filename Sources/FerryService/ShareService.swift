@@ -60,7 +60,7 @@ public final class ShareService: @unchecked Sendable {
     let verificationState = Mutex(VerificationState())
 
     init(outbox: Outbox, spool: Spool, limits: Limits, account: Account, logger: Logger,
-         clock: @escaping @Sendable () -> Int64 = Clock.microseconds) {
+         clock: @escaping @Sendable () -> Int64 = SystemClock.microseconds) {
         self.outbox = outbox
         self.spool = spool
         self.account = account

@@ -169,11 +169,7 @@ public final class GrowingFile: GrowingSource {
         }
     }
 
-    private static func now() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
-    }
+    private static func now() -> UInt64 { SystemClock.monotonicNanoseconds() }
 
     /// The reader: waits for the copy to end, and throws unless it ended whole at the expected size.
     /// What was read is only the staged file once this returns: the original may have grown.

@@ -73,7 +73,7 @@ import Glibc
         messagePage.retryButton.onClick { [weak self] in self?.retry() }
         window.onCloseRequest { [weak self] in self?.closeRequested() ?? false }
         window.onFirstFrame { [weak self] in
-            Log.debug("first frame: \(self?.shareID ?? "sign-in") at \(monotonicSeconds())")
+            Log.debug("first frame: \(self?.shareID ?? "sign-in") at \(SystemClock.monotonicSeconds())")
         }
 
         tokens.append(service.observeShares { [weak self] changed in
@@ -372,11 +372,4 @@ import Glibc
         tokens.removeAll()
         onClosed()
     }
-}
-
-/// CLOCK_MONOTONIC in seconds, the clock Python's time.monotonic() reads, for the benchmark.
-func monotonicSeconds() -> Double {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
 }
