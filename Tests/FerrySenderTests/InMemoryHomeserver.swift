@@ -38,6 +38,7 @@ final class InMemoryHomeserver: Homeserver {
         var uploads = 0
         var failUploadsAfterReading = false
         var bytesFromMemory = 0
+        var uploadsBegun = 0
         var lookups = 0
         var nextID = 0
     }
@@ -68,6 +69,8 @@ final class InMemoryHomeserver: Homeserver {
     func failUploadsAfterReading() { state.withLock { $0.failUploadsAfterReading = true } }
     /// The bytes uploads took from the copy's memory rather than the file.
     var bytesFromMemory: Int { state.withLock { $0.bytesFromMemory } }
+    /// Uploads that came to the server, whatever became of them.
+    var uploadsBegun: Int { state.withLock { $0.uploadsBegun } }
 
     func joinedRooms() async throws(MatrixError) -> [String] { state.withLock { Array($0.rooms.keys) } }
     func directChats() async throws(MatrixError) -> [String: [String]] { [:] }
@@ -84,7 +87,11 @@ final class InMemoryHomeserver: Homeserver {
 
     func upload(path: String, size: UInt64, contentType: String, filename: String, available: FileChunks.Available?,
                 progress: @escaping @Sendable (UInt64) -> Void) async throws(MatrixError) -> String {
-        if let available, state.withLock({ $0.failUploadsAfterReading }) {
+        let failing = state.withLock { state in
+            state.uploadsBegun += 1
+            return state.failUploadsAfterReading
+        }
+        if let available, failing {
             // Reads as FileChunks does, a chunk at a time, the window first; what the window no
             // longer holds counts as read from the file.
             var sent: UInt64 = 0

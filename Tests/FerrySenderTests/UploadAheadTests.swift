@@ -28,11 +28,13 @@ final class UploadAheadTests: XCTestCase {
         let sender = try sender(server)
         let chunk = 1 << 20
         let item = ShareItem(kind: .file, name: "big.bin", contentType: "application/octet-stream",
-                             size: 32 << 20, uri: "file:///tmp/big.bin")
+                             size: 1 << 30, uri: "file:///tmp/big.bin")
         let file = try XCTUnwrap(sender.begin(shareID: "s1", position: 0, path: root.path + "/big.bin", item: item,
                                               destinations: [room]))
         let bytes = [UInt8](repeating: 7, count: chunk)
 
+        // The upload asks the server about the room first; the copy keeps bytes only once it reads.
+        try await waitUntil { server.uploadsBegun > 0 }
         // The copy goes on until the upload took some bytes from its memory, and then failed.
         var written = 0
         while server.bytesFromMemory == 0, written < Int(item.size) {
@@ -41,14 +43,22 @@ final class UploadAheadTests: XCTestCase {
             try await Task.sleep(nanoseconds: 2_000_000)
         }
         XCTAssertGreaterThan(server.bytesFromMemory, 0, "the upload never read from the copy's memory")
-        for _ in 0..<500 where recent(file, at: UInt64(written - 100)) > 0 {
-            try await Task.sleep(nanoseconds: 2_000_000)
-        }
+        let last = UInt64(written - 100)
+        try? await waitUntil { self.recent(file, at: last) == 0 }
 
         // Before the sender takes up the share, the copy keeps nothing for a reader that is gone.
-        XCTAssertEqual(recent(file, at: UInt64(written - 100)), 0, "the copy still holds bytes for a failed upload")
+        XCTAssertEqual(recent(file, at: last), 0, "the copy still holds bytes for a failed upload")
         let uri = await sender.earlyUpload(shareID: "s1", position: 0, encrypted: false, progress: { _ in })
         XCTAssertNil(uri)
+    }
+
+    /// Waits up to five seconds for `condition`; throws when it never held.
+    private func waitUntil(_ condition: () -> Bool) async throws {
+        for _ in 0..<2500 {
+            if condition() { return }
+            try await Task.sleep(nanoseconds: 2_000_000)
+        }
+        throw CancellationError()
     }
 
     /// How many bytes at `offset` the copy's memory still holds (at most 100).

@@ -16,6 +16,9 @@ final class FileCopyTests: XCTestCase {
         var ends: [Int32] = [0, 0]
         XCTAssertEqual(pipe(&ends), 0)
         let (reading, writing) = (ends[0], ends[1])
+        // Should the copy fail early, closing the pipe stops the feeder with EPIPE, not a signal.
+        signal(SIGPIPE, SIG_IGN)
+        let fed = DispatchSemaphore(value: 0)
         let feeder = Thread {
             bytes.withUnsafeBytes { raw in
                 var sent = 0
@@ -26,9 +29,13 @@ final class FileCopyTests: XCTestCase {
                 }
             }
             close(writing)
+            fed.signal()
         }
         feeder.start()
-        defer { close(reading) }
+        defer {
+            close(reading)
+            fed.wait()
+        }
         let target = open(workspace.path + "/copy", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         XCTAssertGreaterThanOrEqual(target, 0)
 
@@ -50,8 +57,10 @@ final class FileCopyTests: XCTestCase {
 
     func testAChunkTheFileSystemRefusesToWriteDirectlyIsWrittenAgainFromItsStart() throws {
         // A file system that takes the O_DIRECT flag and then refuses the write is rare; an
-        // unaligned position is refused the same way (EINVAL), so the target starts at byte 100.
-        // The rewrite must go back to where the refused chunk began, not on from byte 100.
+        // unaligned position is refused the same way (EINVAL), so the target's position starts
+        // at byte 100 instead of 0. The retry writes the chunk again where the copy's own count
+        // says it belongs (the target is empty at the start, so at byte 0), not on from wherever
+        // the refused write left the position.
         let workspace = try StagingWorkspace()
         try XCTSkipUnless(refusesUnalignedDirectWrites(workspace.path), "this file system does not refuse them")
         let bytes = pattern(0..<(3 << 20) + 5)

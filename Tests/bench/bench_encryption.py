@@ -122,7 +122,7 @@ def upload(new_session, server: Homeserver, user, room: str, path: Path, name: s
     watcher = SentWatcher(session)
     # The device's keys go up at sign-in, in the background: not part of the figure.
     time.sleep(1)
-    settle()
+    settle("warm")  # as curl_upload's reference is (bench_sender.settle)
     started = time.perf_counter()
     done = session.run(str(session.prefix / "bin" / "ferry"), "send", str(path), "--to", room, "--no-wait", timeout=600)
     assert done.returncode == 0, done.stderr
