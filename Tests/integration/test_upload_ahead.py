@@ -1,7 +1,7 @@
 """Uploading ahead: a large file shared straight to rooms starts uploading while Ferry is still
 copying it into its spool, so the copy and the upload overlap. It must change nothing a person or
-the room can see: the file arrives once, whole; nothing reaches the server for an encrypted room,
-or before a person has chosen where a share goes.
+the room can see: the file arrives once, whole, also when the early upload is cut off half-way;
+nothing reaches the server for an encrypted room, or before a person has chosen where a share goes.
 
 What was uploaded is read from Synapse's media admin API; which way the upload went is the one
 thing only the service's log can tell."""
@@ -14,7 +14,8 @@ import time
 import pytest
 
 from ferryenv import EX_OK, file_uri
-from matrixflow import complete_share, deliveries, new_share_id, sign_in, user_media, wait_for_state
+from hostileproxy import HostileProxy
+from matrixflow import complete_share, new_share_id, sign_in, sign_in_call, user_media, wait_for_state
 
 # Over the size from which Ferry uploads ahead (8 MiB), and not a multiple of a copy chunk.
 LARGE = (24 << 20) + 12345
@@ -143,3 +144,32 @@ def test_a_large_file_with_a_message_keeps_the_message_first(sender, homeserver)
     assert events[0]["content"]["body"] == "The talk, as promised"
     assert homeserver.download(user.token, events[1]["content"]["url"]) == data
     assert early_upload_logged(session, new_share_id(done)), session.log_tail()
+
+
+def test_an_early_upload_cut_off_mid_body_is_not_used_and_the_file_still_arrives_whole_once(new_session, homeserver):
+    # Given a Ferry whose server drops the first upload's connection once it has taken 1 MiB of it
+    proxy = HostileProxy(homeserver).start()
+    user = homeserver.new_user("aheadcut")
+    session = new_session()
+    try:
+        sign_in_call(session, homeserver=proxy.base_url, user=user.user_id, password=user.password).expect_ok()
+        room = homeserver.create_room(user.token, name="Cut short")
+        cut = proxy.answer("POST", r"/_matrix/media/v3/upload", stop_reading_after=1 << 20, times=1)
+        path, data = large_file(session, "cut.bin")
+
+        # When a large file is sent to a room (its upload starts while it is staged)
+        done = session.ferry("send", path, "--to", room, timeout=120)
+
+        # Then the cut upload was the early one, and it was not used: the sender uploaded the
+        # staged copy itself, and the room holds the file once, byte for byte, from one upload
+        assert done.returncode == EX_OK, (done.stderr, session.log_tail())
+        assert cut.hits == 1
+        log = session.log_tail(5000)
+        assert "early upload not used" in log, log
+        assert not early_upload_logged(session, new_share_id(done))
+        [event] = homeserver.messages(user.token, room)
+        assert homeserver.download(user.token, event["content"]["url"]) == data
+        assert len(user_media(homeserver, user.user_id)) == 1
+    finally:
+        session.stop()
+        proxy.stop()
