@@ -163,12 +163,7 @@ final class ExactlyOnceTests: XCTestCase {
     }
 
     private func sender(_ server: InMemoryHomeserver, signIn: Int64 = 1) -> Sender {
-        let session = Session(userID: "@me:memory.test", homeserver: "memory", deviceID: "D\(signIn)",
-                              accessToken: "t\(signIn)", signIn: signIn)
-        return Sender(outbox: outbox, spool: spool, account: FixedSession(session: session),
-                      backoff: Backoff(initial: 1_000, maximum: 5_000), events: SenderEvents(),
-                      logger: Logger(label: "test"), clock: { Int64(Date().timeIntervalSince1970 * 1_000_000) },
-                      connect: { _ in server })
+        .inMemory(outbox: outbox, spool: spool, server: server, signIn: signIn)
     }
 
     private func deliver(_ share: Share, through server: InMemoryHomeserver, until states: Set<ShareState> = [.sent],
@@ -187,13 +182,4 @@ final class ExactlyOnceTests: XCTestCase {
         XCTFail("timed out")
         throw CancellationError()
     }
-}
-
-/// One signed-in session, always there.
-struct FixedSession: SessionSource {
-    let session: Session
-    func tokenRead() async {}
-    var current: Session? { session }
-    var currentIfRead: Session? { session }
-    func invalidate(token: String) {}
 }

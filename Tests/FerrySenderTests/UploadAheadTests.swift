@@ -68,11 +68,7 @@ final class UploadAheadTests: XCTestCase {
     }
 
     private func sender(_ server: InMemoryHomeserver) throws -> Sender {
-        let session = Session(userID: "@me:memory.test", homeserver: "memory", deviceID: "D1", accessToken: "t1", signIn: 1)
-        return Sender(outbox: try Outbox(path: root.appendingPathComponent("ferry.sqlite3").path),
-                      spool: try Spool(root: root.appendingPathComponent("spool").path),
-                      account: FixedSession(session: session), backoff: Backoff(initial: 1_000, maximum: 5_000),
-                      events: SenderEvents(), logger: Logger(label: "test"),
-                      clock: { Int64(Date().timeIntervalSince1970 * 1_000_000) }, connect: { _ in server })
+        .inMemory(outbox: try Outbox(path: root.appendingPathComponent("ferry.sqlite3").path),
+                  spool: try Spool(root: root.appendingPathComponent("spool").path), server: server)
     }
 }

@@ -1,0 +1,27 @@
+import FerryCore
+import FerryMatrix
+import FerryOutbox
+import FerryStaging
+import Logging
+@testable import FerrySender
+
+extension Sender {
+    /// A sender signed in as `@me:memory.test` (device and token named after `signIn`) that talks to
+    /// `server` only, retrying within milliseconds.
+    static func inMemory(outbox: Outbox, spool: Spool, server: InMemoryHomeserver, signIn: Int64 = 1) -> Sender {
+        let session = Session(userID: "@me:memory.test", homeserver: "memory", deviceID: "D\(signIn)",
+                              accessToken: "t\(signIn)", signIn: signIn)
+        return Sender(outbox: outbox, spool: spool, account: FixedSession(session: session),
+                      backoff: Backoff(initial: 1_000, maximum: 5_000), events: SenderEvents(),
+                      logger: Logger(label: "test"), clock: SystemClock.microseconds, connect: { _ in server })
+    }
+}
+
+/// One signed-in session, always there.
+struct FixedSession: SessionSource {
+    let session: Session
+    func tokenRead() async {}
+    var current: Session? { session }
+    var currentIfRead: Session? { session }
+    func invalidate(token: String) {}
+}
