@@ -22,6 +22,8 @@ import pytest
 from cryptopeers import PEERS, Probe
 from ferryenv import APP_ID, FerrySession
 from homeserver import Homeserver, HomeserverError, MatrixUser
+from hostileproxy import HostileProxy
+from matrixflow import sign_in_call
 from nioreaders import NioReader, reader_python
 
 REQUIRED_TOOLS = ("dbus-daemon", "dbus-monitor", "gdbus", "busctl", "gio", "gapplication", "xdg-open",
@@ -128,6 +130,27 @@ def matrix_user(homeserver):
         return (server or homeserver).new_user(prefix, admin=admin)
 
     return make
+
+
+@pytest.fixture
+def through_proxy(new_session, homeserver):
+    """through_proxy(user=..., room=..., **env) -> (session, user, room, proxy): a Ferry (with `env`)
+    signed in as a new user through a HostileProxy in front of the shared Synapse, and a room of that
+    user's. Sessions and proxies are stopped after the test, however it ends."""
+    made = []
+
+    def make(user: str = "proxied", room: str = "Through a proxy", **env):
+        proxy = HostileProxy(homeserver).start()
+        made.append(proxy)
+        account = homeserver.new_user(user)
+        session = new_session(**env)
+        made.append(session)
+        sign_in_call(session, homeserver=proxy.base_url, user=account.user_id, password=account.password).expect_ok()
+        return session, account, homeserver.create_room(account.token, name=room), proxy
+
+    yield make
+    for part in reversed(made):
+        part.stop()
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -8,30 +8,9 @@ from __future__ import annotations
 
 import os
 
-import pytest
-
 from ferryenv import EX_OK
-from hostileproxy import HostileProxy
-from matrixflow import sign_in_call
 
 UPLOAD = r"/_matrix/media/v3/upload"
-
-
-@pytest.fixture()
-def through_proxy(new_session, homeserver):
-    def make(**env):
-        proxy = HostileProxy(homeserver).start()
-        user = homeserver.new_user("slowlink")
-        session = new_session(**env)
-        sign_in_call(session, homeserver=proxy.base_url, user=user.user_id, password=user.password).expect_ok()
-        room = homeserver.create_room(user.token, name="Slow link")
-        made.append((session, proxy))
-        return session, user, room, proxy
-    made = []
-    yield make
-    for session, proxy in made:
-        session.stop()
-        proxy.stop()
 
 
 def files_in_room(homeserver, user, room) -> list[str]:
@@ -40,7 +19,7 @@ def files_in_room(homeserver, user, room) -> list[str]:
 
 
 def test_a_40_mib_file_over_a_steady_200_kb_per_second_link_is_delivered_once(through_proxy, homeserver, tmp_path):
-    session, user, room, proxy = through_proxy()
+    session, user, room, proxy = through_proxy(user="slowlink", room="Slow link")
     # Given a link that carries the upload at 200 KB/s, and a 40 MiB file (3.5 minutes on that link)
     rule = proxy.answer("POST", UPLOAD, passthrough=True, throttle=200_000, times=10)
     big = tmp_path / "slow.bin"
@@ -56,7 +35,7 @@ def test_a_40_mib_file_over_a_steady_200_kb_per_second_link_is_delivered_once(th
 
 
 def test_an_upload_that_stops_moving_is_given_up_and_tried_again_delivered_once(through_proxy, homeserver, tmp_path):
-    session, user, room, proxy = through_proxy(FERRY_UPLOAD_STALL_SECONDS="3")
+    session, user, room, proxy = through_proxy(user="slowlink", room="Slow link", FERRY_UPLOAD_STALL_SECONDS="3")
     # Given a server that stops reading the first upload after 1 MiB and holds the connection for a minute
     stuck = proxy.answer("POST", UPLOAD, stop_reading_after=1 << 20, stall=60, times=1)
     big = tmp_path / "stuck.bin"

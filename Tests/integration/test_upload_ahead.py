@@ -14,8 +14,7 @@ import time
 import pytest
 
 from ferryenv import EX_OK, file_uri
-from hostileproxy import HostileProxy
-from matrixflow import complete_share, new_share_id, sign_in, sign_in_call, user_media, wait_for_state
+from matrixflow import complete_share, new_share_id, sign_in, user_media, wait_for_state
 
 # Over the size from which Ferry uploads ahead (8 MiB), and not a multiple of a copy chunk.
 LARGE = (24 << 20) + 12345
@@ -148,32 +147,22 @@ def test_a_large_file_with_a_message_keeps_the_message_first(sender, homeserver)
     assert early_upload_logged(session, new_share_id(done)), session.log_tail()
 
 
-def test_an_early_upload_cut_off_mid_body_is_not_used_and_the_file_still_arrives_whole_once(new_session, homeserver):
+def test_an_early_upload_cut_off_mid_body_is_not_used_and_the_file_still_arrives_whole_once(through_proxy, homeserver):
     # Given a Ferry whose server drops the first upload's connection once it has taken 1 MiB of it
-    proxy = HostileProxy(homeserver).start()
-    session = None
-    try:
-        user = homeserver.new_user("aheadcut")
-        session = new_session()
-        sign_in_call(session, homeserver=proxy.base_url, user=user.user_id, password=user.password).expect_ok()
-        room = homeserver.create_room(user.token, name="Cut short")
-        cut = proxy.answer("POST", r"/_matrix/media/v3/upload", stop_reading_after=1 << 20, times=1)
-        path, data = large_file(session, "cut.bin")
+    session, user, room, proxy = through_proxy(user="aheadcut", room="Cut short")
+    cut = proxy.answer("POST", r"/_matrix/media/v3/upload", stop_reading_after=1 << 20, times=1)
+    path, data = large_file(session, "cut.bin")
 
-        # When a large file is sent to a room (its upload starts while it is staged)
-        done = session.ferry("send", path, "--to", room, timeout=120)
+    # When a large file is sent to a room (its upload starts while it is staged)
+    done = session.ferry("send", path, "--to", room, timeout=120)
 
-        # Then the cut upload was the early one, and it was not used: the sender uploaded the
-        # staged copy itself, and the room holds the file once, byte for byte, from one upload
-        assert done.returncode == EX_OK, (done.stderr, session.log_tail())
-        assert cut.hits == 1
-        [not_used] = [line for line in session.log_tail(5000).splitlines() if "early upload not used" in line]
-        assert DROPPED in not_used, not_used
-        assert not early_upload_logged(session, new_share_id(done))
-        [event] = homeserver.messages(user.token, room)
-        assert homeserver.download(user.token, event["content"]["url"]) == data
-        assert len(user_media(homeserver, user.user_id)) == 1
-    finally:
-        if session is not None:
-            session.stop()
-        proxy.stop()
+    # Then the cut upload was the early one, and it was not used: the sender uploaded the
+    # staged copy itself, and the room holds the file once, byte for byte, from one upload
+    assert done.returncode == EX_OK, (done.stderr, session.log_tail())
+    assert cut.hits == 1
+    [not_used] = [line for line in session.log_tail(5000).splitlines() if "early upload not used" in line]
+    assert DROPPED in not_used, not_used
+    assert not early_upload_logged(session, new_share_id(done))
+    [event] = homeserver.messages(user.token, room)
+    assert homeserver.download(user.token, event["content"]["url"]) == data
+    assert len(user_media(homeserver, user.user_id)) == 1
