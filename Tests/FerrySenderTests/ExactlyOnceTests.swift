@@ -173,13 +173,4 @@ final class ExactlyOnceTests: XCTestCase {
         sender.wake()
         try await waitUntil { states.contains((try? self.outbox.state(of: share.id)) ?? .queued) }
     }
-
-    private func waitUntil(_ condition: @escaping () -> Bool) async throws {
-        for _ in 0..<1000 {
-            if condition() { return }
-            try await Task.sleep(nanoseconds: 5_000_000)
-        }
-        XCTFail("timed out")
-        throw CancellationError()
-    }
 }

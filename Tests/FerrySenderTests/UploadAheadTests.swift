@@ -44,21 +44,10 @@ final class UploadAheadTests: XCTestCase {
         }
         XCTAssertGreaterThan(server.bytesFromMemory, 0, "the upload never read from the copy's memory")
         let last = UInt64(written - 100)
-        try? await waitUntil { self.recent(file, at: last) == 0 }
-
         // Before the sender takes up the share, the copy keeps nothing for a reader that is gone.
-        XCTAssertEqual(recent(file, at: last), 0, "the copy still holds bytes for a failed upload")
+        try await waitUntil("the copy still holds bytes for a failed upload") { self.recent(file, at: last) == 0 }
         let uri = await sender.earlyUpload(shareID: "s1", position: 0, encrypted: false, progress: { _ in })
         XCTAssertNil(uri)
-    }
-
-    /// Waits up to five seconds for `condition`; throws when it never held.
-    private func waitUntil(_ condition: () -> Bool) async throws {
-        for _ in 0..<2500 {
-            if condition() { return }
-            try await Task.sleep(nanoseconds: 2_000_000)
-        }
-        throw CancellationError()
     }
 
     /// How many bytes at `offset` the copy's memory still holds (at most 100).

@@ -12,23 +12,16 @@ import threading
 import pytest
 
 from ferryenv import EX_OK, wait_for, write_png
-from hostileproxy import HostileProxy
-from matrixflow import cancel, deliveries, new_share_id, sign_in_call, wait_for_state
+from matrixflow import cancel, deliveries, new_share_id, wait_for_state
 
 SEND = r"/send/m\.room\.message/"
 UPLOAD = r"/_matrix/media/v3/upload"
 
 
 @pytest.fixture()
-def held(new_session, homeserver):
-    proxy = HostileProxy(homeserver).start()
-    user = homeserver.new_user("canceller")
-    session = new_session()
-    sign_in_call(session, homeserver=proxy.base_url, user=user.user_id, password=user.password).expect_ok()
-    room = homeserver.create_room(user.token, name="Cancel is final")
-    yield session, user, room, proxy
-    session.stop()
-    proxy.stop()
+def held(through_proxy):
+    """(session, user, room, proxy): Ferry signed in through a proxy that can hold requests."""
+    return through_proxy(user="canceller", room="Cancel is final")
 
 
 def room_bodies(homeserver, user, room) -> list[str]:

@@ -11,23 +11,15 @@ import signal
 import pytest
 
 from ferryenv import EX_OK, wait_for
-from hostileproxy import HostileProxy
-from matrixflow import deliveries, new_share_id, sign_in_call, wait_for_state
+from matrixflow import deliveries, new_share_id, wait_for_state
 
 SEND = r"/send/m\.room\.message/"
 
 
 @pytest.fixture()
-def held(new_session, homeserver):
+def held(through_proxy):
     """(session, user, room, proxy): Ferry signed in through a proxy that can hold requests."""
-    proxy = HostileProxy(homeserver).start()
-    user = homeserver.new_user("crashy")
-    session = new_session()
-    sign_in_call(session, homeserver=proxy.base_url, user=user.user_id, password=user.password).expect_ok()
-    room = homeserver.create_room(user.token, name="Crash loop")
-    yield session, user, room, proxy
-    session.stop()
-    proxy.stop()
+    return through_proxy(user="crashy", room="Crash loop")
 
 
 def interrupt_three_times(session, proxy, text: str, room: str, sig: int) -> str:

@@ -32,21 +32,27 @@ HOSTILE_RATE_LIMITS = {
 
 
 @pytest.fixture(scope="module")
-def through_proxy(new_session, homeserver):
-    """(session, user, room, proxy): Ferry signed in through a hostile proxy in front of Synapse."""
+def hostile_ferry(new_session, homeserver):
+    """(session, user, room, proxy): Ferry signed in through a hostile proxy in front of Synapse, one
+    for the whole module (conftest's through_proxy makes one per test; these cases share a sign-in),
+    stopped however the module ends."""
     proxy = HostileProxy(homeserver).start()
-    user = homeserver.new_user("hostile")
-    session = new_session()
-    sign_in_call(session, homeserver=proxy.base_url, user=user.user_id, password=user.password).expect_ok()
-    room = homeserver.create_room(user.token, name="Hostile numbers")
-    yield session, user, room, proxy
-    session.stop()
-    proxy.stop()
+    try:
+        user = homeserver.new_user("hostile")
+        session = new_session()
+        try:
+            sign_in_call(session, homeserver=proxy.base_url, user=user.user_id, password=user.password).expect_ok()
+            room = homeserver.create_room(user.token, name="Hostile numbers")
+            yield session, user, room, proxy
+        finally:
+            session.stop()
+    finally:
+        proxy.stop()
 
 
 @pytest.mark.parametrize("case", sorted(HOSTILE_RATE_LIMITS))
-def test_a_hostile_retry_after_never_crashes_the_service_nor_schedules_beyond_an_hour(through_proxy, homeserver, case):
-    session, user, _, proxy = through_proxy
+def test_a_hostile_retry_after_never_crashes_the_service_nor_schedules_beyond_an_hour(hostile_ferry, homeserver, case):
+    session, user, _, proxy = hostile_ferry
     room = homeserver.create_room(user.token, name=f"Hostile numbers: {case}")
     body, headers = HOSTILE_RATE_LIMITS[case]
     # Given a server that answers the next message with 429 and a hostile retry time
@@ -79,8 +85,8 @@ def test_a_hostile_retry_after_never_crashes_the_service_nor_schedules_beyond_an
     assert session.name_owner_pid() == pid
 
 
-def test_a_hostile_upload_limit_means_no_known_limit_rather_than_a_failed_share(through_proxy, homeserver, tmp_path):
-    session, user, room, proxy = through_proxy
+def test_a_hostile_upload_limit_means_no_known_limit_rather_than_a_failed_share(hostile_ferry, homeserver, tmp_path):
+    session, user, room, proxy = hostile_ferry
     # Given a server whose media config says the upload limit is negative, then fractional
     for size in (-1, 1.5, "big", 1e300):
         proxy.answer("GET", r"/media/config", body={"m.upload.size": size}, times=1)
@@ -92,9 +98,9 @@ def test_a_hostile_upload_limit_means_no_known_limit_rather_than_a_failed_share(
         assert done.returncode == EX_OK, (size, done.stderr, session.log_tail())
 
 
-def test_a_redirect_to_another_origin_is_not_followed_and_nothing_is_resent_there(through_proxy, homeserver):
+def test_a_redirect_to_another_origin_is_not_followed_and_nothing_is_resent_there(hostile_ferry, homeserver):
     import socket
-    session, user, _, proxy = through_proxy
+    session, user, _, proxy = hostile_ferry
     room = homeserver.create_room(user.token, name="Redirected")
     # Given a server that answers the message with a 307 to another origin, where something listens
     listener = socket.socket()
