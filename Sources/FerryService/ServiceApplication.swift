@@ -96,7 +96,7 @@ public enum ServiceApplication {
                 share1.announceEmojiVerification(state)
             })
         share1.onOpenRefused = desktop.refused
-        // What committing a share does not need waits until the first one is answered (StartUp).
+        // What committing a share does not need waits until just after the first one is answered (StartUp).
         // The process is held until it ran: it may hold itself for pending work then.
         let crashNotes = settings.paths.stateDirectory + "/crashes"
         let startUp = StartUp { [unowned service] startUp in

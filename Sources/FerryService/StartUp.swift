@@ -10,8 +10,7 @@ import Synchronization
 /// It runs on the main loop at the first of: `afterReply` after a Share or Open call is answered; a
 /// call of any other method, which waits for it (what that call reads or changes then comes after
 /// every announcement of the shares accepted before, as it did when they were announced before the
-/// reply); or
-/// `fallback` after the start, for an activation without a share (Activate, the login autostart).
+/// reply); or `fallback` after the start, for an activation without a share (Activate, the login autostart).
 /// A share being staged at that moment (a large or remote file) holds it back until its reply,
 /// but no longer than `latest`.
 final class StartUp: Sendable {
@@ -19,10 +18,11 @@ final class StartUp: Sendable {
     static let latest: UInt32 = 2000
     /// How long after a share's reply the start-up waits. The program that asked (`gio open`, a file
     /// manager) has yet to read the reply and go on, and the bus daemon to carry it; the start-up
-    /// (GRDB, the sender: ~5.7 M instructions) would take one of a two-core machine's cores from
-    /// them, and the caller waited for it: in paired cold `gio open` rounds against the same build
-    /// without the wait, 3 to 6 % less time to gio's exit (issue 19). A person cannot see 30 ms before
-    /// a notification or an upload; a call that needs the start-up does not wait for it.
+    /// (GRDB, the sender: up to ~5.3 M instructions) would take one of a two-core machine's cores
+    /// from them, and the caller waited for it: in paired cold `gio open` rounds against the same
+    /// build without the wait, 3 to 6 % less time to gio's exit (issue 19). A person cannot see 30 ms
+    /// before a notification or an upload; a call that needs the start-up runs it at once, without
+    /// waiting out `afterReply`.
     static let afterReply: UInt32 = 30
 
     private struct State {
@@ -30,6 +30,8 @@ final class StartUp: Sendable {
         /// Shares accepted before the start-up, with their activation tokens; nil once it ran.
         var heldBack: [(share: Share, activationToken: String?)]? = []
         var sharesBeingTaken = 0
+        /// A reply's timer will run it (`afterReply`).
+        var scheduled = false
     }
 
     private let state = Mutex(State())
@@ -70,10 +72,15 @@ final class StartUp: Sendable {
     /// A Share or Open call arrived and will be answered; `shareAnswered` follows.
     func shareTaken() { state.withLock { $0.sharesBeingTaken += 1 } }
 
-    /// Its reply went out (any thread): the start-up follows, `afterReply` later.
+    /// Its reply went out (any thread): the start-up follows, `afterReply` later (one timer for all
+    /// the replies before it runs; none once it ran).
     func shareAnswered() {
-        state.withLock { $0.sharesBeingTaken -= 1 }
-        MainContext.after(milliseconds: Self.afterReply) { self.begin() }
+        let schedule = state.withLock { state in
+            state.sharesBeingTaken -= 1
+            defer { state.scheduled = true }
+            return !state.began && !state.scheduled
+        }
+        if schedule { MainContext.after(milliseconds: Self.afterReply) { self.begin() } }
     }
 
     /// Returns once the start-up ran, starting it if it has not; for calls that are not a share.
@@ -95,11 +102,14 @@ final class StartUp: Sendable {
     }
 
     /// The fallback: `fallback` ms after the start, later while a share is being taken (its reply
-    /// starts it), `latest` ms after the start at the latest.
+    /// starts it), `latest` ms after the start at the latest; none once a reply's timer is set,
+    /// which keeps to `afterReply` after that reply.
     @GLibMain func armFallback(waited: UInt32 = 0) {
         MainContext.after(milliseconds: Self.fallback) { [self] in
             let waiting = waited + Self.fallback
-            if state.withLock({ $0.sharesBeingTaken > 0 }), waiting < Self.latest {
+            let (taking, scheduled) = state.withLock { ($0.sharesBeingTaken > 0, $0.scheduled) }
+            if scheduled { return }
+            if taking, waiting < Self.latest {
                 armFallback(waited: waiting)
             } else {
                 begin()

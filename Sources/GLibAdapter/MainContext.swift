@@ -35,7 +35,8 @@ public enum MainContext {
         }, box, nil)
     }
 
-    /// Calls `handler` on the main loop after `milliseconds`, once.
+    /// Calls `handler` on the main loop after `milliseconds`, once. Callable from any thread: it only
+    /// adds a source to the default context.
     public static func after(milliseconds: UInt32, _ handler: @escaping @GLibMain () -> Void) {
         let box = Unmanaged.passRetained(Box(handler)).toOpaque()
         g_timeout_add_full(G_PRIORITY_DEFAULT, milliseconds, { userData in

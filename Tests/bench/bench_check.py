@@ -206,7 +206,7 @@ def wall_figure(prefix: Path, bare: Path, work: Path, rounds: int = 135) -> dict
     service (database made before) and the bare GApplication in paired rounds, alternating which goes
     first, so that what the machine is doing meanwhile hits both: the median of the per-round ratios.
     gio's own start is in both (the command a person's file manager runs). Single rounds range
-    from 0.5 to 2.6: half of gio's exits take 14-22 ms more than the others, the kernel closing
+    from about 0.4 to 3.2: half of gio's exits take 14-22 ms more than the others, the kernel closing
     gio's inotify instance (strace: exit_group to the last thread's end, 0.7 ms or 14-22 ms, whoever
     answered). The median of 45 rounds moved between 1.03 and 1.32 from run to run, so 135 are
     taken (about 30 seconds)."""
@@ -244,14 +244,31 @@ def uncache_programs(prefix: Path) -> None:
     right after installing it or once instruction_figures has read it to strip its debug
     information, the same build measured 24.2 MB signed in, against 21.9 MB from a binary cached
     only where it was read before (a desktop after a boot). Each memory figure starts from nothing
-    of Ferry cached; its first run reads the program from disk, and the runs after it agree."""
-    for program in (prefix / "bin" / "ferry", prefix / "libexec" / "ferry" / "ferry-ui"):
+    of Ferry cached; its first run reads the program from disk, and the runs after it agree. Pages
+    a process still maps stay cached: the sessions of the figure before may still be exiting."""
+    programs = [prefix / "bin" / "ferry", prefix / "libexec" / "ferry" / "ferry-ui"]
+    deadline = time.monotonic() + 10
+    while any(running(program) for program in programs) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    for program in programs:
         fd = os.open(program, os.O_RDONLY)
         try:
             os.fsync(fd)  # written pages not yet on disk would stay
             os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
         finally:
             os.close(fd)
+
+
+def running(program: Path) -> bool:
+    """Whether a process (not a zombie) runs `program`."""
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if os.readlink(entry / "exe") == str(program.resolve()):
+                    return True
+            except OSError:
+                continue
+    return False
 
 
 def rss_mb(pid: int) -> float:
