@@ -110,7 +110,13 @@ def search_and_pick(window, typed: str, room_name: str) -> None:
             time.sleep(0.05)
         return True
 
-    wait_for(in_search, timeout=10, what="focus in the search field")
+    try:
+        wait_for(in_search, timeout=10, what="focus in the search field")
+    except AssertionError as error:
+        # Where focus went instead: the clue a rare failure here needs (seen once, cause not found).
+        node = focused(window)
+        where = f"{node.getRoleName()} {node.name!r}" if node else "nothing"
+        raise AssertionError(f"{error}; focused instead: {where}") from None
     find(window, T("Choose {name}", name=room_name), "check box", timeout=15)  # the list is there
     wait_for(settled, timeout=10, interval=0, what="focus staying in the search field")
     type_text(typed)
