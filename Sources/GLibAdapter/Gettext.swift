@@ -75,12 +75,18 @@ public struct Gettext: Translating {
     }
 
     /// A moment (microseconds since 1970) in local time, written the way the locale writes a
-    /// date and a time (`%x %X`: "11/26/2026 05:22:33 PM", "26.11.2026 17:22:33").
+    /// date and a time (`%x %X`: "11/26/2026 05:22:33 PM", "26.11.2026 17:22:33"), or as ISO 8601
+    /// ("2026-11-26 17:22") under the C locale (`ReadableTime`).
     public static func localDateTime(microseconds: Int64) -> String {
         guard let moment = g_date_time_new_from_unix_local(gint64(microseconds / 1_000_000)) else { return "" }
         defer { g_date_time_unref(moment) }
-        guard let formatted = g_date_time_format(moment, "%x %X") else { return "" }
+        let pattern = ReadableTime.pattern(timeLocale: timeLocale())
+        guard let formatted = g_date_time_format(moment, pattern) else { return "" }
         defer { g_free(formatted) }
         return String(cString: formatted)
+    }
+
+    private static func timeLocale() -> String {
+        setlocale(LC_TIME, nil).map { String(cString: $0) } ?? "C"
     }
 }

@@ -141,6 +141,22 @@ def test_shares_and_show_print_something_readable(bus):
     assert "awaiting-sign-in" in shown.stdout or "sign" in shown.stdout.lower()
 
 
+def test_shares_writes_dates_as_iso_8601_without_a_locale_and_as_the_locale_does_with_one(bus):
+    # Given a share
+    share_id = new_id(bus.ferry("text", "dated"))
+    # When it is listed under the C locale, the date is ISO 8601 (not the US order with a two-digit year)
+    plain = bus.ferry("shares", env={"LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"})
+    assert plain.returncode == EX_OK, plain.stderr
+    row = next(line for line in plain.stdout.splitlines() if share_id in line)
+    assert re.search(r"(^|\s)\d{4}-\d\d-\d\d \d\d:\d\d(\s|$)", row), row
+    assert not re.search(r"\d\d/\d\d/\d\d", row), row
+    # And under a German locale, as German writes a date
+    german = bus.ferry("shares", env={"LANG": "de_DE.UTF-8", "LC_ALL": "de_DE.UTF-8"})
+    assert german.returncode == EX_OK, german.stderr
+    row = next(line for line in german.stdout.splitlines() if share_id in line)
+    assert re.search(r"\d\d\.\d\d\.\d{4} \d\d:\d\d:\d\d", row), row
+
+
 def test_show_accepts_a_unique_prefix_of_the_id(bus):
     share_id = new_id(bus.ferry("text", "prefix"))
     done = bus.ferry("show", share_id[:20], "--json")
