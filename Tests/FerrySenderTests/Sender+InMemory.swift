@@ -13,7 +13,7 @@ extension Sender {
                               accessToken: "t\(signIn)", signIn: signIn)
         return Sender(outbox: outbox, spool: spool, account: FixedSession(session: session),
                       backoff: Backoff(initial: 1_000, maximum: 5_000), events: SenderEvents(),
-                      logger: Logger(label: "test"), clock: SystemClock.microseconds, connect: { _ in server })
+                      logger: TestLog.logger, clock: SystemClock.microseconds, connect: { _ in server })
     }
 }
 
