@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 // Ferry: share files, text and links from the Linux desktop into Matrix rooms.
 // Module layout follows a share's path: intake → intent (core) → staging → outbox,
 // with the GLib adapter as the only place that touches C, and the CLI as a client.
@@ -129,3 +129,10 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Ferry's own code builds without a warning: in its targets every warning is an error, so a new one
+// fails the build (and CI) where it appears. Dependencies keep theirs: SwiftPM builds a remote
+// package with its warnings suppressed.
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.treatAllWarnings(as: .error)]
+}

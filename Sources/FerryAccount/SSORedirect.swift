@@ -141,7 +141,10 @@ public final class SSORedirect: @unchecked Sendable {
             context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: found == nil ? .notFound : .ok,
                                                                   headers: headers))), promise: nil)
             context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: page)))), promise: nil)
-            context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
+            // The channel, not the context: a context belongs to its event loop and is not Sendable.
+            context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { [channel = context.channel] _ in
+                channel.close(promise: nil)
+            }
             if let found { token.succeed(found) }
         }
 

@@ -130,11 +130,11 @@ extension Encryption {
             let storageKey: SecretStorageKey
             do {
                 storageKey = try Self.storageKey(keyID: keyID, description: description, recoveryKey: recoveryKey, secret: secret)
-            } catch let failure as VerificationFailure {
+            } catch {
                 // Key-shaped text that is not a key and not the passphrase either: the typo is
-                // what the person should hear about.
+                // what the person should hear about. (storageKey throws only VerificationFailure.)
                 if let keyProblem { throw VerificationFailure.invalidRecoveryKey(keyProblem) }
-                throw failure
+                throw error
             }
             guard let stored = try await data.get("m.cross_signing.self_signing") else { throw VerificationFailure.notInSecretStorage }
             let selfSigning: SelfSigningKey

@@ -126,7 +126,6 @@ public struct FileChunks: AsyncSequence, Sendable {
         }
 
         public func next() async throws -> ByteBuffer? {
-            let path = chunks.path
             var wanted = FileChunks.chunkSize
             if let available = chunks.available {
                 // Asked before every chunk, not only when caught up: a copy given up stops the

@@ -56,7 +56,7 @@ final class OutboxFileTests: XCTestCase {
     }
 
     func testAnExistingDatabaseFileIsMadePrivate() throws {
-        FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o644])
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o644]))
 
         _ = try Outbox(path: path)
 

@@ -153,7 +153,8 @@ final class ExactlyOnceTests: XCTestCase {
         for (position, (name, size)) in files.enumerated() {
             let type = name.hasSuffix(".png") ? "image/png" : "text/plain"
             items.append(ShareItem(kind: .file, name: name, contentType: type, size: size, uri: "file:///tmp/\(name)"))
-            FileManager.default.createFile(atPath: spool.path(for: id, position: position), contents: Data(count: Int(size)))
+            let staged = spool.path(for: id, position: position)
+            XCTAssertTrue(FileManager.default.createFile(atPath: staged, contents: Data(count: Int(size))), staged)
         }
         let intent = ShareIntent(items: items, subject: nil, message: files.isEmpty ? nil : message,
                                  destinations: destinations, source: .cli)
