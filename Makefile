@@ -57,7 +57,8 @@ help:
 	@echo "make install      install into PREFIX (default /usr/local), under DESTDIR when packaging"
 	@echo "make uninstall    remove what make install installed"
 	@echo "make demo         share a file, a text and a link through a private session bus"
-	@echo "make check        install what is missing, build, run every test"
+	@echo "make check        install what is missing, build, run every test (about 20 minutes on 2 cores)"
+	@echo "make tsan-tests   the unit tests again under ThreadSanitizer, in a build of their own (CI runs it too)"
 	@echo "make bench        print the performance figures"
 	@echo "make bench-check  fail when a figure of Tests/bench/budget.json got heavier (BENCH_CHECK_FLAGS=--deterministic: instructions only)"
 	@echo "make fuzz         fuzz every parser of outside input (FUZZ_SECONDS each, default 600)"
@@ -98,10 +99,11 @@ endef
 deps:
 	scripts/deps.sh
 
+# The ThreadSanitizer pass (tsan-tests) is a second full build, as long as this whole target: CI
+# runs it after `make check` (.ci/run), and so can anyone who changed something that runs on two threads.
 check: deps
 	$(SWIFT) build
 	$(MAKE) --no-print-directory unit-tests
-	$(MAKE) --no-print-directory tsan-tests
 	$(MAKE) --no-print-directory install PREFIX="$(CHECK_PREFIX)" CONFIG=debug
 	$(MAKE) --no-print-directory check-desktop
 	$(MAKE) --no-print-directory integration-tests
