@@ -4,6 +4,9 @@
 # through the same clients a desktop uses while signed out, signs in, and shows the room's
 # timeline as the homeserver has it. Nothing outside a temporary directory is touched.
 # KEEP=1 keeps that directory afterwards.
+# With a display, the share dialog opens for the picture: pick the room and press Send within
+# DIALOG_SECONDS (120 by default), or the command line does it. Every command shown with a "$" is
+# what the demo runs, quoted as a shell needs it: paste it (with KEEP=1) and it works the same.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -13,7 +16,19 @@ if [[ -t 1 ]]; then bold=$'\e[1m' dim=$'\e[2m' green=$'\e[32m' reset=$'\e[0m'; e
 step() { printf '\n%s==> %s%s\n' "$bold" "$*" "$reset"; }
 note() { printf '    %s\n' "$*"; }
 show() { printf '%s    $ %s%s\n' "$dim" "$*" "$reset"; }
-run() { show "$*"; "$@" 2>&1 | sed 's/^/      /'; }
+# A word as a shell reads it back: as it is when it holds only characters no shell treats specially,
+# else in single quotes ("#room:server" would start a comment, "!room" or "*" would be expanded).
+shell_word() {
+    if [[ $1 =~ ^[A-Za-z0-9_@%+=:,./-]+$ ]]; then printf '%s' "$1"; else printf "'%s'" "${1//\'/\'\\\'\'}"; fi
+}
+command_line() {
+    local line= word
+    for word in "$@"; do line+="${line:+ }$(shell_word "$word")"; done
+    printf '%s' "$line"
+}
+# Shows a command and runs exactly the text shown, so what a person pastes is what ran.
+run() { run_shell "$(command_line "$@")"; }
+run_shell() { show "$1"; (eval "$1") 2>&1 | sed 's/^/      /'; }
 
 # What a newcomer need not read (package installs, the build) goes to a log, a line each on screen.
 log="$root/build/demo.log"
@@ -23,13 +38,32 @@ quietly() {
     local what=$1 start=$SECONDS
     shift
     printf '\n### %s\n$ %s\n' "$what" "$*" >>"$log"
-    if "$@" >>"$log" 2>&1; then
+    if "$@" 2>&1 | counting "$what"; then
         note "$what: done in $((SECONDS - start)) s (its output is in ${log#"$root/"})"
     else
         note "$what: failed. The end of ${log#"$root/"}:"
         tail -n 40 "$log" | sed 's/^/      /'
         exit 1
     fi
+}
+# Copies a step's output to the log and shows how far it is: the Swift build counts its steps
+# ("[312/1075] Compiling …"), on a terminal as one line that counts up, elsewhere a line every 10 %.
+counting() {
+    local line shown=-1 tenth
+    while IFS= read -r line; do
+        printf '%s\n' "$line" >>"$log"
+        [[ $line =~ ^\[([0-9]+)/([0-9]+)\] ]] || continue
+        local done=${BASH_REMATCH[1]} all=${BASH_REMATCH[2]}
+        ((all >= 20)) || continue  # nothing to build: the few steps of checking that are no news
+        if [[ -t 1 ]]; then
+            printf '\r    %s: building, step %s of %s ' "$1" "$done" "$all"
+        else
+            tenth=$((done * 10 / all))
+            ((tenth > shown)) && { shown=$tenth; note "$1: building, step $done of $all"; }
+        fi
+    done
+    [[ -t 1 ]] && printf '\r\e[K'
+    return 0
 }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/ferry-demo.XXXXXX")
@@ -44,6 +78,9 @@ cleanup() {
 trap cleanup EXIT
 
 step "Getting ready"
+note "The first time on a 2-core machine this takes about 15 minutes: Debian packages (with sudo"
+note "when you are not root), virtualenvs for Synapse and the tests in this checkout, then a debug"
+note "build of Ferry. Later runs start in seconds."
 quietly "Debian packages and the Synapse virtualenv (once)" "$root/scripts/deps.sh"
 quietly "Building Ferry ($config) and installing it into a temporary prefix" \
     make -C "$root" --no-print-directory install PREFIX="$prefix" CONFIG="$config"
@@ -58,6 +95,8 @@ export XDG_STATE_HOME="$HOME/.local/state" XDG_CONFIG_HOME="$HOME/.config" \
        XDG_DATA_HOME="$HOME/.local/share" XDG_CACHE_HOME="$HOME/.cache"
 export XDG_DATA_DIRS="$prefix/share:/usr/local/share:/usr/share"
 mkdir -p "$XDG_STATE_HOME" "$XDG_CONFIG_HOME" "$XDG_DATA_HOME" "$XDG_CACHE_HOME"
+# The service gets no display: only the picture's step below opens the dialog, on purpose.
+dialog_display=${DISPLAY:-} dialog_wayland=${WAYLAND_DISPLAY:-}
 unset XDG_CURRENT_DESKTOP DISPLAY WAYLAND_DISPLAY
 address=$(dbus-daemon --session --fork --print-address=1 --print-pid=3 3>"$work/bus.pid")
 bus_pid=$(<"$work/bus.pid")
@@ -77,8 +116,7 @@ note "Synapse at $server_url, with the user $demo_user and the room $room."
 
 step "Making Ferry the default application for PNG pictures"
 run xdg-mime default io.github.ferryshare.Ferry.desktop image/png
-show "xdg-mime query default image/png"
-note "$(xdg-mime query default image/png)"
+run xdg-mime query default image/png
 
 export PATH="$prefix/bin:$PATH"
 count_shares() { ferry shares --json | python3 -c 'import json, sys; print(len(json.load(sys.stdin)))'; }
@@ -113,15 +151,12 @@ note "org.freedesktop.Application.Open on the bus, which started ${prefix}/bin/f
 
 step "Sharing a text from the command line, to the room"
 text="The 8:15 ferry is cancelled, take the 9:00 one."
-show "ferry text \"$text\" --to '$room'"
-ferry text "$text" --to "$room" 2>"$work/text.err" | sed 's/^/      /'
-sed 's/^/      /' "$work/text.err"
-note "ferry printed the new share's id; the sentence after it came on standard error."
+run ferry text "$text" --to "$room"
+note "ferry printed the new share's id on standard output, the sentence after it on standard error."
 
 step "Sharing a link through a ferry: URI"
 link="ferry:share?title=Timetable&text=Winter%20timetable&url=https%3A%2F%2Fexample.org%2Fferries&to=%23${room#\#}"
-show "gio open '$link'"
-gio open "$link"
+run gio open "$link"
 wait_for_shares 3
 note "Any program can do this: xdg-open and browsers hand ferry: links to Ferry the same way."
 
@@ -134,8 +169,7 @@ step "The picture's share in detail"
 run ferry show "$picture_share"
 
 step "The files behind it"
-show "find \$XDG_STATE_HOME/ferry -type f"
-(cd "$XDG_STATE_HOME" && find ferry -type f | sort | sed 's/^/      /')
+run_shell 'cd "$XDG_STATE_HOME" && find ferry -type f | sort'
 staged=$(find "$XDG_STATE_HOME/ferry/spool" -type f | head -n 1)
 note "The outbox is SQLite; ${staged#"$XDG_STATE_HOME/"} is Ferry's own copy of the picture."
 run cmp "$picture" "$staged"
@@ -144,8 +178,10 @@ run rm "$picture"
 run ferry show --json "$(basename "$(dirname "$staged")")"
 
 step "Signing in"
-show "ferry login --homeserver $server_url --user $demo_user --password-stdin <<< '…'"
-info password | ferry login --homeserver "$server_url" --user "$demo_user" --password-stdin 2>&1 | sed 's/^/      /'
+# The password goes through a private file, so the command shown is the one that runs and the
+# screen never shows the password.
+(umask 077 && info password >"$work/password")
+run_shell "$(command_line ferry login --homeserver "$server_url" --user "$demo_user" --password-stdin) <$(shell_word "$work/password")"
 note "The token went to the Secret Service if one runs, else to a file only you can read:"
 run ferry status
 note "The text named its room: it is on its way by itself."
@@ -159,10 +195,35 @@ note "The link only suggested its room: a link never sends anything without you.
 note "named none (a file manager does not). Both wait for a destination."
 
 step "Choosing where the picture and the link go"
-note "The share dialog does this on a desktop (with the link's room already ticked); here, the command line."
 link_share=$(ferry shares --json | python3 -c 'import json, sys; print([s["id"] for s in json.load(sys.stdin) if s["source"] == "uri"][0])')
 run ferry destinations
-run ferry complete "$picture_share" --to "$room" --message "The harbour this morning"
+share_state() { ferry show --json "$1" | python3 -c 'import json, sys; print(json.load(sys.stdin)["state"])'; }
+if [[ -n $dialog_display || -n $dialog_wayland ]]; then
+    dialog_seconds=${DIALOG_SECONDS:-120}
+    note "Ferry's share dialog opens for the picture, as after Open With → Ferry: tick $(info room_name),"
+    note "Next, add a message if you like, and Share. In $dialog_seconds s the command line does it instead."
+    dialog=("$prefix/libexec/ferry/ferry-ui" --share "$picture_share")
+    show "$(command_line "${dialog[@]}") &"
+    DISPLAY=$dialog_display WAYLAND_DISPLAY=$dialog_wayland "${dialog[@]}" >>"$log" 2>&1 &
+    dialog_pid=$!
+    deadline=$((SECONDS + dialog_seconds))
+    while ((SECONDS < deadline)) && kill -0 "$dialog_pid" 2>/dev/null \
+        && [[ $(share_state "$picture_share") == awaiting-destination ]]; do
+        sleep 0.3
+    done
+    if [[ $(share_state "$picture_share") == awaiting-destination ]]; then
+        kill "$dialog_pid" 2>/dev/null || true
+        note "The dialog was closed or its time ran out, so the command line chooses instead:"
+        run ferry complete "$picture_share" --to "$room" --message "The harbour this morning"
+    else
+        note "You sent it from the dialog; the dialog closes once it is on its way."
+        wait "$dialog_pid" 2>/dev/null || true
+    fi
+else
+    note "No display here, so the command line chooses. On a desktop the share dialog does this (with the"
+    note "link's room already ticked): data/screenshots/share-dialog-page1.png shows that step."
+    run ferry complete "$picture_share" --to "$room" --message "The harbour this morning"
+fi
 run ferry complete "$link_share" --to "$room"
 
 step "Sending a file while signed in waits until the homeserver has it"

@@ -684,7 +684,7 @@ def main(argv: list[str] | None = None) -> int:
             room_id = server.create_room(token, name=args.room_name, alias_localpart=args.alias)
         info = {"base_url": server.base_url, "server_name": server.server_name, "user_id": user_id,
                 "password": args.password, "access_token": token, "device_id": device_id,
-                "room_id": room_id, "room_alias": alias, "pid": server.process.pid,
+                "room_id": room_id, "room_alias": alias, "room_name": args.room_name, "pid": server.process.pid,
                 "root": str(server.root), "log": str(server.log_path),
                 "startup_seconds": round(server.startup_seconds or 0, 3)}
         print(json.dumps(info), flush=True)
