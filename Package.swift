@@ -35,7 +35,7 @@ let package = Package(
         // the first share of a cold start (ColdConnection).
         .target(name: "FerryOutbox", dependencies: [
             "FerryCore", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
-            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
         ]),
         // The Matrix client-server API over HTTP: sign-in, rooms, media, events. No D-Bus, no SQLite.
         .target(name: "FerryMatrix", dependencies: [
@@ -107,7 +107,10 @@ let package = Package(
         .testTarget(name: "FerryCryptoTests", dependencies: ["FerryCrypto", "FerryCore"]),
         .testTarget(name: "FerryEncryptionTests", dependencies: ["FerryEncryption", "FerryCrypto", "FerryCore", "FerryMatrix", "FerryOutbox"]),
         .testTarget(name: "FerryCoreTests", dependencies: ["FerryCore", "FerryContract"]),
-        .testTarget(name: "FerryOutboxTests", dependencies: ["FerryOutbox", "FerryCore"]),
+        .testTarget(name: "FerryOutboxTests", dependencies: [
+            "FerryOutbox", "FerryCore", .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        ]),
         .testTarget(name: "FerryStagingTests", dependencies: ["FerryStaging", "FerryCore", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
         .testTarget(name: "FerryMatrixTests", dependencies: [
             "FerryMatrix", .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),

@@ -31,7 +31,8 @@ public final class Account: @unchecked Sendable {
         self.outbox = outbox
         self.vault = vault
         self.logger = logger
-        stored = try? outbox.account()
+        // Unread, nobody is signed in for this run: shares wait for a sign-in, which rewrites it.
+        stored = logger.attempt("reading the stored sign-in") { try outbox.account() }
         guard let stored, stored.signedIn else { return }
         tokenPending = true
         let thread = Thread { [self] in self.readToken(of: stored) }
@@ -161,7 +162,12 @@ public final class Account: @unchecked Sendable {
         await tokenRead()
         guard let session = lock.withLock({ self.session }) else { return }
         if remote {
-            try? await FerryMatrix.SignIn.logout(MatrixHTTP(baseURL: session.homeserver, accessToken: session.accessToken))
+            // Signed out here whatever the server says: a token it still holds is the server's to expire.
+            do {
+                try await FerryMatrix.SignIn.logout(MatrixHTTP(baseURL: session.homeserver, accessToken: session.accessToken))
+            } catch {
+                logger.notice("the homeserver did not end the session", metadata: ["error": "\(error)"])
+            }
         }
         forget(session)
     }
@@ -180,7 +186,8 @@ public final class Account: @unchecked Sendable {
             self.session = nil
             stored?.signedIn = false
             stored?.secretStorage = nil
-            if let stored { try? outbox.save(account: stored) }
+            // Unsaved, the next start reads a sign-in without its token (removed above): signed out then too.
+            if let stored { _ = logger.attempt("saving the sign-out") { try outbox.save(account: stored) } }
         }
     }
 
@@ -241,7 +248,10 @@ public final class Account: @unchecked Sendable {
     /// keys never change under the same id (other clients would take it for an impostor), so
     /// after a sign-out, which deletes them, the next sign-in is a new device.
     private func deviceToKeep(user: String?, homeserver: String) -> String? {
-        guard (try? outbox.hasCryptoRecords()) == true else { return nil }
+        // Unread, a new device: never a kept id whose keys might be gone.
+        guard logger.attempt("reading whether encryption records are kept", { try outbox.hasCryptoRecords() }) == true else {
+            return nil
+        }
         return lock.withLock {
             guard let stored, stored.homeserver == homeserver, !stored.deviceID.isEmpty else { return nil }
             guard let user else { return stored.deviceID }

@@ -53,12 +53,17 @@ struct CryptoStore: Sendable {
 
     /// Encrypted events and attachment keys kept more than `age` microseconds: their shares have
     /// long been sent or given up.
-    func dropEvents(olderThan age: Int64) {
-        let old = ["event:", "file:"].flatMap { prefix in
-            ((try? outbox.cryptoRecords(prefix: prefix)) ?? []).filter { clock() - $0.updated > age }
+    func dropEvents(olderThan age: Int64) throws(EncryptionFailure) {
+        var old: [String] = []
+        for prefix in ["event:", "file:"] {
+            do { old += try outbox.cryptoRecords(prefix: prefix).filter { clock() - $0.updated > age }.map(\.name) } catch {
+                throw .storage("\(error)")
+            }
         }
         guard !old.isEmpty else { return }
-        try? outbox.writeCryptoRecords(old.map { .init(name: $0.name, sealed: nil) }, at: clock())
+        do { try outbox.writeCryptoRecords(old.map { .init(name: $0, sealed: nil) }, at: clock()) } catch {
+            throw .storage("\(error)")
+        }
     }
 }
 

@@ -65,7 +65,9 @@ public actor Encryption {
 
     /// Whether the store holds a device for this sign-in: the device id may be signed in with
     /// again only then (a device's keys never change under the same id).
-    public nonisolated func keepsDevice() -> Bool { (try? outbox.hasCryptoRecords()) ?? false }
+    public nonisolated func keepsDevice() -> Bool {
+        logger.attempt("reading whether encryption records are kept") { try outbox.hasCryptoRecords() } ?? false
+    }
 
     /// The device's identity exists and its keys (device keys, one-time keys, a fallback key) are
     /// on the server. At sign-in, and before encrypting.
@@ -92,7 +94,9 @@ public actor Encryption {
 
     private func forgetNow(userID: String) {
         pendingSetUps[userID] = nil
-        try? outbox.deleteCryptoRecords()
+        // Records left behind cannot be opened without the key removed next: the next sign-in
+        // finds them unreadable and starts a new device (Account.deviceToKeep).
+        _ = logger.attempt("deleting the encryption records at sign-out") { try outbox.deleteCryptoRecords() }
         vault.remove(userID: userID)
         opened = nil
         device = nil
@@ -144,7 +148,7 @@ public actor Encryption {
                 // impostor, and the server refuses one-time key ids it has seen): the records
                 // go, so that the next sign-in is a new device, and until then nothing is encrypted.
                 logger.warning("the key of the kept encryption state is gone; sign out and in again to encrypt")
-                try? outbox.deleteCryptoRecords()
+                _ = logger.attempt("deleting the unreadable encryption records") { try outbox.deleteCryptoRecords() }
                 throw .deviceKeysLost
             }
             seal = StateSeal()
@@ -167,7 +171,8 @@ public actor Encryption {
         if let kept = record, kept.userID != session.userID || kept.deviceID != session.deviceID {
             // Another person's or another device's state: never used for this one.
             logger.notice("encryption state of another device found; starting afresh for this one")
-            try? outbox.deleteCryptoRecords()
+            // Never go on beside them: that device's Olm sessions would be taken for this one's.
+            do { try outbox.deleteCryptoRecords() } catch { throw .storage("\(error)") }
             roomRecords = [:]
             record = nil
         }
@@ -202,7 +207,10 @@ public actor Encryption {
             counts = try await upload(&kept, session: session, api: api, store: store)
             logger.info("topped up one-time keys", metadata: ["on server": "\(counts["signed_curve25519"] ?? 0)"])
         }
-        store.dropEvents(olderThan: Self.eventRecordAge)
+        // Kept longer, old records only take room: tried again at the next top-up.
+        do { try store.dropEvents(olderThan: Self.eventRecordAge) } catch {
+            logger.error("dropping old encrypted events failed", metadata: ["error": "\(error)"])
+        }
         device = (kept, clock())
         return (store, kept)
     }

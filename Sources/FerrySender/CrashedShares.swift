@@ -1,6 +1,7 @@
 import FerryCore
 import FerryOutbox
 import Foundation
+import Logging
 
 /// The shares the service crashed on too often, set aside at start (CrashTally, CrashWitness).
 public enum CrashedShares {
@@ -8,30 +9,43 @@ public enum CrashedShares {
     /// `CrashTally.limit` times (each unfinished delivery with `DeliveryFailed` and the reason),
     /// and leaves in the file only the notes still worth counting. Returns the shares failed.
     /// Runs before the witness is installed and before the sender starts, on the starting thread.
-    public static func setAside(notesAt path: String, outbox: Outbox, at time: Int64) -> [Share] {
+    /// A note or a share that cannot be read or written is logged and skipped: the share is
+    /// counted again at the next start.
+    public static func setAside(notesAt path: String, outbox: Outbox, at time: Int64, logger: Logger) -> [Share] {
+        // No file is the usual case: no crash since the last start.
         guard let notes = try? String(contentsOfFile: path, encoding: .utf8), !notes.isEmpty else { return [] }
-        let unfinished = Set(((try? outbox.shares(in: [.queued, .sending])) ?? []).map(\.id))
+        guard let queue = logger.attempt("reading the queue for the crash notes", { try outbox.shares(in: [.queued, .sending]) })
+        else { return [] }
+        let unfinished = Set(queue.map(\.id))
         let tally = CrashTally(notes: notes, unfinished: unfinished)
         var failed: [Share] = []
         for id in tally.givenUp {
-            guard let share = try? outbox.share(id: id) else { continue }
+            guard let share = logger.attempt("reading a share that crashed the service", share: id, { try outbox.share(id: id) })
+            else { continue }
             for (position, delivery) in share.deliveries.enumerated() where !delivery.state.isFinal {
                 let error = ShareError.deliveryFailed(delivery.destination, reason: CrashTally.reason)
-                _ = try? outbox.updateDelivery(shareID: id, position: position) {
-                    $0.state = .failed
-                    $0.failure = Share.Failure(name: error.name, message: error.message)
-                    $0.retryAt = nil
+                _ = logger.attempt("failing a delivery that crashed the service", share: id) {
+                    try outbox.updateDelivery(shareID: id, position: position) {
+                        $0.state = .failed
+                        $0.failure = Share.Failure(name: error.name, message: error.message)
+                        $0.retryAt = nil
+                    }
                 }
             }
             // TRANSLATORS: completes "Sending to {room} failed: {reason}." for a share that had no destination.
             let error = ShareError.deliveryFailed(share.intent.destinations.first ?? tr("its destinations"), reason: CrashTally.reason)
-            if let settled = try? outbox.update(id: id, state: .failed, failure: Share.Failure(name: error.name, message: error.message),
-                                                at: time, from: [.queued, .sending]) {
+            let settled = logger.attempt("failing a share that crashed the service", share: id) {
+                try outbox.update(id: id, state: .failed, failure: Share.Failure(name: error.name, message: error.message),
+                                  at: time, from: [.queued, .sending])
+            }
+            if let settled {
                 failed.append(settled)
             }
         }
         // Written whole and renamed over: a crash now never leaves half a file of notes.
-        try? Data(tally.remainingNotes.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+        _ = logger.attempt("writing the crash notes") {
+            try Data(tally.remainingNotes.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+        }
         return failed
     }
 }

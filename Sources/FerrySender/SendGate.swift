@@ -16,10 +16,11 @@ final class SendGate: Sendable {
     private let onItsWay = NIOLockedValueBox<[String: [String]]>([:])
 
     /// Called right before an event request: true (and the request counts as on its way) when the
-    /// share is still being sent; false when it was cancelled or settled.
-    func enter(shareID: String, destination: String, outbox: Outbox) -> Bool {
-        onItsWay.withLockedValue { onItsWay in
-            guard (try? outbox.state(of: shareID)) == .sending else { return false }
+    /// share is still being sent; false when it was cancelled or settled. Throws when the state
+    /// cannot be read (nothing counts as on its way then).
+    func enter(shareID: String, destination: String, outbox: Outbox) throws -> Bool {
+        try onItsWay.withLockedValue { onItsWay in
+            guard try outbox.state(of: shareID) == .sending else { return false }
             onItsWay[shareID, default: []].append(destination)
             return true
         }

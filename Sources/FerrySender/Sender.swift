@@ -111,10 +111,17 @@ public actor Sender {
         while let session = account.current {
             // A share is never sent as someone else (the service parks them at a sign-in; this
             // holds whatever reached the queue since).
-            for id in (try? outbox.park(sharesNotOf: session.userID, at: clock())) ?? [] {
-                if let share = try? outbox.share(id: id) { events.shareChanged(share) }
+            let parked = logger.attempt("parking the shares of others") {
+                try outbox.park(sharesNotOf: session.userID, at: clock())
             }
-            let queue = ((try? outbox.shares(in: [.queued, .sending])) ?? []).filter { $0.account ?? session.userID == session.userID }
+            for id in parked ?? [] {
+                if let share = logger.attempt("reading a parked share", share: id, { try outbox.share(id: id) }) {
+                    events.shareChanged(share)
+                }
+            }
+            // A queue that cannot be read is tried again at the next wake-up (a new share, the network, a retry time).
+            let queued = logger.attempt("reading the queue") { try outbox.shares(in: [.queued, .sending]) } ?? []
+            let queue = queued.filter { $0.account ?? session.userID == session.userID }
             let shares = takeUp(queue, as: session)
             var progressed = false
             nextRetry = nil
@@ -144,7 +151,10 @@ public actor Sender {
             Outbox.Takeover(id: share.id, steps: Composition.steps(for: share.intent),
                             bytesTotal: share.intent.items.filter { $0.kind == .file }.reduce(0) { $0 + $1.size })
         }
-        guard let begun = try? outbox.beginSending(takeovers, as: session.userID, signIn: session.signIn, at: clock()) else {
+        // Not taken up here, each share is taken up on its own in send(_:session:retryNow:).
+        guard let begun = logger.attempt("taking up the queue", {
+            try outbox.beginSending(takeovers, as: session.userID, signIn: session.signIn, at: clock())
+        }) else {
             return shares
         }
         begun.forEach(events.shareChanged)
@@ -159,8 +169,11 @@ public actor Sender {
         if share.state == .queued || share.deliveries.isEmpty {
             let steps = Composition.steps(for: share.intent)
             let bytes = share.intent.items.filter { $0.kind == .file }.reduce(0) { $0 + $1.size }
-            guard let begun = try? outbox.beginSending(id: share.id, steps: steps, bytesTotal: bytes, as: session.userID,
-                                                       signIn: session.signIn, at: clock()) else {
+            // A share that cannot be taken up stays queued for the next pass (nil: cancelled meanwhile).
+            guard let begun = logger.attempt("taking up a share", share: share.id, {
+                try outbox.beginSending(id: share.id, steps: steps, bytesTotal: bytes, as: session.userID,
+                                        signIn: session.signIn, at: clock())
+            }) else {
                 return .finished
             }
             share = begun
@@ -208,7 +221,10 @@ public actor Sender {
                     }
                     account.invalidate(token: token)
                     earlyUploads.abandon(shareID: nil)
-                    _ = try? outbox.move(from: [.queued, .sending], to: .awaitingSignIn, at: clock())
+                    // Not moved, they are moved at the next sign-in's start (the service parks and resumes).
+                    _ = logger.attempt("moving the queue to awaiting-sign-in") {
+                        try outbox.move(from: [.queued, .sending], to: .awaitingSignIn, at: clock())
+                    }
                     events.signedOut()
                     return .signedOut
                 case .transient(let error):
@@ -261,7 +277,9 @@ public actor Sender {
             let outbox = outbox
             let creation = DestinationResolver.Creation(
                 marker: "\(share.id).\(position)",
-                begun: (try? outbox.roomCreationBegun(shareID: share.id, position: position)) ?? false,
+                begun: logger.attempt("reading whether a room was being made", share: share.id) {
+                    try outbox.roomCreationBegun(shareID: share.id, position: position)
+                } ?? false,
                 beginning: { () throws(MatrixError) in
                     do { try outbox.beginRoomCreation(shareID: share.id, position: position) } catch {
                         // TRANSLATORS: a reason, completing "Sending to {room} failed: unexpected answer: {reason}."; {error} is the database's own words, in English.
@@ -280,7 +298,9 @@ public actor Sender {
                 roomToRecord = roomID
             }
         }
-        let steps = (try? outbox.steps(shareID: share.id, position: position)) ?? []
+        let steps = logger.attempt("reading the delivery's steps", share: share.id) {
+            try outbox.steps(shareID: share.id, position: position)
+        } ?? []
         // Never plain text into an encrypted room, checked before anything is sent
         // (docs/ARCHITECTURE.md, "Rules that hold everywhere"): its events go out encrypted,
         // or, where this homeserver cannot encrypt, not at all.
@@ -313,8 +333,10 @@ public actor Sender {
                 while let step = pending.first, let eventID = found[step.transactionID] {
                     pending.removeFirst()
                     logger.info("found an event sent under an earlier sign-in", metadata: ["share": "\(share.id)", "step": "\(step.step)"])
-                    let recorded = try? outbox.recordEvent(step, eventID: eventID, roomID: roomToRecord,
-                                                           completesDelivery: pending.isEmpty, at: clock())
+                    let recorded = logger.attempt("recording an event found in the room", share: share.id) {
+                        try outbox.recordEvent(step, eventID: eventID, roomID: roomToRecord,
+                                               completesDelivery: pending.isEmpty, at: clock())
+                    }
                     if let recorded {
                         roomToRecord = nil
                         events.shareChanged(recorded)
@@ -325,7 +347,7 @@ public actor Sender {
             delivery = change(share.id, position) { $0.signIn = session.signIn } ?? delivery
         }
         for (index, var step) in pending.enumerated() {
-            guard (try? outbox.state(of: share.id)) == .sending else { throw .cancelled }
+            guard stillSending(share.id) else { throw .cancelled }
             var content: MessageContent
             if let index = step.item {
                 let item = items[index]
@@ -350,7 +372,7 @@ public actor Sender {
                         uri = early
                     } else {
                         // The share may have been cancelled while its early upload was awaited.
-                        guard (try? outbox.state(of: share.id)) == .sending else { throw .cancelled }
+                        guard stillSending(share.id) else { throw .cancelled }
                         // A copy that is gone or shorter fails this delivery, naming the file: not a
                         // network error retried forever (nor a reason to say Ferry is offline).
                         if let problem = StagedCopy.problem(path: path, size: item.size) {
@@ -366,7 +388,7 @@ public actor Sender {
                             }
                         } catch {
                             // Cancel removes the copy while it is read: that is a cancel, not a lost file.
-                            guard (try? outbox.state(of: share.id)) == .sending else { throw .cancelled }
+                            guard stillSending(share.id) else { throw .cancelled }
                             // The copy may have gone while it was read.
                             if case .transient = error, let problem = StagedCopy.problem(path: path, size: item.size) {
                                 throw .permanent(.stagedCopyLost(item.name, reason: problem))
@@ -374,7 +396,11 @@ public actor Sender {
                             throw error
                         }
                     }
-                    try? outbox.recordUpload(step, contentURI: uri, forEveryDelivery: !ownUpload)
+                    // Not recorded, the file is uploaded again at a retry: a second copy on the
+                    // server, never a second event.
+                    _ = logger.attempt("recording an upload", share: share.id) {
+                        try outbox.recordUpload(step, contentURI: uri, forEveryDelivery: !ownUpload)
+                    }
                     step.contentURI = uri
                     bytesDone += item.size
                 }
@@ -392,7 +418,11 @@ public actor Sender {
             }
             // The last moment a Cancel stops this event; from here until it is recorded, a Cancel
             // hears that it came too late for this destination (SendGate).
-            guard gate.enter(shareID: share.id, destination: destination, outbox: outbox) else { throw .cancelled }
+            // A state that cannot be read stops this event too (logged): the share stays sending for the next pass.
+            let entered = logger.attempt("reading a share's state", share: share.id) {
+                try gate.enter(shareID: share.id, destination: destination, outbox: outbox)
+            }
+            guard entered == true else { throw .cancelled }
             let eventID: String
             do {
                 eventID = try await attempt { () async throws(MatrixError) in
@@ -403,8 +433,9 @@ public actor Sender {
                 throw error
             }
             let last = index == pending.count - 1
-            let recorded = try? outbox.recordEvent(step, eventID: eventID, roomID: roomToRecord, completesDelivery: last,
-                                                   at: clock())
+            let recorded = logger.attempt("recording a sent event", share: share.id) {
+                try outbox.recordEvent(step, eventID: eventID, roomID: roomToRecord, completesDelivery: last, at: clock())
+            }
             gate.leave(shareID: share.id, destination: destination)
             if let updated = recorded {
                 roomToRecord = nil
@@ -463,18 +494,32 @@ public actor Sender {
     @discardableResult
     private func change(_ shareID: String, _ position: Int, durable: Bool = true,
                         _ body: (inout Delivery) -> Void) -> Delivery? {
-        let delivery = try? outbox.updateDelivery(shareID: shareID, position: position, durable: durable, body)
-        if let share = try? outbox.share(id: shareID) { events.shareChanged(share) }
-        return delivery ?? nil
+        let delivery = logger.attempt("updating a delivery", share: shareID) {
+            try outbox.updateDelivery(shareID: shareID, position: position, durable: durable, body)
+        }
+        if let share = logger.attempt("reading a share", share: shareID, { try outbox.share(id: shareID) }) {
+            events.shareChanged(share)
+        }
+        return delivery
+    }
+
+    /// Whether the share is still being sent: a cancel in the meantime stops it. A state that
+    /// cannot be read stops it too (logged); the share stays sending and the next pass goes on.
+    private func stillSending(_ shareID: String) -> Bool {
+        logger.attempt("reading a share's state", share: shareID) { try outbox.state(of: shareID) } == .sending
     }
 
     /// Settles the share's own state from its deliveries once none is left in progress.
     private func finish(_ shareID: String) {
-        guard let share = try? outbox.share(id: shareID), share.state == .sending else { return }
+        guard let share = logger.attempt("reading a share", share: shareID, { try outbox.share(id: shareID) }),
+              share.state == .sending else { return }
         let state = DeliveryOutcome.shareState(of: share.deliveries)
         guard state != .sending else { return }
         let failure = share.deliveries.first { $0.state == .failed }?.failure
-        guard let settled = try? outbox.update(id: shareID, state: state, failure: failure, at: clock(), from: [.sending]) else { return }
+        // Not settled, the share is still sending: the next pass finds every delivery final and settles it.
+        guard let settled = logger.attempt("settling a share", share: shareID, {
+            try outbox.update(id: shareID, state: state, failure: failure, at: clock(), from: [.sending])
+        }) else { return }
         events.shareChanged(settled)
         settle(settled)
     }
@@ -483,7 +528,11 @@ public actor Sender {
     private func settle(_ share: Share) {
         earlyUploads.abandon(shareID: share.id)
         // A failed share keeps its copies for Retry, unless every file is on the server already.
-        if share.state == .sent || (try? outbox.allFilesUploaded(shareID: share.id)) == true { spool.remove(shareID: share.id) }
+        let uploaded = share.state == .sent
+            || logger.attempt("reading whether every file is uploaded", share: share.id) {
+                try outbox.allFilesUploaded(shareID: share.id)
+            } == true
+        if uploaded { spool.remove(shareID: share.id) }
         logger.info("share \(share.state.rawValue)", metadata: ["id": "\(share.id)"])
         events.finished(share)
     }

@@ -40,7 +40,9 @@ extension ShareService {
         }
         guard let completed else {
             // Changed since it was read: cancelled, or completed from another window.
-            guard let now = try? outbox.state(of: id) else { throw .noSuchShare(id) }
+            guard let now = logger.attempt("reading a share's state", share: id, { try outbox.state(of: id) }) else {
+                throw .noSuchShare(id)
+            }
             throw .notCompletable(id, state: now)
         }
         logger.info("share completed", metadata: ["id": "\(id)", "destinations": "\(unique.count)"])
@@ -58,11 +60,17 @@ extension ShareService {
             throw .notRetryable(id, state: current.state)
         }
         for (position, delivery) in current.deliveries.enumerated() where delivery.state == .failed || delivery.state == .retrying {
-            _ = try? outbox.updateDelivery(shareID: id, position: position) {
-                $0.state = .queued
-                $0.failure = nil
-                $0.retryAt = nil
-                $0.attempts = 0
+            do {
+                _ = try outbox.updateDelivery(shareID: id, position: position) {
+                    $0.state = .queued
+                    $0.failure = nil
+                    $0.retryAt = nil
+                    $0.attempts = 0
+                }
+            } catch {
+                // A delivery left failed would settle the share as failed again at once: the retry
+                // is refused instead, with the share's own state unchanged (Retry may be asked again).
+                throw .storageFailed("the retry", reason: Outbox.reason(for: error))
             }
         }
         // Another person's share waits for them to sign in again, however often it is retried.
@@ -77,7 +85,10 @@ extension ShareService {
             // Not translated here: ShareError.message chooses its whole translated sentence by this English name.
             throw .storageFailed("the retry", reason: Outbox.reason(for: error))
         }
-        guard let retried = changed else { throw .notRetryable(id, state: (try? outbox.state(of: id)) ?? current.state) }
+        guard let retried = changed else {
+            let now = logger.attempt("reading a share's state", share: id) { try outbox.state(of: id) }
+            throw .notRetryable(id, state: now ?? current.state)
+        }
         logger.info("share retried", metadata: ["id": "\(id)"])
         events.shareChanged(retried)
         announcePendingWork()
@@ -106,7 +117,8 @@ extension ShareService {
         let session = account.current
         return ServiceStatus(signedIn: session != nil, userID: session?.userID, homeserver: session?.homeserver,
                              online: online, secretStorage: account.secretStorage, deviceID: session?.deviceID,
-                             verification: deviceVerification(), shares: (try? outbox.countsByState()) ?? [:])
+                             verification: deviceVerification(),
+                             shares: logger.attempt("counting the shares") { try outbox.countsByState() } ?? [:])
     }
 }
 

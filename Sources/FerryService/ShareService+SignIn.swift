@@ -16,8 +16,11 @@ extension ShareService {
         prepareDevice(session)
         await directory.forget()
         // Signed in as someone else: what was on its way as the previous person waits for them.
-        let parked = (try? outbox.park(sharesNotOf: session.userID, at: clock())) ?? []
-        for id in parked { if let share = try? outbox.share(id: id) { events.shareChanged(share) } }
+        // Unparked, the sender parks them before its next pass (Sender.drain): never sent as this person.
+        let parked = logger.attempt("parking the shares of others") {
+            try outbox.park(sharesNotOf: session.userID, at: clock())
+        } ?? []
+        announce(parked)
         resumeWaitingShares(for: session.userID)
         events.accountChanged()
         return session
@@ -52,7 +55,9 @@ extension ShareService {
     /// The stored sign-in had no token any more (read after the start): shares routed to the
     /// queue meanwhile wait for a sign-in again, as after a 401.
     func signInLost() {
-        _ = try? outbox.move(from: [.queued, .sending], to: .awaitingSignIn, at: clock())
+        _ = logger.attempt("moving the queue to awaiting-sign-in") {
+            try outbox.move(from: [.queued, .sending], to: .awaitingSignIn, at: clock())
+        }
         senderSignedOut()
     }
 
@@ -98,8 +103,12 @@ extension ShareService {
             let state = Routing.route(destinations: share.intent.destinations, signedIn: true)
             // A share the sender had begun keeps its deliveries: back to sending, not queued.
             let next = state == .queued && !share.deliveries.isEmpty ? .sending : state
-            if let moved = try? outbox.update(id: share.id, state: next, at: clock(), from: [.awaitingSignIn],
-                                              account: next == .awaitingDestination ? nil : user) {
+            // Not moved, the share keeps waiting for sign-in and is resumed at the next one.
+            let moved = logger.attempt("resuming a share after sign-in", share: share.id) {
+                try outbox.update(id: share.id, state: next, at: clock(), from: [.awaitingSignIn],
+                                  account: next == .awaitingDestination ? nil : user)
+            }
+            if let moved {
                 events.shareChanged(moved)
             }
         }
@@ -108,8 +117,21 @@ extension ShareService {
     }
 
     private func parkQueuedShares() {
-        let moved = (try? outbox.move(from: [.queued, .sending], to: .awaitingSignIn, at: clock())) ?? []
-        for id in moved { if let share = try? outbox.share(id: id) { events.shareChanged(share) } }
+        // Unmoved, the shares stay queued: the sender, signed out, sends nothing, and the next
+        // sign-in parks any that are not that person's.
+        let moved = logger.attempt("moving the queue to awaiting-sign-in") {
+            try outbox.move(from: [.queued, .sending], to: .awaitingSignIn, at: clock())
+        } ?? []
+        announce(moved)
         announcePendingWork()
+    }
+
+    /// Says that these shares changed, as they are now.
+    private func announce(_ ids: [String]) {
+        for id in ids {
+            if let share = logger.attempt("reading a share", share: id, { try outbox.share(id: id) }) {
+                events.shareChanged(share)
+            }
+        }
     }
 }

@@ -68,7 +68,7 @@ public final class ShareService: @unchecked Sendable {
         self.logger = logger
         self.clock = clock
         self.events = Events(shareChanged: { _ in }, signInRequired: { _ in })
-        directory = DestinationDirectory(outbox: outbox, clock: clock)
+        directory = DestinationDirectory(outbox: outbox, clock: clock, logger: logger)
         intake = ShareIntake(outbox: outbox, stager: Stager(spool: spool, limits: limits), limits: limits,
                              signedInUser: { account.signedInUser }, clock: clock)
     }
@@ -104,11 +104,15 @@ public final class ShareService: @unchecked Sendable {
     }
 
     public func share(id: String) throws(ShareError) -> Share {
-        guard let share = try? outbox.share(id: id) else { throw .noSuchShare(id) }
+        // A database that cannot be read answers as for an unknown id (logged): the caller's next
+        // call asks again, and nothing was changed.
+        guard let share = logger.attempt("reading a share", share: id, { try outbox.share(id: id) }) else {
+            throw .noSuchShare(id)
+        }
         return share
     }
 
-    public func shares() -> [Share] { (try? outbox.shares()) ?? [] }
+    public func shares() -> [Share] { logger.attempt("listing the shares") { try outbox.shares() } ?? [] }
 
     public func cancel(id: String) throws(ShareError) -> Share {
         let current = try share(id: id)
@@ -121,7 +125,10 @@ public final class ShareService: @unchecked Sendable {
             throw .storageFailed("the cancellation", reason: Outbox.reason(for: error))
         }
         // Compare-and-set: the sender settled it (or another Cancel won) since it was read.
-        guard let outcome else { throw .notCancellable(id, state: (try? outbox.state(of: id)) ?? current.state) }
+        guard let outcome else {
+            let now = logger.attempt("reading a share's state", share: id) { try outbox.state(of: id) }
+            throw .notCancellable(id, state: now ?? current.state)
+        }
         // Committed first: a crash now leaves a cancelled share with files the next start sweeps.
         spool.remove(shareID: id)
         logger.info("share cancelled", metadata: ["id": "\(id)", "too-late-for": "\(outcome.tooLateFor.count)"])
@@ -136,7 +143,10 @@ public final class ShareService: @unchecked Sendable {
     /// first call is answered: an empty spool (the usual case) costs one directory read.
     func sweepSpool() {
         let staged = spool.shareIDs()
-        guard !staged.isEmpty, let needed = try? outbox.idsNeedingFiles() else { return }
+        // Unread, nothing is removed: the next start sweeps.
+        guard !staged.isEmpty, let needed = logger.attempt("reading which shares need their files", {
+            try outbox.idsNeedingFiles()
+        }) else { return }
         for id in staged where !needed.contains(id) {
             logger.debug("removing leftover spool directory", metadata: ["id": "\(id)"])
             spool.remove(shareID: id)
@@ -145,11 +155,16 @@ public final class ShareService: @unchecked Sendable {
 
     /// Tells the lifetime whether any share waits for Ferry itself.
     func announcePendingWork() {
-        let pending = (try? outbox.hasPendingWork()) ?? false
+        // Unread, the lifetime is told nothing is pending: the service may end, and the next start
+        // (a call, the autostart at login) finds the work.
+        let pending = logger.attempt("reading whether work is pending") { try outbox.hasPendingWork() } ?? false
         events.pendingWorkChanged(pending)
     }
 
     func signInReason() -> String {
-        SignInReason.sentence(waiting: (try? outbox.count(in: .awaitingSignIn, upTo: SignInReason.countLimit)) ?? 1)
+        let waiting = logger.attempt("counting the shares waiting for sign-in") {
+            try outbox.count(in: .awaitingSignIn, upTo: SignInReason.countLimit)
+        }
+        return SignInReason.sentence(waiting: waiting ?? 1)
     }
 }

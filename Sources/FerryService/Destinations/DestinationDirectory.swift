@@ -2,6 +2,7 @@ import FerryAccount
 import FerryCore
 import FerryMatrix
 import FerryOutbox
+import Logging
 
 /// One place a share can go, as `ListDestinations` offers it.
 public struct DestinationEntry: Equatable, Sendable {
@@ -24,10 +25,12 @@ public actor DestinationDirectory {
     private let outbox: Outbox
     private var cache: (userID: String, until: Int64, entries: [DestinationEntry])?
     private let clock: @Sendable () -> Int64
+    private let logger: Logger
 
-    public init(outbox: Outbox, clock: @escaping @Sendable () -> Int64) {
+    public init(outbox: Outbox, clock: @escaping @Sendable () -> Int64, logger: Logger) {
         self.outbox = outbox
         self.clock = clock
+        self.logger = logger
     }
 
     private var names: [String: String] = [:]
@@ -59,7 +62,8 @@ public actor DestinationDirectory {
         let http = MatrixHTTP(baseURL: session.homeserver, accessToken: session.accessToken)
         let rooms = Rooms(http: http, userID: session.userID)
         var entries = try await joinedEntries(rooms, session: session, offline: offline)
-        let recents = (try? outbox.recentRooms(limit: 50)) ?? []
+        // Unread, the list comes without recents first: still every room.
+        let recents = logger.attempt("reading the recent rooms") { try outbox.recentRooms(limit: 50) } ?? []
         let recentRank = Dictionary(recents.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         for index in entries.indices { entries[index].recent = recentRank[entries[index].id] != nil }
         let needle = query.trimmingWhitespace().lowercased()
