@@ -107,10 +107,7 @@ let package = Package(
         .testTarget(name: "FerryCryptoTests", dependencies: ["FerryCrypto", "FerryCore"]),
         .testTarget(name: "FerryEncryptionTests", dependencies: ["FerryEncryption", "FerryCrypto", "FerryCore", "FerryMatrix", "FerryOutbox"]),
         .testTarget(name: "FerryCoreTests", dependencies: ["FerryCore", "FerryContract"]),
-        .testTarget(name: "FerryOutboxTests", dependencies: [
-            "FerryOutbox", "FerryCore", .product(name: "Logging", package: "swift-log"),
-            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-        ]),
+        .testTarget(name: "FerryOutboxTests", dependencies: ["FerryOutbox", "FerryCore"]),
         .testTarget(name: "FerryStagingTests", dependencies: ["FerryStaging", "FerryCore", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
         .testTarget(name: "FerryMatrixTests", dependencies: [
             "FerryMatrix", .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),

@@ -13,6 +13,12 @@ final class TestLog: XCTestObservation, Sendable {
         return Logger(label: "test") { label in Handler(label: label, log: shared) }
     }
 
+    /// The lines the test under way has logged so far.
+    static var lines: [String] {
+        shared.observe()
+        return shared.state.withLockedValue { $0.lines }
+    }
+
     private static let shared = TestLog(live: ProcessInfo.processInfo.environment["FERRY_TEST_LOG"] != nil)
 
     private let live: Bool
@@ -37,11 +43,8 @@ final class TestLog: XCTestObservation, Sendable {
     }
 
     fileprivate func append(_ line: String) {
-        if live {
-            print(line)
-        } else {
-            state.withLockedValue { $0.lines.append(line) }
-        }
+        if live { print(line) }
+        state.withLockedValue { $0.lines.append(line) }
     }
 
     func testCaseWillStart(_ testCase: XCTestCase) {
@@ -58,7 +61,7 @@ final class TestLog: XCTestObservation, Sendable {
             defer { state = State(observing: true) }
             return (state.failed, state.lines)
         }
-        guard failed, !lines.isEmpty else { return }
+        guard failed, !live, !lines.isEmpty else { return }
         print("The log of \(testCase.name), which failed:")
         lines.forEach { print("  " + $0) }
     }
