@@ -139,8 +139,18 @@ public final class TextField: Widget {
         on(kind == .search ? "search-changed" : "changed", handler)
     }
 
-    /// Enter pressed in the field.
-    public func onActivate(_ handler: @escaping () -> Void) { on("activate", handler) }
+    /// Enter pressed in the field: this handler, instead of the window's default button. Not both:
+    /// GTK clicks a default that Enter activates 250 ms later (GtkButton's ACTIVATE_TIMEOUT), so
+    /// the work would be done twice, the second time on a page that may have gone (a sign-in page's
+    /// "Enter your password." then took focus from the page that came in after it).
+    public func onActivate(_ handler: @escaping () -> Void) {
+        switch kind {
+        case .plain: gtk_entry_set_activates_default(cast(raw), 0)
+        case .password: setObjectProperty(object, "activates-default", false)
+        case .search: break // a search entry never activates the default
+        }
+        on("activate", handler)
+    }
 
     /// Typing anywhere in `window` goes to this search field.
     public func captureKeys(from window: Widget) {

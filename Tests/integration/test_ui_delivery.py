@@ -99,26 +99,14 @@ def search_and_pick(window, typed: str, room_name: str) -> None:
     def in_search() -> bool:
         return (focused(window) or window).name == T("Search rooms and people")
 
-    def settled() -> bool:
-        # Right after the page comes in, focus leaves the field for a moment (seen as no focused
-        # widget for ~0.1 s after sign-in, cause not found yet) and keys typed then are lost:
-        # the person's first key comes after focus stayed put for half a second.
-        since = time.monotonic()
-        while time.monotonic() - since < 0.5:
-            if not in_search():
-                return False
-            time.sleep(0.05)
-        return True
-
     try:
         wait_for(in_search, timeout=10, what="focus in the search field")
     except AssertionError as error:
-        # Where focus went instead: the clue a rare failure here needs (seen once, cause not found).
+        # Where focus went instead: the clue a failure here needs.
         node = focused(window)
         where = f"{node.getRoleName()} {node.name!r}" if node else "nothing"
         raise AssertionError(f"{error}; focused instead: {where}") from None
     find(window, T("Choose {name}", name=room_name), "check box", timeout=15)  # the list is there
-    wait_for(settled, timeout=10, interval=0, what="focus staying in the search field")
     type_text(typed)
     wait_for(lambda: names_of(window, "check box") == [T("Choose {name}", name=room_name)], timeout=10,
              what=f"only {room_name} left after typing {typed!r}")

@@ -115,6 +115,24 @@ def test_tab_and_typing_reach_every_field_in_order(ui):
     assert T("Sign In", "button") in order, order
 
 
+def test_enter_in_a_field_does_its_own_step_and_not_also_the_sign_in_button(ui):
+    # Enter in a field with a step of its own (next field, sign in, verify) once also activated the
+    # window's default, which GTK clicks 250 ms later: a second sign-in, or "Enter your user name."
+    # taking focus from wherever the person had got to (issue 40).
+    share_photo(ui.session, "enter.png", seed=4)
+    window = dialog_for(ui_app(), "enter.png")
+    wait_for(lambda: (focused(window) or window).name == T("Homeserver"), timeout=5, what="focus in Homeserver")
+
+    type_text("example.org")
+    press("Return")
+    wait_for(lambda: (focused(window) or window).name == T("User"), timeout=5, what="focus in User")
+    time.sleep(1)  # well past GTK's 250 ms
+
+    errors = [name for _, name in names(window) if name.startswith(T("Error: {message}", message=""))]
+    assert not errors, errors
+    assert (focused(window) or window).name == T("User")
+
+
 def test_each_share_gets_its_own_dialog_with_its_own_file(ui):
     first = share_photo(ui.session, "first.png", seed=4)
     app = ui_app()

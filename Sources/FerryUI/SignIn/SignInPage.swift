@@ -113,6 +113,8 @@ import GtkAdapter
     }
 
     private func signIn(_ credentials: ServiceClient.Credentials, button: Button) {
+        // One sign-in at a time: a second would sign in again, as a new device.
+        guard !isSigningIn else { return }
         clearError()
         button.isBusy = true
         setFieldsSensitive(false)

@@ -67,19 +67,14 @@ import GtkAdapter
         emoji.onBack = { [weak self] in self?.showKeyWay() }
     }
 
-    /// Focus to the key field, now and once more after the page has slid in: GTK can refuse a
-    /// grab while the stack's transition still runs (seen about once in eight under Xvfb).
+    /// Focus to the key field.
     func focus() {
         key.grabFocus()
-        MainContext.after(milliseconds: 300) { [weak self] in
-            guard let self, self.key.text.isEmpty, self.key.isSensitive else { return }
-            self.key.grabFocus()
-        }
     }
 
     private func verify() {
         // Enter reaches the window's default (Verify) also while the emoji are shown.
-        guard keyWay.isVisible else { return }
+        guard keyWay.isVisible, !verifyButton.isBusy else { return }
         guard !key.text.trimmingWhitespace().isEmpty else { return showError(tr("Enter your recovery key or passphrase.")) }
         clearError()
         verifyButton.isBusy = true
