@@ -250,7 +250,8 @@ def test_escape_on_page_two_cancels_nothing_is_delivered_and_the_spool_is_empty(
 
     # Then the share is cancelled, its staged copy gone, ferry-ui gone, and the room got nothing
     wait_for_state(ui.session, share_id, "cancelled", timeout=15)
-    assert not ui.session.spool_dir(share_id).exists()
+    # Removed just after the cancel is committed (ShareService.cancel): waited for, not raced.
+    wait_for(lambda: not ui.session.spool_dir(share_id).exists(), timeout=10, what="the share's copies removed")
     assert ui.session.spool_entries() <= before
     wait_for(lambda: not ui.dialog_pids(), timeout=10, what="ferry-ui to exit with its last window")
     time.sleep(1)
