@@ -57,7 +57,7 @@ help:
 	@echo "make install      install into PREFIX (default /usr/local), under DESTDIR when packaging"
 	@echo "make uninstall    remove what make install installed"
 	@echo "make demo         share a file, a text and a link through a private session bus"
-	@echo "make check        install what is missing, build, run every test (about 20 minutes on 2 cores)"
+	@echo "make check        install what is missing, build, run every test (about 25 minutes on 2 cores)"
 	@echo "make tsan-tests   the unit tests again under ThreadSanitizer, in a build of their own (CI runs it too)"
 	@echo "make bench        print the performance figures"
 	@echo "make bench-check  fail when a figure of Tests/bench/budget.json got heavier (BENCH_CHECK_FLAGS=--deterministic: instructions only)"

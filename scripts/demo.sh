@@ -78,7 +78,7 @@ cleanup() {
 trap cleanup EXIT
 
 step "Getting ready"
-note "The first time on a 2-core machine this takes about 15 minutes: Debian packages (with sudo"
+note "The first time on a 2-core machine this takes 10 to 15 minutes: Debian packages (with sudo"
 note "when you are not root), virtualenvs for Synapse and the tests in this checkout, then a debug"
 note "build of Ferry. Later runs start in seconds."
 quietly "Debian packages and the Synapse virtualenv (once)" "$root/scripts/deps.sh"
