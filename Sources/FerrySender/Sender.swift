@@ -275,11 +275,14 @@ public actor Sender {
             roomID = known
         } else {
             let outbox = outbox
+            // Unread, a chat begun before might be made a second time: the delivery stops here
+            // (the share stays sending for the next pass) rather than guess.
+            guard let begun = logger.attempt("reading whether a room was being made", share: share.id, {
+                try outbox.roomCreationBegun(shareID: share.id, position: position)
+            }) else { throw .cancelled }
             let creation = DestinationResolver.Creation(
                 marker: "\(share.id).\(position)",
-                begun: logger.attempt("reading whether a room was being made", share: share.id) {
-                    try outbox.roomCreationBegun(shareID: share.id, position: position)
-                } ?? false,
+                begun: begun,
                 beginning: { () throws(MatrixError) in
                     do { try outbox.beginRoomCreation(shareID: share.id, position: position) } catch {
                         // TRANSLATORS: a reason, completing "Sending to {room} failed: unexpected answer: {reason}."; {error} is the database's own words, in English.
@@ -298,9 +301,11 @@ public actor Sender {
                 roomToRecord = roomID
             }
         }
-        let steps = logger.attempt("reading the delivery's steps", share: share.id) {
+        // Unread, the delivery would look done (no step left) and be marked sent: it stops here
+        // instead, and the share stays sending for the next pass.
+        guard let steps = logger.attempt("reading the delivery's steps", share: share.id, {
             try outbox.steps(shareID: share.id, position: position)
-        } ?? []
+        }) else { throw .cancelled }
         // Never plain text into an encrypted room, checked before anything is sent
         // (docs/ARCHITECTURE.md, "Rules that hold everywhere"): its events go out encrypted,
         // or, where this homeserver cannot encrypt, not at all.
