@@ -35,7 +35,8 @@ let package = Package(
         // the first share of a cold start (ColdConnection).
         .target(name: "FerryOutbox", dependencies: [
             "FerryCore", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
-            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
         ]),
         // The Matrix client-server API over HTTP: sign-in, rooms, media, events. No D-Bus, no SQLite.
         .target(name: "FerryMatrix", dependencies: [

@@ -181,7 +181,8 @@ step "Signing in"
 # The password goes through a private file, so the command shown is the one that runs and the
 # screen never shows the password.
 (umask 077 && info password >"$work/password")
-run_shell "$(command_line ferry login --homeserver "$server_url" --user "$demo_user" --password-stdin) <$(shell_word "$work/password")"
+login=$(command_line ferry login --homeserver "$server_url" --user "$demo_user" --password-stdin)
+run_shell "$login <$(shell_word "$work/password")"
 note "The token went to the Secret Service if one runs, else to a file only you can read:"
 run ferry status
 note "The text named its room: it is on its way by itself."

@@ -164,7 +164,8 @@ public final class Account: @unchecked Sendable {
         if remote {
             // Signed out here whatever the server says: a token it still holds is the server's to expire.
             do {
-                try await FerryMatrix.SignIn.logout(MatrixHTTP(baseURL: session.homeserver, accessToken: session.accessToken))
+                let http = MatrixHTTP(baseURL: session.homeserver, accessToken: session.accessToken)
+                try await FerryMatrix.SignIn.logout(http)
             } catch {
                 logger.notice("the homeserver did not end the session", metadata: ["error": "\(error)"])
             }
@@ -249,9 +250,8 @@ public final class Account: @unchecked Sendable {
     /// after a sign-out, which deletes them, the next sign-in is a new device.
     private func deviceToKeep(user: String?, homeserver: String) -> String? {
         // Unread, a new device: never a kept id whose keys might be gone.
-        guard logger.attempt("reading whether encryption records are kept", { try outbox.hasCryptoRecords() }) == true else {
-            return nil
-        }
+        let kept = logger.attempt("reading whether encryption records are kept") { try outbox.hasCryptoRecords() }
+        guard kept == true else { return nil }
         return lock.withLock {
             guard let stored, stored.homeserver == homeserver, !stored.deviceID.isEmpty else { return nil }
             guard let user else { return stored.deviceID }

@@ -56,7 +56,9 @@ struct CryptoStore: Sendable {
     func dropEvents(olderThan age: Int64) throws(EncryptionFailure) {
         var old: [String] = []
         for prefix in ["event:", "file:"] {
-            do { old += try outbox.cryptoRecords(prefix: prefix).filter { clock() - $0.updated > age }.map(\.name) } catch {
+            do {
+                old += try outbox.cryptoRecords(prefix: prefix).filter { clock() - $0.updated > age }.map(\.name)
+            } catch {
                 throw .storage("\(error)")
             }
         }

@@ -14,14 +14,16 @@ public enum CrashedShares {
     public static func setAside(notesAt path: String, outbox: Outbox, at time: Int64, logger: Logger) -> [Share] {
         // No file is the usual case: no crash since the last start.
         guard let notes = try? String(contentsOfFile: path, encoding: .utf8), !notes.isEmpty else { return [] }
-        guard let queue = logger.attempt("reading the queue for the crash notes", { try outbox.shares(in: [.queued, .sending]) })
-        else { return [] }
+        let queue = logger.attempt("reading the queue for the crash notes") {
+            try outbox.shares(in: [.queued, .sending])
+        }
+        guard let queue else { return [] }
         let unfinished = Set(queue.map(\.id))
         let tally = CrashTally(notes: notes, unfinished: unfinished)
         var failed: [Share] = []
         for id in tally.givenUp {
-            guard let share = logger.attempt("reading a share that crashed the service", share: id, { try outbox.share(id: id) })
-            else { continue }
+            let share = logger.attempt("reading a share that crashed it", share: id) { try outbox.share(id: id) }
+            guard let share else { continue }
             for (position, delivery) in share.deliveries.enumerated() where !delivery.state.isFinal {
                 let error = ShareError.deliveryFailed(delivery.destination, reason: CrashTally.reason)
                 _ = logger.attempt("failing a delivery that crashed the service", share: id) {
@@ -34,9 +36,9 @@ public enum CrashedShares {
             }
             // TRANSLATORS: completes "Sending to {room} failed: {reason}." for a share that had no destination.
             let error = ShareError.deliveryFailed(share.intent.destinations.first ?? tr("its destinations"), reason: CrashTally.reason)
+            let failure = Share.Failure(name: error.name, message: error.message)
             let settled = logger.attempt("failing a share that crashed the service", share: id) {
-                try outbox.update(id: id, state: .failed, failure: Share.Failure(name: error.name, message: error.message),
-                                  at: time, from: [.queued, .sending])
+                try outbox.update(id: id, state: .failed, failure: failure, at: time, from: [.queued, .sending])
             }
             if let settled {
                 failed.append(settled)

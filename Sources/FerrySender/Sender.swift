@@ -439,7 +439,8 @@ public actor Sender {
             }
             let last = index == pending.count - 1
             let recorded = logger.attempt("recording a sent event", share: share.id) {
-                try outbox.recordEvent(step, eventID: eventID, roomID: roomToRecord, completesDelivery: last, at: clock())
+                try outbox.recordEvent(step, eventID: eventID, roomID: roomToRecord, completesDelivery: last,
+                                       at: clock())
             }
             gate.leave(shareID: share.id, destination: destination)
             if let updated = recorded {

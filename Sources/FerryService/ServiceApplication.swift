@@ -102,8 +102,8 @@ public enum ServiceApplication {
         let startUp = StartUp { [unowned service] startUp in
             // A share the service crashed on three times is set aside before the sender sees it;
             // from here on, a crash leaves a note naming the share being sent.
-            let crashed = CrashedShares.setAside(notesAt: crashNotes, outbox: service.outbox, at: SystemClock.microseconds(),
-                                                 logger: logger)
+            let crashed = CrashedShares.setAside(notesAt: crashNotes, outbox: service.outbox,
+                                                 at: SystemClock.microseconds(), logger: logger)
             CrashWitness.install(path: crashNotes)
             service.announcePendingWork()
             crashed.forEach(service.senderFinished)
@@ -123,7 +123,8 @@ public enum ServiceApplication {
             startUp.complete()
             // The notification's Retry has nobody to answer: what refused it goes to the log.
             do throws(ShareError) { _ = try service.retry(id: id) } catch {
-                logger.notice("retry from a notification refused", metadata: ["share": "\(id)", "error": "\(error.shortName)"])
+                logger.notice("retry from a notification refused",
+                              metadata: ["share": "\(id)", "error": "\(error.shortName)"])
             }
         })
         do {

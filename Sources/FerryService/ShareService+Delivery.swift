@@ -40,9 +40,7 @@ extension ShareService {
         }
         guard let completed else {
             // Changed since it was read: cancelled, or completed from another window.
-            guard let now = logger.attempt("reading a share's state", share: id, { try outbox.state(of: id) }) else {
-                throw .noSuchShare(id)
-            }
+            guard let now = stateNow(of: id) else { throw .noSuchShare(id) }
             throw .notCompletable(id, state: now)
         }
         logger.info("share completed", metadata: ["id": "\(id)", "destinations": "\(unique.count)"])
@@ -85,10 +83,7 @@ extension ShareService {
             // Not translated here: ShareError.message chooses its whole translated sentence by this English name.
             throw .storageFailed("the retry", reason: Outbox.reason(for: error))
         }
-        guard let retried = changed else {
-            let now = logger.attempt("reading a share's state", share: id) { try outbox.state(of: id) }
-            throw .notRetryable(id, state: now ?? current.state)
-        }
+        guard let retried = changed else { throw .notRetryable(id, state: stateNow(of: id) ?? current.state) }
         logger.info("share retried", metadata: ["id": "\(id)"])
         events.shareChanged(retried)
         announcePendingWork()

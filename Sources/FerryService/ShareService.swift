@@ -125,10 +125,7 @@ public final class ShareService: @unchecked Sendable {
             throw .storageFailed("the cancellation", reason: Outbox.reason(for: error))
         }
         // Compare-and-set: the sender settled it (or another Cancel won) since it was read.
-        guard let outcome else {
-            let now = logger.attempt("reading a share's state", share: id) { try outbox.state(of: id) }
-            throw .notCancellable(id, state: now ?? current.state)
-        }
+        guard let outcome else { throw .notCancellable(id, state: stateNow(of: id) ?? current.state) }
         // Committed first: a crash now leaves a cancelled share with files the next start sweeps.
         spool.remove(shareID: id)
         logger.info("share cancelled", metadata: ["id": "\(id)", "too-late-for": "\(outcome.tooLateFor.count)"])
@@ -159,6 +156,11 @@ public final class ShareService: @unchecked Sendable {
         // (a call, the autostart at login) finds the work.
         let pending = logger.attempt("reading whether work is pending") { try outbox.hasPendingWork() } ?? false
         events.pendingWorkChanged(pending)
+    }
+
+    /// A share's state as stored now, for the sentence of a refusal; nil (logged) when unread.
+    func stateNow(of id: String) -> ShareState? {
+        logger.attempt("reading a share's state", share: id) { try outbox.state(of: id) }
     }
 
     func signInReason() -> String {

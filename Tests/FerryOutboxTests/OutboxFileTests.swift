@@ -56,7 +56,8 @@ final class OutboxFileTests: XCTestCase {
     }
 
     func testAnExistingDatabaseFileIsMadePrivate() throws {
-        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o644]))
+        let made = FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o644])
+        XCTAssertTrue(made)
 
         _ = try Outbox(path: path)
 
