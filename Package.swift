@@ -106,7 +106,7 @@ let package = Package(
         // The interoperability tests' way into FerryCrypto: JSON lines in, JSON lines out.
         .executableTarget(name: "ferry-crypto-probe", dependencies: ["FerryCrypto", "FerryCore", "FerryMatrix"], path: "Tests/crypto/Probe"),
         .testTarget(name: "FerryCryptoTests", dependencies: ["FerryCrypto", "FerryCore"]),
-        .testTarget(name: "FerryEncryptionTests", dependencies: ["FerryEncryption", "FerryCrypto", "FerryCore", "FerryMatrix", "FerryOutbox"]),
+        .testTarget(name: "FerryEncryptionTests", dependencies: ["FerryEncryption", "FerryAccount", "FerryCrypto", "FerryCore", "FerryMatrix", "FerryOutbox", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "FerryCoreTests", dependencies: ["FerryCore", "FerryContract"]),
         .testTarget(name: "FerryOutboxTests", dependencies: ["FerryOutbox", "FerryCore"]),
         .testTarget(name: "FerryStagingTests", dependencies: ["FerryStaging", "FerryCore", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),

@@ -2,9 +2,10 @@ import FerryCore
 import FerryMatrix
 import Foundation
 
-/// The homeserver as the service's sender speaks to it: the plain client, and for an encrypted
-/// room every event encrypted by `Encryption` and sent as `m.room.encrypted`. The sender decides
-/// per room (it asks `isEncrypted`); this never sends an encrypted room anything in the clear.
+/// The homeserver as the service's sender speaks to it: the plain client, whose channel to an
+/// encrypted room (`EncryptedRoomChannel`) encrypts every file and event. The channel is chosen by
+/// what Ferry holds first: a room it has encrypted for is never handed a plain channel, whatever
+/// the server says of it now (encryption cannot be switched off).
 public struct EncryptingHomeserver: Homeserver {
     let plain: MatrixClient
     let encryption: Encryption
@@ -15,8 +16,6 @@ public struct EncryptingHomeserver: Homeserver {
         self.encryption = encryption
         self.session = session
     }
-
-    public var encrypts: Bool { true }
 
     public func joinedRooms() async throws(MatrixError) -> [String] { try await plain.joinedRooms() }
     public func directChats() async throws(MatrixError) -> [String: [String]] { try await plain.directChats() }
@@ -41,36 +40,17 @@ public struct EncryptingHomeserver: Homeserver {
         return true
     }
     public func uploadLimit() async throws(MatrixError) -> UInt64? { try await plain.uploadLimit() }
-    public func upload(path: String, size: UInt64, contentType: String, filename: String, available: FileChunks.Available?,
-                       progress: @escaping @Sendable (UInt64) -> Void) async throws(MatrixError) -> String {
-        try await plain.upload(path: path, size: size, contentType: contentType, filename: filename, available: available,
-                               progress: progress)
-    }
-    public func uploadEncrypted(path: String, size: UInt64, available: FileChunks.Available?,
-                                progress: @escaping @Sendable (UInt64) -> Void) async throws(MatrixError) -> String {
-        // A fresh key and IV for every attempt: a retried upload is a new ciphertext, and only
-        // the one the server took is kept with its key.
-        let cipher = AttachmentCipher()
-        // Nothing about the file leaves in the clear: no name, and a type that says only "bytes".
-        let uri = try await Media(http: plain.http).upload(path: path, size: size, contentType: "application/octet-stream",
-                                                           filename: nil, available: available, transform: cipher.encrypt,
-                                                           progress: progress)
-        guard let file = cipher.file(url: uri, size: size) else {
-            // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}. Nothing was sent there unencrypted."
-            throw EncryptionFailure.crypto(tr("the file was not encrypted whole")).matrixError
+    public func channel(to roomID: String, serverSaysEncrypted: Bool) throws(MatrixError) -> any RoomChannel {
+        let encryptedBefore: Bool
+        do { encryptedBefore = try encryption.hasEncrypted(for: roomID) } catch { throw error.matrixError }
+        if serverSaysEncrypted || encryptedBefore {
+            return EncryptedRoomChannel(roomID: roomID, http: plain.http, encryption: encryption, session: session)
         }
-        do {
-            try await encryption.keep(file: file, for: uri, session: session)
-        } catch {
-            throw error.matrixError
-        }
-        return uri
+        return PlainRoomBesideEncryption(plain: PlainRoom(roomID: roomID, http: plain.http), encryption: encryption)
     }
 
     /// Plain events carry their transaction id, encrypted ones its tag: both are looked for.
     /// (Only after a sign-in, for deliveries begun under an earlier one.)
-    public func isEncryptedUpload(_ uri: String) -> Bool { encryption.keepsFile(for: uri) }
-
     public func sent(in roomID: String, transactionIDs: Set<String>, since: Int64) async throws(MatrixError) -> [String: String] {
         // Whether the room was encrypted is not asked: a sign-in on a new device has just deleted
         // the old device's records (the tag key, the seal key, is the person's and stays).
@@ -80,46 +60,5 @@ public struct EncryptingHomeserver: Homeserver {
         var byTransaction: [String: String] = [:]
         for (id, eventID) in found { byTransaction[tags[id] ?? id] = eventID }
         return byTransaction
-    }
-
-    public func send(_ content: MessageContent, to roomID: String, transactionID: String, encrypted: Bool) async throws(MatrixError) -> String {
-        guard encrypted else {
-            // A room Ferry has encrypted for is never sent to in the clear, whatever the server
-            // says of it now (encryption cannot be switched off).
-            guard !encryption.hasEncrypted(for: roomID) else {
-                // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}. Nothing was sent there unencrypted."
-                throw EncryptionFailure.crypto(tr("the server says the room is no longer encrypted, which cannot be")).matrixError
-            }
-            return try await plain.send(content, to: roomID, transactionID: transactionID, encrypted: false)
-        }
-        var content = content
-        if let uri = content.url {
-            // An attachment: its `file` (key, IV, hash) in place of the plain URL. A URL without a
-            // kept key was not uploaded encrypted, and is never sent to this room.
-            let file: JSONValue?
-            do { file = try await encryption.file(for: uri, session: session) } catch { throw error.matrixError }
-            guard let file else {
-                // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}. Nothing was sent there unencrypted."
-                throw EncryptionFailure.crypto(tr("the file was uploaded before the room was encrypted; share it again")).matrixError
-            }
-            content.url = nil
-            content.file = file
-        }
-        let json: JSONValue
-        do {
-            json = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(content))
-        } catch {
-            // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}. Nothing was sent there unencrypted."
-            throw EncryptionFailure.crypto(tr("the message could not be encoded")).matrixError
-        }
-        let ciphertext: JSONValue
-        do {
-            ciphertext = try await encryption.encrypt(json, type: "m.room.message", roomID: roomID, transactionID: transactionID,
-                                                      session: session)
-        } catch {
-            throw error.matrixError
-        }
-        return try await RoomEvents(http: plain.http).send(ciphertext, type: "m.room.encrypted", to: roomID,
-                                                           transactionID: transactionID)
     }
 }

@@ -113,13 +113,15 @@ public actor Encryption {
     }
 
     /// Whether the key of an encrypted upload is kept (it can go into an encrypted room's event).
+    /// Unread, it is not: the file is uploaded again rather than sent without its key.
     public nonisolated func keepsFile(for uri: String) -> Bool {
-        outbox.hasCryptoRecord("file:\(uri)")
+        logger.attempt("reading whether a file's key is kept") { try outbox.hasCryptoRecord("file:\(uri)") } ?? false
     }
 
     /// Whether Ferry has a session for the room: it encrypted there before.
-    public nonisolated func hasEncrypted(for roomID: String) -> Bool {
-        outbox.hasCryptoRecord("room:\(roomID)")
+    /// Unread, the question is not answered with a guess: the delivery waits for its next attempt.
+    public nonisolated func hasEncrypted(for roomID: String) throws(EncryptionFailure) -> Bool {
+        do { return try outbox.hasCryptoRecord("room:\(roomID)") } catch { throw .storage("\(error)") }
     }
 
     // MARK: - The store and the device

@@ -5,8 +5,8 @@ import FerryCore
 /// The seam under the sender. `MatrixClient` speaks it over the client-server API (MatrixHTTP);
 /// the sender's unit tests speak it to an in-memory homeserver, so that the exactly-once logic
 /// (same transaction ids, resume at the first step without an event, order, per-destination
-/// failure) is tested in milliseconds next to the Synapse integration tests. Encryption adds its
-/// requests (to-device messages, device keys) here, and wraps `send` for encrypted rooms.
+/// failure) is tested in milliseconds next to the Synapse integration tests. Uploads and events go
+/// through the room's `RoomChannel`, plain or encrypted, which the homeserver hands out.
 public protocol Homeserver: Sendable {
     /// The rooms the user has joined.
     func joinedRooms() async throws(MatrixError) -> [String]
@@ -25,34 +25,15 @@ public protocol Homeserver: Sendable {
     func isEncrypted(_ roomID: String) async throws(MatrixError) -> Bool
     /// The largest upload the server takes, or nil when it sets none.
     func uploadLimit() async throws(MatrixError) -> UInt64?
-    /// Uploads a file; returns its `mxc:` URI. See `Media.upload`.
-    func upload(path: String, size: UInt64, contentType: String, filename: String, available: FileChunks.Available?,
-                progress: @escaping @Sendable (UInt64) -> Void) async throws(MatrixError) -> String
-    /// Uploads a file encrypted (AES-256-CTR, a fresh key) for an encrypted room; returns its
-    /// `mxc:` URI, under which `send(encrypted: true)` finds the key again.
-    func uploadEncrypted(path: String, size: UInt64, available: FileChunks.Available?,
-                         progress: @escaping @Sendable (UInt64) -> Void) async throws(MatrixError) -> String
-    /// Whether `uri` is a file this homeserver uploaded encrypted and holds the key of.
-    func isEncryptedUpload(_ uri: String) -> Bool
-    /// Sends a room event under `transactionID`: the same id again returns the same event, never a
-    /// second one. `encrypted`: the room is end-to-end encrypted, and the event goes out as
-    /// `m.room.encrypted` or not at all.
-    func send(_ content: MessageContent, to roomID: String, transactionID: String, encrypted: Bool) async throws(MatrixError) -> String
-    /// Whether `send` can encrypt (the service's homeserver can; a bare client cannot).
-    var encrypts: Bool { get }
+    /// The room as a delivery writes to it (`RoomChannel`). `serverSaysEncrypted` is the sender's
+    /// reading of the server (`isEncrypted`, remembered by its room policy); what the homeserver
+    /// itself holds of the room wins over it: a room it has encrypted for gets its encrypted
+    /// channel whatever the server says now, and a homeserver that cannot encrypt refuses an
+    /// encrypted room here, before anything is uploaded for it.
+    func channel(to roomID: String, serverSaysEncrypted: Bool) throws(MatrixError) -> any RoomChannel
     /// The events this user sent into the room tagged with any of `transactionIDs` (see
     /// `MessageContent.transaction`), by transaction id, looking back no further than `since`.
     func sent(in roomID: String, transactionIDs: Set<String>, since: Int64) async throws(MatrixError) -> [String: String]
-}
-
-extension Homeserver {
-    public var encrypts: Bool { false }
-    public func isEncryptedUpload(_ uri: String) -> Bool { false }
-    public func uploadEncrypted(path: String, size: UInt64, available: FileChunks.Available?,
-                                progress: @escaping @Sendable (UInt64) -> Void) async throws(MatrixError) -> String {
-        // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}. Nothing was sent there unencrypted."
-        throw MatrixError(kind: .refused, errcode: MatrixError.encryptionErrcode, message: tr("this client cannot encrypt"))
-    }
 }
 
 /// The homeserver over the client-server API, as one signed-in user, without encryption: an
@@ -86,17 +67,12 @@ public struct MatrixClient: Homeserver {
     public func resolve(alias: String) async throws(MatrixError) -> String { try await rooms.resolve(alias: alias) }
     public func isEncrypted(_ roomID: String) async throws(MatrixError) -> Bool { try await rooms.isEncrypted(roomID) }
     public func uploadLimit() async throws(MatrixError) -> UInt64? { try await Media(http: http).uploadLimit() }
-    public func upload(path: String, size: UInt64, contentType: String, filename: String, available: FileChunks.Available?,
-                       progress: @escaping @Sendable (UInt64) -> Void) async throws(MatrixError) -> String {
-        try await Media(http: http).upload(path: path, size: size, contentType: contentType, filename: filename,
-                                           available: available, progress: progress)
-    }
-    public func send(_ content: MessageContent, to roomID: String, transactionID: String, encrypted: Bool) async throws(MatrixError) -> String {
-        guard !encrypted else {
+    public func channel(to roomID: String, serverSaysEncrypted: Bool) throws(MatrixError) -> any RoomChannel {
+        guard !serverSaysEncrypted else {
             // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}. Nothing was sent there unencrypted."
-            throw MatrixError(kind: .refused, errcode: MatrixError.encryptionErrcode, message: tr("this client cannot encrypt"))
+            throw .cannotEncrypt(tr("this client cannot encrypt"))
         }
-        return try await RoomEvents(http: http).send(content, to: roomID, transactionID: transactionID)
+        return PlainRoom(roomID: roomID, http: http)
     }
     public func sent(in roomID: String, transactionIDs: Set<String>, since: Int64) async throws(MatrixError) -> [String: String] {
         try await RoomEvents(http: http).sent(in: roomID, by: userID, transactionIDs: transactionIDs, since: since)

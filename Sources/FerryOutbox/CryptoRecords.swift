@@ -23,10 +23,10 @@ extension Outbox {
     }
 
     /// Whether a record named `name` is kept (without reading it).
-    public func hasCryptoRecord(_ name: String) -> Bool {
-        (try? database.read { db in
+    public func hasCryptoRecord(_ name: String) throws -> Bool {
+        try database.read { db in
             try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM crypto_record WHERE name = ?)", arguments: [name])
-        } ?? false) ?? false
+        } ?? false
     }
 
     /// The records whose names start with `prefix`, with when each was last written (µs).

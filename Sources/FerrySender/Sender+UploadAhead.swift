@@ -8,8 +8,9 @@ import FerryStaging
 /// Only for a share that goes straight to the queue (its destinations chosen, a person signed in),
 /// and only when every destination is a plain room (the file goes up as it is) or every one is an
 /// encrypted room (it goes up encrypted, and its key into each room's event): nothing reaches the
-/// server that would not have been sent anyway, and nothing plain for an encrypted room. Whatever goes wrong, the sender uploads the
-/// staged copy itself when it reaches the file, as it does without this.
+/// server that would not have been sent anyway, and nothing plain for an encrypted room (the upload
+/// goes through the rooms' channel). Whatever goes wrong, the sender uploads the staged copy itself
+/// when it reaches the file, as it does without this.
 extension Sender: UploadAhead {
     /// Smaller files are copied in a moment; starting their upload early saves nothing.
     public static let uploadAheadMinimumSize: UInt64 = 8 << 20
@@ -49,19 +50,17 @@ extension Sender: UploadAhead {
         defer { file.readerStopped() }
         let homeserver = connect(session)
         do {
-            var encrypted: Set<Bool> = []
+            var channels: [any RoomChannel] = []
             for destination in destinations {
                 let roomID = try await DestinationResolver(rooms: homeserver).roomID(for: destination)
-                encrypted.insert(try await isEncrypted(roomID, on: homeserver))
+                channels.append(try await channel(to: roomID, on: homeserver))
             }
-            guard encrypted.count == 1, let encrypt = encrypted.first, !encrypt || homeserver.encrypts else { return nil }
+            // One upload serves every room only when they are all of one kind.
+            guard let first = channels.first, channels.allSatisfy({ $0.isEncrypted == first.isEncrypted }) else { return nil }
             if let limit = try await serverUploadLimit(homeserver), item.size > limit { return nil }
-            let uri = encrypt
-                ? try await homeserver.uploadEncrypted(path: path, size: item.size, available: file,
-                                                       progress: { progress.update($0) })
-                : try await homeserver.upload(path: path, size: item.size, contentType: item.contentType,
-                                              filename: item.name, available: file, progress: { progress.update($0) })
-            return .init(uri: uri, encrypted: encrypt)
+            let uri = try await first.upload(path: path, size: item.size, contentType: item.contentType, filename: item.name,
+                                             available: file, progress: { progress.update($0) })
+            return .init(uri: uri, encrypted: first.isEncrypted)
         } catch {
             logger.debug("early upload not used", metadata: ["error": "\(error)"])
             return nil

@@ -29,13 +29,9 @@ public actor Sender {
     private var retryEverythingNow = false
     private var waiter: CheckedContinuation<Void, Never>?
     private var online = true
-    /// Rooms known not to be encrypted, until when: encryption can be switched on at any time, so a
-    /// "no" is only trusted for a minute (and asked again before each event after that); a "yes"
-    /// is for good (`encryptedRooms`), whatever a server says later: encryption cannot be
-    /// switched off, and a server that claims so is not believed.
-    private var unencryptedUntil: [String: Int64] = [:]
-    private var encryptedRooms: Set<String> = []
-    private var uploadLimit: (bytes: UInt64?, until: Int64)?
+    /// Which rooms are encrypted, as far as the sender knows (RoomPolicy).
+    var roomPolicy = RoomPolicy()
+    var uploadLimit: (bytes: UInt64?, until: Int64)?
     /// Uploads begun while their files were being staged (Sender+UploadAhead).
     let earlyUploads = EarlyUploads()
     /// Makes Cancel and the last check before an event request one step each (SendGate).
@@ -256,249 +252,12 @@ public actor Sender {
         return nextRetry.map { .waiting(until: $0) } ?? .finished
     }
 
-    /// Sends the steps of one delivery that have no event yet; returns the share as the last event's
-    /// record left it (that delivery sent, and the share too when it was the last), or nil when
-    /// there was nothing left to send.
-    private func deliver(_ share: Share, position: Int, session: Session) async throws(DeliveryFailure) -> Share? {
-        let homeserver = connect(session)
-        var delivery = share.deliveries[position]
-        let destination = delivery.destination
-        func attempt<T>(_ body: () async throws(MatrixError) -> T) async throws(DeliveryFailure) -> T {
-            do { return try await body() } catch {
-                throw DeliveryFailure.from(error, destination: destination, token: session.accessToken)
-            }
-        }
-        if delivery.state != .sending { change(share.id, position) { $0.state = .sending } }
-        let roomID: String
-        var roomToRecord: String?
-        if let known = delivery.roomID {
-            roomID = known
-        } else {
-            let outbox = outbox
-            // Unread, a chat begun before might be made a second time: the delivery stops here
-            // (the share stays sending for the next pass) rather than guess.
-            guard let begun = logger.attempt("reading whether a room was being made", share: share.id, {
-                try outbox.roomCreationBegun(shareID: share.id, position: position)
-            }) else { throw .cancelled }
-            let creation = DestinationResolver.Creation(
-                marker: "\(share.id).\(position)",
-                begun: begun,
-                beginning: { () throws(MatrixError) in
-                    do { try outbox.beginRoomCreation(shareID: share.id, position: position) } catch {
-                        // TRANSLATORS: a reason, completing "Sending to {room} failed: unexpected answer: {reason}."; {error} is the database's own words, in English.
-                        throw MatrixError(kind: .malformed, message: tr("the outbox could not note the new chat: {error}", ["error": "\(error)"]))
-                    }
-                })
-            roomID = try await attempt { () async throws(MatrixError) in
-                try await DestinationResolver(rooms: homeserver).roomID(for: destination, creation: creation)
-            }
-            if Destination.kind(of: destination) == .userID {
-                // The chat with a person may have just been created: it is committed before
-                // anything is sent to it, or a restart would create a second one.
-                delivery = change(share.id, position) { $0.roomID = roomID } ?? delivery
-            } else {
-                // A room id or an alias resolves to the same room again: kept with the first event.
-                roomToRecord = roomID
-            }
-        }
-        // Unread, the delivery would look done (no step left) and be marked sent: it stops here
-        // instead, and the share stays sending for the next pass.
-        guard let steps = logger.attempt("reading the delivery's steps", share: share.id, {
-            try outbox.steps(shareID: share.id, position: position)
-        }) else { throw .cancelled }
-        // Never plain text into an encrypted room, checked before anything is sent
-        // (docs/ARCHITECTURE.md, "Rules that hold everywhere"): its events go out encrypted,
-        // or, where this homeserver cannot encrypt, not at all.
-        let encrypted = try await attempt { () async throws(MatrixError) in try await isEncrypted(roomID, on: homeserver) }
-        if encrypted {
-            guard homeserver.encrypts else {
-                // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}. Nothing was sent there unencrypted."
-                throw .permanent(.encryptedRoom(destination, reason: tr("this sender cannot encrypt")))
-            }
-        }
-        let items = share.intent.items
-        let files = steps.compactMap(\.item).map { items[$0] }
-        if !files.isEmpty, steps.contains(where: { $0.item != nil && $0.contentURI == nil }),
-           let limit = try await attempt({ () async throws(MatrixError) in try await serverUploadLimit(homeserver) }),
-           let tooLarge = files.first(where: { $0.size > limit }) {
-            // Checked for every file before the first event, so the room gets all of the share or none.
-            throw .permanent(.fileTooLargeForServer(tooLarge.name, size: tooLarge.size, limit: limit))
-        }
-        var bytesDone = steps.filter { $0.item != nil && $0.contentURI != nil }.reduce(UInt64(0)) { $0 + items[$1.item!].size }
-        var pending = steps.filter { $0.eventID == nil }
-        if delivery.signIn != session.signIn {
-            // Begun under an earlier sign-in: its device may be gone from the server, and its
-            // transaction ids with it. What went out then is found in the room, not sent again.
-            if delivery.signIn != nil || delivery.attempts > 0 || delivery.eventsSent > 0, !pending.isEmpty {
-                let found = try await attempt { () async throws(MatrixError) in
-                    try await homeserver.sent(in: roomID, transactionIDs: Set(pending.map(\.transactionID)),
-                                              since: share.created - Self.clockSkew)
-                }
-                // Events go out in order: what was found is the start of what is pending.
-                while let step = pending.first, let eventID = found[step.transactionID] {
-                    pending.removeFirst()
-                    logger.info("found an event sent under an earlier sign-in", metadata: ["share": "\(share.id)", "step": "\(step.step)"])
-                    let recorded = logger.attempt("recording an event found in the room", share: share.id) {
-                        try outbox.recordEvent(step, eventID: eventID, roomID: roomToRecord,
-                                               completesDelivery: pending.isEmpty, at: clock())
-                    }
-                    if let recorded {
-                        roomToRecord = nil
-                        events.shareChanged(recorded)
-                        if pending.isEmpty { return recorded }
-                    }
-                }
-            }
-            delivery = change(share.id, position) { $0.signIn = session.signIn } ?? delivery
-        }
-        for (index, var step) in pending.enumerated() {
-            guard stillSending(share.id) else { throw .cancelled }
-            var content: MessageContent
-            if let index = step.item {
-                let item = items[index]
-                let path = spool.path(for: share.id, position: index)
-                // An upload serves every room of the share that is of its kind: a plain one is no
-                // use to an encrypted room, nor an encrypted one to a plain room. A room of the
-                // other kind uploads its own, for itself alone.
-                var ownUpload = false
-                if let uri = step.contentURI, homeserver.isEncryptedUpload(uri) != encrypted {
-                    step.contentURI = nil
-                    ownUpload = true
-                }
-                if step.contentURI == nil {
-                    let base = bytesDone
-                    let throttle = ProgressThrottle { [weak self] sent in
-                        guard let self else { return }
-                        Task { await self.reportProgress(share.id, position, bytes: base + sent) }
-                    }
-                    let uri: String
-                    if let early = await earlyUpload(shareID: share.id, position: index, encrypted: encrypted,
-                                                     progress: { throttle.update($0) }) {
-                        uri = early
-                    } else {
-                        // The share may have been cancelled while its early upload was awaited.
-                        guard stillSending(share.id) else { throw .cancelled }
-                        // A copy that is gone or shorter fails this delivery, naming the file: not a
-                        // network error retried forever (nor a reason to say Ferry is offline).
-                        if let problem = StagedCopy.problem(path: path, size: item.size) {
-                            throw .permanent(.stagedCopyLost(item.name, reason: problem))
-                        }
-                        do {
-                            uri = try await attempt { () async throws(MatrixError) in
-                                encrypted
-                                    ? try await homeserver.uploadEncrypted(path: path, size: item.size, available: nil,
-                                                                           progress: { throttle.update($0) })
-                                    : try await homeserver.upload(path: path, size: item.size, contentType: item.contentType,
-                                                                  filename: item.name, available: nil, progress: { throttle.update($0) })
-                            }
-                        } catch {
-                            // Cancel removes the copy while it is read: that is a cancel, not a lost file.
-                            guard stillSending(share.id) else { throw .cancelled }
-                            // The copy may have gone while it was read.
-                            if case .transient = error, let problem = StagedCopy.problem(path: path, size: item.size) {
-                                throw .permanent(.stagedCopyLost(item.name, reason: problem))
-                            }
-                            throw error
-                        }
-                    }
-                    // Not recorded, the file is uploaded again at a retry: a second copy on the
-                    // server, never a second event.
-                    _ = logger.attempt("recording an upload", share: share.id) {
-                        try outbox.recordUpload(step, contentURI: uri, forEveryDelivery: !ownUpload)
-                    }
-                    step.contentURI = uri
-                    bytesDone += item.size
-                }
-                content = Self.fileContent(item, url: step.contentURI!, path: path)
-            } else {
-                content = MessageContent(msgtype: "m.text", body: step.text ?? "")
-            }
-            content.transaction = step.transactionID
-            // A room that was plain when the delivery began may have been encrypted since (a long
-            // upload, a share of many files): asked again once the minute's answer is old, and
-            // then nothing more goes there in the clear.
-            if !encrypted, try await attempt({ () async throws(MatrixError) in try await isEncrypted(roomID, on: homeserver) }) {
-                // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}. Nothing was sent there unencrypted."
-                throw .permanent(.encryptedRoom(destination, reason: tr("the room was end-to-end encrypted while the share was on its way; share it again")))
-            }
-            // The last moment a Cancel stops this event; from here until it is recorded, a Cancel
-            // hears that it came too late for this destination (SendGate).
-            // A state that cannot be read stops this event too (logged): the share stays sending for the next pass.
-            let entered = logger.attempt("reading a share's state", share: share.id) {
-                try gate.enter(shareID: share.id, destination: destination, outbox: outbox)
-            }
-            guard entered == true else { throw .cancelled }
-            let eventID: String
-            do {
-                eventID = try await attempt { () async throws(MatrixError) in
-                    try await homeserver.send(content, to: roomID, transactionID: step.transactionID, encrypted: encrypted)
-                }
-            } catch {
-                gate.leave(shareID: share.id, destination: destination)
-                throw error
-            }
-            let last = index == pending.count - 1
-            let recorded = logger.attempt("recording a sent event", share: share.id) {
-                try outbox.recordEvent(step, eventID: eventID, roomID: roomToRecord, completesDelivery: last,
-                                       at: clock())
-            }
-            gate.leave(shareID: share.id, destination: destination)
-            if let updated = recorded {
-                roomToRecord = nil
-                events.shareChanged(updated)
-                if last { return updated }
-            }
-        }
-        return nil
-    }
-
-    /// How far the server's clock may be behind this machine's when looking back for events.
-    static let clockSkew: Int64 = 300_000_000
-
-    static func fileContent(_ item: ShareItem, url: String, path: String) -> MessageContent {
-        let type = Composition.messageType(forContentType: item.contentType)
-        var info = MessageContent.Info(mimetype: item.contentType, size: item.size)
-        if type == "m.image", let size = ImageSize.of(Self.head(of: path)) {
-            info.w = size.width
-            info.h = size.height
-        }
-        return MessageContent(msgtype: type, body: item.name, url: url, filename: item.name, info: info)
-    }
-
-    /// The first bytes of a file: enough for any image header Ferry reads (JPEG's frame header can
-    /// sit behind large metadata).
-    static func head(of path: String, bytes count: Int = 256 << 10) -> [UInt8] {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return [] }
-        defer { try? handle.close() }
-        return [UInt8]((try? handle.read(upToCount: count)) ?? Data())
-    }
-
-    func isEncrypted(_ roomID: String, on homeserver: any Homeserver) async throws(MatrixError) -> Bool {
-        if encryptedRooms.contains(roomID) { return true }
-        if let until = unencryptedUntil[roomID], until > clock() { return false }
-        let encrypted = try await homeserver.isEncrypted(roomID)
-        if encrypted {
-            encryptedRooms.insert(roomID)
-            unencryptedUntil[roomID] = nil
-        } else {
-            unencryptedUntil[roomID] = clock() + 60_000_000
-        }
-        return encrypted
-    }
-
-    func serverUploadLimit(_ homeserver: any Homeserver) async throws(MatrixError) -> UInt64? {
-        if let uploadLimit, uploadLimit.until > clock() { return uploadLimit.bytes }
-        let bytes = try await homeserver.uploadLimit()
-        uploadLimit = (bytes, clock() + 600_000_000)
-        return bytes
-    }
-
-    private func reportProgress(_ shareID: String, _ position: Int, bytes: UInt64) {
+    func reportProgress(_ shareID: String, _ position: Int, bytes: UInt64) {
         change(shareID, position, durable: false) { $0.bytesSent = max($0.bytesSent, bytes) }
     }
 
     @discardableResult
-    private func change(_ shareID: String, _ position: Int, durable: Bool = true,
+    func change(_ shareID: String, _ position: Int, durable: Bool = true,
                         _ body: (inout Delivery) -> Void) -> Delivery? {
         let delivery = logger.attempt("updating a delivery", share: shareID) {
             try outbox.updateDelivery(shareID: shareID, position: position, durable: durable, body)
@@ -511,7 +270,7 @@ public actor Sender {
 
     /// Whether the share is still being sent: a cancel in the meantime stops it. A state that
     /// cannot be read stops it too (logged); the share stays sending and the next pass goes on.
-    private func stillSending(_ shareID: String) -> Bool {
+    func stillSending(_ shareID: String) -> Bool {
         logger.attempt("reading a share's state", share: shareID) { try outbox.state(of: shareID) } == .sending
     }
 

@@ -14,6 +14,8 @@ final class InMemoryHomeserver: Homeserver {
         var body: String
         /// What the content carried in `io.github.ferryshare.transaction`.
         var tag: String?
+        /// Whether it came through an encrypted channel (as `m.room.encrypted`).
+        var encrypted = false
     }
 
     enum Fault {
@@ -41,11 +43,21 @@ final class InMemoryHomeserver: Homeserver {
         var uploadsBegun = 0
         var lookups = 0
         var nextID = 0
+        /// Rooms the server says are encrypted.
+        var encryptedRooms: Set<String> = []
+        /// Rooms this homeserver has encrypted for, as Ferry's crypto records hold them.
+        var encryptedFor: Set<String> = []
+        var encryptedUploads: Set<String> = []
+        var encryptionQuestions = 0
     }
 
     private let state = Mutex(State())
 
-    init(rooms: [String], forbidden: Set<String> = []) {
+    /// Whether this homeserver can encrypt (the service's can; a bare client cannot).
+    let encrypts: Bool
+
+    init(rooms: [String], forbidden: Set<String> = [], encrypts: Bool = false) {
+        self.encrypts = encrypts
         state.withLock { state in
             for room in rooms { state.rooms[room] = [] }
             state.forbidden = forbidden
@@ -54,6 +66,15 @@ final class InMemoryHomeserver: Homeserver {
 
     /// Faults for the next `send` requests, in order.
     func failSends(_ faults: Fault...) { state.withLock { $0.sendFaults += faults } }
+
+    /// What the server says of a room's encryption from now on (a lying server may say "no" again).
+    func sayEncrypted(_ room: String, _ encrypted: Bool = true) {
+        state.withLock { state in
+            if encrypted { state.encryptedRooms.insert(room) } else { state.encryptedRooms.remove(room) }
+        }
+    }
+    /// How often the sender asked whether a room is encrypted.
+    var encryptionQuestions: Int { state.withLock { $0.encryptionQuestions } }
 
     func events(in room: String) -> [Event] { state.withLock { $0.rooms[room] ?? [] } }
     /// The device signed out: the server forgets the transaction ids it used (as Synapse does when
@@ -82,10 +103,45 @@ final class InMemoryHomeserver: Homeserver {
     func resolve(alias: String) async throws(MatrixError) -> String {
         throw MatrixError(kind: .http(status: 404), errcode: "M_NOT_FOUND", message: "no aliases here")
     }
-    func isEncrypted(_ roomID: String) async throws(MatrixError) -> Bool { false }
+    func isEncrypted(_ roomID: String) async throws(MatrixError) -> Bool {
+        state.withLock { state in
+            state.encryptionQuestions += 1
+            return state.encryptedRooms.contains(roomID)
+        }
+    }
     func uploadLimit() async throws(MatrixError) -> UInt64? { nil }
 
-    func upload(path: String, size: UInt64, contentType: String, filename: String, available: FileChunks.Available?,
+    /// As the service's homeserver decides: what it has encrypted for stays encrypted.
+    func channel(to roomID: String, serverSaysEncrypted: Bool) throws(MatrixError) -> any RoomChannel {
+        let encrypted = serverSaysEncrypted || state.withLock { $0.encryptedFor.contains(roomID) }
+        if encrypted, !encrypts { throw .cannotEncrypt("this client cannot encrypt") }
+        return Room(server: self, roomID: roomID, isEncrypted: encrypted)
+    }
+
+    /// A room's channel, writing into this server's memory.
+    struct Room: RoomChannel {
+        let server: InMemoryHomeserver
+        let roomID: String
+        let isEncrypted: Bool
+
+        func upload(path: String, size: UInt64, contentType: String, filename: String, available: FileChunks.Available?,
+                    progress: @escaping @Sendable (UInt64) -> Void) async throws(MatrixError) -> String {
+            let uri = try await server.upload(path: path, size: size, available: available, progress: progress)
+            if isEncrypted { server.state.withLock { _ = $0.encryptedUploads.insert(uri) } }
+            return uri
+        }
+
+        func accepts(upload uri: String) -> Bool {
+            server.state.withLock { $0.encryptedUploads.contains(uri) } == isEncrypted
+        }
+
+        func send(_ content: MessageContent, transactionID: String) async throws(MatrixError) -> String {
+            if isEncrypted { server.state.withLock { _ = $0.encryptedFor.insert(roomID) } }
+            return try await server.send(content, to: roomID, transactionID: transactionID, encrypted: isEncrypted)
+        }
+    }
+
+    func upload(path: String, size: UInt64, available: FileChunks.Available?,
                 progress: @escaping @Sendable (UInt64) -> Void) async throws(MatrixError) -> String {
         let failing = state.withLock { state in
             state.uploadsBegun += 1
@@ -138,7 +194,8 @@ final class InMemoryHomeserver: Homeserver {
             if fault == .storedThenHang {
                 state.nextID += 1
                 state.rooms[roomID, default: []].append(Event(eventID: "$\(state.nextID)", transactionID: transactionID,
-                                                              msgtype: content.msgtype, body: content.body, tag: content.transaction))
+                                                              msgtype: content.msgtype, body: content.body, tag: content.transaction,
+                                                              encrypted: encrypted))
                 return (.failure(MatrixError(kind: .transport, message: "hung")), .hang)
             }
             if let existing = state.transactions[transactionID] { return (.success(existing), fault) }
@@ -146,7 +203,8 @@ final class InMemoryHomeserver: Homeserver {
             let eventID = "$\(state.nextID)"
             state.transactions[transactionID] = eventID
             state.rooms[roomID, default: []].append(Event(eventID: eventID, transactionID: transactionID,
-                                                          msgtype: content.msgtype, body: content.body, tag: content.transaction))
+                                                          msgtype: content.msgtype, body: content.body, tag: content.transaction,
+                                                          encrypted: encrypted))
             if fault == .lostAnswer { return (.failure(MatrixError(kind: .transport, message: "connection reset")), fault) }
             return (.success(eventID), fault)
         }

@@ -1,0 +1,68 @@
+import FerryAccount
+import FerryCore
+import FerryMatrix
+import FerryOutbox
+import Foundation
+import Logging
+import Testing
+@testable import FerryEncryption
+
+/// The service's homeserver hands out a room's channel by what Ferry holds first: a room it has
+/// encrypted for (a `room:` record) gets the encrypted channel whatever the server says now,
+/// and a plain channel made before Ferry encrypted there refuses to write in the clear after.
+/// Nothing here reaches a network: choosing a channel and refusing are decided before any request.
+@Suite struct RoomChannelChoiceTests {
+    let directory: String
+    let outbox: Outbox
+    let homeserver: EncryptingHomeserver
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-channel-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        outbox = try Outbox(path: directory + "/ferry.sqlite3")
+        let logger = Logger(label: "test")
+        let encryption = Encryption(outbox: outbox, vault: .encryptionKey(stateDirectory: directory, logger: logger),
+                                    logger: logger, clock: { 1_000 })
+        // A loopback port nothing listens on: a request that slipped through would fail as a
+        // transport error, not as the refusal these tests expect.
+        let session = Session(userID: "@me:test", homeserver: "http://127.0.0.1:9", deviceID: "D", accessToken: "t", signIn: 1)
+        homeserver = EncryptingHomeserver(session: session, encryption: encryption)
+    }
+
+    @Test func theServersAnswerChoosesWhileFerryHasNotEncryptedThere() throws {
+        #expect(try homeserver.channel(to: "!a", serverSaysEncrypted: false).isEncrypted == false)
+        #expect(try homeserver.channel(to: "!a", serverSaysEncrypted: true).isEncrypted == true)
+    }
+
+    @Test func aRoomEncryptedForBeforeGetsItsEncryptedChannelWhateverTheServerSays() throws {
+        try outbox.writeCryptoRecords([.init(name: "room:!a", sealed: [1, 2, 3])], at: 1)
+        #expect(try homeserver.channel(to: "!a", serverSaysEncrypted: false).isEncrypted == true)
+        #expect(try homeserver.channel(to: "!b", serverSaysEncrypted: false).isEncrypted == false)
+    }
+
+    @Test func aPlainChannelRefusesToWriteOnceFerryHasEncryptedForTheRoom() async throws {
+        let channel = try homeserver.channel(to: "!a", serverSaysEncrypted: false)
+        try outbox.writeCryptoRecords([.init(name: "room:!a", sealed: [1])], at: 1)
+        do {
+            _ = try await channel.send(MessageContent(msgtype: "m.text", body: "secret"), transactionID: "t1")
+            Issue.record("a plain event went to a room Ferry encrypts for")
+        } catch {
+            #expect(error.errcode == MatrixError.encryptionErrcode)
+        }
+        do {
+            _ = try await channel.upload(path: "/dev/null", size: 0, contentType: "text/plain", filename: "a.txt",
+                                         available: nil, progress: { _ in })
+            Issue.record("a plain upload went up for a room Ferry encrypts for")
+        } catch {
+            #expect(error.errcode == MatrixError.encryptionErrcode)
+        }
+    }
+
+    @Test func anUploadServesOnlyRoomsOfItsKind() throws {
+        try outbox.writeCryptoRecords([.init(name: "file:mxc://test/enc", sealed: [1])], at: 1)
+        let plain = try homeserver.channel(to: "!p", serverSaysEncrypted: false)
+        let encrypted = try homeserver.channel(to: "!e", serverSaysEncrypted: true)
+        #expect(plain.accepts(upload: "mxc://test/plain") && !plain.accepts(upload: "mxc://test/enc"))
+        #expect(encrypted.accepts(upload: "mxc://test/enc") && !encrypted.accepts(upload: "mxc://test/plain"))
+    }
+}
