@@ -72,10 +72,7 @@ let package = Package(
         ]),
         .target(name: "FerryContract", dependencies: ["FerryCore", "GLibAdapter"]),
         // Turns D-Bus calls (Share1, org.freedesktop.Application.Open) into share requests.
-        .target(name: "FerryIntake", dependencies: [
-            "FerryCore", "FerryStaging", "FerryOutbox", "GLibAdapter",
-            .product(name: "Logging", package: "swift-log"),
-        ]),
+        .target(name: "FerryIntake", dependencies: ["FerryCore", "FerryStaging", "FerryOutbox"]),
         // The headless GApplication that owns everything: wiring and lifetime.
         .target(name: "FerryService", dependencies: [
             "FerryCore", "FerryContract", "FerryIntake", "FerryOutbox", "FerryStaging", "FerryAccount", "FerrySender", "FerryMatrix",

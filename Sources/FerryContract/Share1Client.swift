@@ -47,9 +47,9 @@ public enum Share1 {
 
     /// `SignIn(a{sv})` → the account. A browser sign-in waits for a person (the service gives up
     /// after five minutes); the others ask the homeserver.
-    public static func signIn(_ credentials: [String: Variant]) -> Share1Call<[String: Variant]> {
-        let browser = credentials["sso"]?.boolValue == true
-        return Share1Call(method: .signIn, arguments: [.dictionary(credentials)], timeout: browser ? 330_000 : 60_000) {
+    public static func signIn(_ request: SignInRequest) -> Share1Call<[String: Variant]> {
+        let browser = request.method == .browser
+        return Share1Call(method: .signIn, arguments: [.dictionary(request.dictionary)], timeout: browser ? 330_000 : 60_000) {
             $0.first?.dictionaryValue
         }
     }
@@ -73,8 +73,8 @@ public enum Share1 {
 
     /// `VerifyDevice(a{sv})` → the device's verification (the service reads secret storage and
     /// uploads a signature; a passphrase also runs its key derivation first).
-    public static func verifyDevice(_ secret: [String: Variant]) -> Share1Call<[String: Variant]> {
-        Share1Call(method: .verifyDevice, arguments: [.dictionary(secret)], timeout: 120_000) { $0.first?.dictionaryValue }
+    public static func verifyDevice(_ secret: DeviceSecret) -> Share1Call<[String: Variant]> {
+        Share1Call(method: .verifyDevice, arguments: [.dictionary(secret.dictionary)], timeout: 120_000) { $0.first?.dictionaryValue }
     }
 
     /// `StartEmojiVerification(a{sv})` → the verification; `deviceID` nil asks every other device.

@@ -1,66 +1,34 @@
 import FerryAccount
+import FerryContract
 import FerryCore
 import FerryEncryption
 import FerryMatrix
 import FerrySender
 import GLibAdapter
 
-/// The sign-in and destination values as they travel on D-Bus (keys documented in the Share1 XML).
+/// The sign-in and destination values as they travel on D-Bus (keys documented in the Share1 XML),
+/// and the contract's requests as the service's parts take them.
 enum AccountCodec {
-    static func credentials(_ dict: [String: Variant]) throws(ShareError) -> Credentials {
-        let types = ["homeserver": "s", "user": "s", "password": "s", "access-token": "s", "sso": "b"]
-        for (key, value) in dict {
-            if let expected = types[key], value.typeString != expected {
-                // TRANSLATORS: an error for a program calling Ferry over D-Bus; {key} is the name of an argument, {type} and {given} are D-Bus types (such as "s").
-                throw .invalidArgument(tr("“{key}” must be of type “{type}”, not “{given}”.",
-                                          ["key": key, "type": expected, "given": value.typeString]))
-            }
-        }
-        guard let homeserver = dict["homeserver"]?.stringValue, !homeserver.trimmingWhitespace().isEmpty else {
-            // TRANSLATORS: {key} is the name of a D-Bus argument ("homeserver"), as it is.
-            throw .invalidArgument(tr("Say which homeserver to sign in to (“{key}”).", ["key": "homeserver"]))
-        }
-        if let token = dict["access-token"]?.stringValue {
-            guard !token.isEmpty else { throw .invalidArgument(tr("The access token is empty.")) }
-            return Credentials(homeserver: homeserver, method: .accessToken(token))
-        }
-        if dict["sso"]?.boolValue == true {
-            return Credentials(homeserver: homeserver, method: .browser(open: { uri in try Launcher.open(uri: uri) }))
-        }
-        guard let user = dict["user"]?.stringValue, !user.isEmpty, let password = dict["password"]?.stringValue else {
-            // TRANSLATORS: {user}, {password} and {token} are names of D-Bus arguments ("user", "password", "access-token"), as they are.
-            throw .invalidArgument(tr("Give “{user}” and “{password}”, or “{token}”.",
-                                      ["user": "user", "password": "password", "token": "access-token"]))
-        }
-        return Credentials(homeserver: homeserver, method: .password(user: user, password: password))
-    }
-
-    /// VerifyDevice's secret: exactly one of "recovery-key", "passphrase" and "key-or-passphrase",
-    /// a string.
-    static func verificationSecret(_ dict: [String: Variant]) throws(ShareError) -> VerificationSecret {
-        let kinds = ["recovery-key", "passphrase", "key-or-passphrase"]
-        for (key, value) in dict where kinds.contains(key) && value.typeString != "s" {
-            // TRANSLATORS: an error for a program calling Ferry over D-Bus; {key} is the name of an argument, {type} and {given} are D-Bus types (such as "s").
-            throw .invalidArgument(tr("“{key}” must be of type “{type}”, not “{given}”.", ["key": key, "type": "s", "given": value.typeString]))
-        }
-        let given = kinds.compactMap { kind in dict[kind]?.stringValue.map { (kind, $0) } }
-        guard given.count == 1, let (kind, text) = given.first else {
-            // TRANSLATORS: {key}, {passphrase} and {either} are names of D-Bus arguments ("recovery-key", "passphrase", "key-or-passphrase"), as they are.
-            throw .invalidArgument(tr("Give one of “{key}”, “{passphrase}” and “{either}”.",
-                                      ["key": "recovery-key", "passphrase": "passphrase", "either": "key-or-passphrase"]))
-        }
-        guard !text.trimmingWhitespace().isEmpty else { throw .invalidArgument(tr("Enter your recovery key or passphrase.")) }
-        // Recovery keys are 48 characters and passphrases are typed by people: more is not either,
-        // and decoding base58 takes time that grows with the square of its length.
-        guard text.utf8.count <= 1024 else { throw .invalidArgument(tr("That is too long to be a recovery key or passphrase.")) }
-        switch kind {
-        case "recovery-key": return .recoveryKey(text)
-        case "passphrase": return .passphrase(text)
-        default: return .either(text)
+    /// The contract's sign-in request as the account takes it: the browser opened through the desktop.
+    static func credentials(_ request: SignInRequest) -> Credentials {
+        switch request.method {
+        case .password(let user, let password):
+            return Credentials(homeserver: request.homeserver, method: .password(user: user, password: password))
+        case .accessToken(let token): return Credentials(homeserver: request.homeserver, method: .accessToken(token))
+        case .browser:
+            return Credentials(homeserver: request.homeserver, method: .browser(open: { uri in try Launcher.open(uri: uri) }))
         }
     }
 
-    static func encode(_ flows: LoginFlows) -> [String: Variant] {
+    static func verificationSecret(_ secret: DeviceSecret) -> VerificationSecret {
+        switch secret {
+        case .recoveryKey(let key): return .recoveryKey(key)
+        case .passphrase(let passphrase): return .passphrase(passphrase)
+        case .either(let text): return .either(text)
+        }
+    }
+
+    static func encode(_ flows: FerryMatrix.LoginFlows) -> [String: Variant] {
         ["homeserver": .string(flows.homeserver), "password": .bool(flows.password), "sso": .bool(flows.sso),
          "token": .bool(flows.token)]
     }

@@ -3,7 +3,6 @@ import FerryAccount
 import FerryCore
 import FerryContract
 import FerryEncryption
-import FerryIntake
 import GLibAdapter
 import Logging
 
@@ -23,12 +22,6 @@ final class Share1Object: @unchecked Sendable {
     var onOpenRefused: @Sendable (ShareError) -> Void = { _ in }
     /// What a start leaves until a share is answered, or until another call needs it.
     var startUp: StartUp?
-    /// Methods that wait for the homeserver: answered from a task, not from the work queue.
-    private static let networkMethods: Set<String> = ["SignIn", "SignOut", "GetLoginFlows", "ListDestinations",
-                                                                 "VerifyDevice", "SetUpCrossSigning", "GetStatus",
-                                                                 "StartEmojiVerification", "AnswerEmojiVerification",
-                                                                 "CancelEmojiVerification", "GetEmojiVerification"]
-
     init(service: ShareService, connection: BusConnection, lifetime: Lifetime, logger: Logger) {
         self.service = service
         self.connection = connection
@@ -97,126 +90,110 @@ final class Share1Object: @unchecked Sendable {
 
     private func handle(_ call: MethodInvocation) {
         lifetime.beginCall()
+        let request: Share1Request
+        do throws(ShareError) {
+            request = try Share1Request(method: call.method, arguments: call.arguments)
+        } catch {
+            refuse(call, error)
+            lifetime.endCall()
+            return
+        }
         // A share is answered before the start-up (StartUp), every other call after it.
-        let isShare = call.method == "Share" || call.method == "Open"
-        if isShare { startUp?.shareTaken() }
-        if Self.networkMethods.contains(call.method) {
+        if request.makesShare { startUp?.shareTaken() }
+        if request.waitsForHomeserver {
             Task { [self] in
                 defer { lifetime.endCall() }
                 await startUp?.complete()
                 do throws(ShareError) {
-                    call.reply(try await performOnNetwork(call.method, call.arguments))
+                    call.reply(try await performOnNetwork(request))
                 } catch {
-                    call.fail(BusError(name: error.name, message: error.message))
+                    refuse(call, error)
                 }
             }
             return
         }
         work.async { [self] in
             defer { lifetime.endCall() }
-            if !isShare { startUp?.complete() }
+            if !request.makesShare { startUp?.complete() }
             do throws(ShareError) {
-                call.reply(try perform(call.method, call.arguments))
+                call.reply(try perform(request))
             } catch {
-                call.fail(BusError(name: error.name, message: error.message))
-                if call.method == "Open" {
-                    announceRefusal(error)
-                    onOpenRefused(error)
-                }
+                refuse(call, error)
             }
-            if isShare { startUp?.shareAnswered() }
+            if request.makesShare { startUp?.shareAnswered() }
         }
     }
 
-    private func perform(_ method: String, _ arguments: [Variant]) throws(ShareError) -> [Variant] {
-        switch (method, arguments.first) {
-        case ("Share", .dictionary(let dict)?):
-            let (request, unknown) = try ShareRequestDecoding.decode(dict, source: .share)
+    /// Fails the call with Ferry's named error; a refused Open is also announced, as Open's own
+    /// answer cannot carry it.
+    private func refuse(_ call: MethodInvocation, _ error: ShareError) {
+        call.fail(BusError(name: error.name, message: error.message))
+        if call.method == Share1Request.openMethod {
+            announceRefusal(error)
+            onOpenRefused(error)
+        }
+    }
+
+    private func perform(_ request: Share1Request) throws(ShareError) -> [Variant] {
+        switch request {
+        case .share(let share, let activationToken, let unknown):
             if !unknown.isEmpty { logger.info("ignoring unknown Share keys", metadata: ["keys": "\(unknown)"]) }
-            return [.string(try service.share(request, activationToken: dict["activation-token"]?.stringValue).id)]
-        case ("Open", .strings(let uris)?):
-            // org.freedesktop.Application.Open(as uris, a{sv} platform_data): one share of every URI.
-            let platform = arguments.count > 1 ? arguments[1].dictionaryValue ?? [:] : [:]
-            let token = platform["activation-token"]?.stringValue ?? platform["desktop-startup-id"]?.stringValue
-            _ = try service.share(ShareRequest(uris: uris, source: .open), activationToken: token)
+            return [.string(try service.share(share, activationToken: activationToken).id)]
+        case .open(let uris, let activationToken):
+            _ = try service.share(ShareRequest(uris: uris, source: .open), activationToken: activationToken)
             return []
-        case ("Open", _):
-            // Taken over from GApplication, so no introspection checked the signature.
-            // TRANSLATORS: an error for a program calling Ferry over D-Bus; {method} is a D-Bus method's name, {signature} its D-Bus argument types (such as "as, a{sv}").
-            throw .invalidArgument(tr("{method} takes a list of URIs and a dictionary of platform data ({signature}).",
-                                      ["method": "Open", "signature": "as, a{sv}"]))
-        case ("GetShare", .string(let id)?):
+        case .getShare(let id):
             return [.dictionary(ShareCodec.encode(try service.share(id: id)))]
-        case ("ListShares", _):
+        case .listShares:
             return [.dictionaries(service.shares().map(ShareCodec.encode))]
-        case ("Cancel", .string(let id)?):
+        case .cancel(let id):
             _ = try service.cancel(id: id)
             return []
-        case ("Retry", .string(let id)?):
+        case .retry(let id):
             _ = try service.retry(id: id)
             return []
-        case ("CompleteShare", .string(let id)?):
-            guard arguments.count == 3, case .strings(let destinations) = arguments[1],
-                  case .string(let message) = arguments[2] else {
-                // TRANSLATORS: an error for a program calling Ferry over D-Bus; {method} is a D-Bus method's name, {signature} its D-Bus argument types (such as "s, as, s").
-                throw .invalidArgument(tr("{method} takes ({signature}).", ["method": "CompleteShare", "signature": "s, as, s"]))
-            }
+        case .completeShare(let id, let destinations, let message):
             _ = try service.complete(id: id, destinations: destinations, message: message)
             return []
         default:
-            // GDBus checks signatures against the XML, so only a method added there but not here lands here.
-            // TRANSLATORS: an error for a program calling Ferry over D-Bus; {method} is a D-Bus method's name.
-            throw .invalidArgument(tr("Ferry does not implement {method} yet.", ["method": method]))
+            // Only what waitsForHomeserver says no to comes here.
+            preconditionFailure("\(request) is answered from a task")
         }
     }
 
-    private func performOnNetwork(_ method: String, _ arguments: [Variant]) async throws(ShareError) -> [Variant] {
-        switch (method, arguments.first) {
-        case ("SignIn", .dictionary(let dict)?):
-            let session = try await service.signIn(try AccountCodec.credentials(dict))
+    private func performOnNetwork(_ request: Share1Request) async throws(ShareError) -> [Variant] {
+        switch request {
+        case .signIn(let signIn):
+            let session = try await service.signIn(AccountCodec.credentials(signIn))
             return [.dictionary(["user-id": .string(session.userID), "homeserver": .string(session.homeserver),
                                  "device-id": .string(session.deviceID)])]
-        case ("SignOut", _):
+        case .signOut:
             await service.signOut()
             return []
-        case ("GetLoginFlows", .string(let homeserver)?):
+        case .getLoginFlows(let homeserver):
             return [.dictionary(AccountCodec.encode(try await service.loginFlows(homeserver: homeserver)))]
-        case ("VerifyDevice", .dictionary(let dict)?):
-            let state = try await service.verifyDevice(try AccountCodec.verificationSecret(dict))
+        case .verifyDevice(let secret):
+            let state = try await service.verifyDevice(AccountCodec.verificationSecret(secret))
             return [.dictionary(["verification": .string(state.rawValue)])]
-        case ("SetUpCrossSigning", .dictionary(let dict)?):
-            if let value = dict["password"], value.typeString != "s" || (value.stringValue?.utf8.count ?? 0) > 1024 {
-                // TRANSLATORS: an error for a program calling Ferry over D-Bus; {key} is the name of an argument, {type} and {given} are D-Bus types (such as "s").
-                throw .invalidArgument(tr("“{key}” must be of type “{type}”, not “{given}”.",
-                                          ["key": "password", "type": "s", "given": value.typeString]))
-            }
-            let setup = try await service.setUpCrossSigning(password: dict["password"]?.stringValue)
+        case .setUpCrossSigning(let password):
+            let setup = try await service.setUpCrossSigning(password: password)
             return [.dictionary(["recovery-key": .string(setup.recoveryKey), "verification": .string(setup.verification.rawValue)])]
-        case ("StartEmojiVerification", .dictionary(let dict)?):
-            if let value = dict["device-id"], value.typeString != "s" || (value.stringValue?.utf8.count ?? 0) > 255 {
-                // TRANSLATORS: an error for a program calling Ferry over D-Bus; {key} is the name of an argument, {type} a D-Bus type (such as "s").
-                throw .invalidArgument(tr("“{key}” must be a device id of type “{type}”.", ["key": "device-id", "type": "s"]))
-            }
-            return [.dictionary(AccountCodec.encode(try await service.startEmojiVerification(deviceID: dict["device-id"]?.stringValue)))]
-        case ("AnswerEmojiVerification", .string(let id)?):
-            guard arguments.count == 2, case .bool(let match) = arguments[1] else {
-                // TRANSLATORS: an error for a program calling Ferry over D-Bus; {method} is a D-Bus method's name, {signature} its D-Bus argument types (such as "s, as, s").
-                throw .invalidArgument(tr("{method} takes ({signature}).", ["method": "AnswerEmojiVerification", "signature": "s, b"]))
-            }
+        case .startEmojiVerification(let deviceID):
+            return [.dictionary(AccountCodec.encode(try await service.startEmojiVerification(deviceID: deviceID)))]
+        case .answerEmojiVerification(let id, let match):
             return [.dictionary(AccountCodec.encode(try await service.answerEmojiVerification(id: id, match: match)))]
-        case ("CancelEmojiVerification", .string(let id)?):
+        case .cancelEmojiVerification(let id):
             return [.dictionary(AccountCodec.encode(try await service.cancelEmojiVerification(id: id)))]
-        case ("GetEmojiVerification", _):
+        case .getEmojiVerification:
             return [.dictionary(await service.emojiVerification().map(AccountCodec.encode) ?? [:])]
-        case ("GetStatus", _):
+        case .getStatus:
             return [.dictionary(AccountCodec.encode(await service.statusAskingVerification()))]
-        case ("ListDestinations", .string(let query)?):
-            let limit = arguments.count > 1 ? arguments[1].uint32Value ?? 0 : 0
-            let entries = try await service.destinations(query: query, limit: Int(limit))
+        case .listDestinations(let query, let limit):
+            let entries = try await service.destinations(query: query, limit: limit)
             return [.dictionaries(entries.map(AccountCodec.encode))]
         default:
-            // TRANSLATORS: an error for a program calling Ferry over D-Bus; {method} is a D-Bus method's name.
-            throw .invalidArgument(tr("Ferry does not implement {method} yet.", ["method": method]))
+            // Only what waitsForHomeserver says yes to comes here.
+            preconditionFailure("\(request) is answered on the work queue")
         }
     }
 }

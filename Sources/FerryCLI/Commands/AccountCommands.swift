@@ -35,25 +35,23 @@ struct LoginCommand: FerrySubcommand {
 
     func execute() throws(CommandFailure) {
         var user = self.user
-        var credentials: [String: Variant] = [:]
+        let method: SignInRequest.Method
         if accessTokenStdin {
-            credentials["access-token"] = .string(try Self.secretFromStandardInput(.accessToken))
+            method = .accessToken(try Self.secretFromStandardInput(.accessToken))
         } else if sso {
-            credentials["sso"] = .bool(true)
+            method = .browser
         } else {
             // TRANSLATORS: a question on the terminal; the answer is typed after it, on the same line.
             if user == nil { user = try Prompt.line(tr("User (@me:example.org): ")) }
-            credentials["user"] = .string(user!)
-            credentials["password"] = .string(passwordStdin ? try Self.secretFromStandardInput(.password)
-                                                             // TRANSLATORS: a question on the terminal; the answer is typed after it, on the same line.
-                                                             : try Prompt.secret(tr("Password: ")))
+            method = .password(user: user!, password: passwordStdin ? try Self.secretFromStandardInput(.password)
+                                                                    // TRANSLATORS: a question on the terminal; the answer is typed after it, on the same line.
+                                                                    : try Prompt.secret(tr("Password: ")))
         }
         // TRANSLATORS: a question on the terminal; the answer is typed after it, on the same line.
         guard let server = homeserver ?? user.flatMap(Self.serverName) ?? (try? Prompt.line(tr("Homeserver: "))) else {
             throw CommandFailure(status: ExitStatus.usage, message: tr("say which homeserver with --homeserver."))
         }
-        credentials["homeserver"] = .string(server)
-        let account = try Share1Client.forCommand().run(Share1.signIn(credentials))
+        let account = try Share1Client.forCommand().run(Share1.signIn(SignInRequest(homeserver: server, method: method)))
         // TRANSLATORS: {user} is a Matrix user id (@me:example.org), {homeserver} a server name or URL.
         Terminal.note(tr("Signed in as {user} on {homeserver}.", ["user": account["user-id"]?.stringValue ?? "?",
                                                                  "homeserver": account["homeserver"]?.stringValue ?? server]))

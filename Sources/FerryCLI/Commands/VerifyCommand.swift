@@ -50,7 +50,7 @@ struct VerifyCommand: FerrySubcommand {
         // TRANSLATORS: questions on the terminal; the answer is typed after them, on the same line.
         let secret = isatty(0) != 0 ? try Prompt.secret(passphrase ? tr("Passphrase: ") : tr("Recovery key or passphrase: "))
                                     : try LoginCommand.secretFromStandardInput(what)
-        let result = try Share1Client.forCommand().run(Share1.verifyDevice([passphrase ? "passphrase" : "key-or-passphrase": .string(secret)]))
+        let result = try Share1Client.forCommand().run(Share1.verifyDevice(passphrase ? .passphrase(secret) : .either(secret)))
         let state = result["verification"]?.stringValue ?? ""
         if output.json {
             Terminal.output(JSONText.encode(["verification": state]))

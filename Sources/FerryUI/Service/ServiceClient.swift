@@ -107,14 +107,14 @@ import GLibAdapter
 
     /// Signs in; a browser sign-in waits for the person (up to five minutes on the service's side).
     public func signIn(_ credentials: Credentials, _ completion: @escaping (Result<String, BusError>) -> Void) {
-        let dict: [String: Variant]
+        let request: SignInRequest
         switch credentials {
         case .password(let homeserver, let user, let password):
-            dict = ["homeserver": .string(homeserver), "user": .string(user), "password": .string(password)]
+            request = SignInRequest(homeserver: homeserver, method: .password(user: user, password: password))
         case .browser(let homeserver):
-            dict = ["homeserver": .string(homeserver), "sso": .bool(true)]
+            request = SignInRequest(homeserver: homeserver, method: .browser)
         }
-        client.call(Share1.signIn(dict)) { completion($0.map { $0["user-id"]?.stringValue ?? "" }) }
+        client.call(Share1.signIn(request)) { completion($0.map { $0["user-id"]?.stringValue ?? "" }) }
     }
 
     public func signOut(_ completion: @escaping (Result<Void, BusError>) -> Void) {
@@ -124,7 +124,7 @@ import GLibAdapter
     /// Verifies Ferry's device with the recovery key or its passphrase (one field for either);
     /// the service answers "verified", or why not.
     public func verifyDevice(keyOrPassphrase: String, _ completion: @escaping (Result<String, BusError>) -> Void) {
-        client.call(Share1.verifyDevice(["key-or-passphrase": .string(keyOrPassphrase)])) {
+        client.call(Share1.verifyDevice(.either(keyOrPassphrase))) {
             completion($0.map { $0["verification"]?.stringValue ?? "" })
         }
     }

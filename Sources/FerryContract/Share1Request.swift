@@ -1,0 +1,163 @@
+import FerryCore
+import GLibAdapter
+
+/// One call to Share1 (or GApplication's `Open`) as the service receives it: decoded once from
+/// its method name and arguments, every argument checked, so that what the service runs is a
+/// typed request and never a method name or a dictionary.
+///
+/// GDBus checks each call's signature against the interface XML before it gets here (except
+/// `Open`, which the service takes over from GApplication); what is checked here is what a
+/// signature cannot say: dictionary keys and their types, empty or overlong values.
+public enum Share1Request: Sendable {
+    case share(ShareRequest, activationToken: String?, unknownKeys: [String])
+    case open(uris: [String], activationToken: String?)
+    case getShare(id: String)
+    case listShares
+    case cancel(id: String)
+    case completeShare(id: String, destinations: [String], message: String)
+    case retry(id: String)
+    case signIn(SignInRequest)
+    case signOut
+    case getLoginFlows(homeserver: String)
+    case listDestinations(query: String, limit: Int)
+    case getStatus
+    case verifyDevice(DeviceSecret)
+    case setUpCrossSigning(password: String?)
+    case startEmojiVerification(deviceID: String?)
+    case answerEmojiVerification(id: String, match: Bool)
+    case cancelEmojiVerification(id: String)
+    case getEmojiVerification
+
+    /// The name GApplication's `Open` has on the bus.
+    public static let openMethod = "Open"
+
+    /// Decodes a call; a bad argument is `InvalidArgument`, with a sentence naming it.
+    public init(method: String, arguments: [Variant]) throws(ShareError) {
+        if method == Self.openMethod {
+            self = try Self.open(arguments)
+            return
+        }
+        guard let known = Share1Method(rawValue: method) else { throw Self.unimplemented(method) }
+        let first = arguments.first
+        switch known {
+        case .share:
+            guard case .dictionary(let dict)? = first else { throw Self.takes(method, "a{sv}") }
+            let (request, unknown) = try ShareRequestDecoding.decode(dict, source: .share)
+            self = .share(request, activationToken: dict["activation-token"]?.stringValue, unknownKeys: unknown)
+        case .getShare: self = .getShare(id: try Self.string(first, method, "s"))
+        case .listShares: self = .listShares
+        case .cancel: self = .cancel(id: try Self.string(first, method, "s"))
+        case .retry: self = .retry(id: try Self.string(first, method, "s"))
+        case .completeShare:
+            guard arguments.count == 3, case .string(let id) = arguments[0], case .strings(let destinations) = arguments[1],
+                  case .string(let message) = arguments[2] else { throw Self.takes(method, "s, as, s") }
+            self = .completeShare(id: id, destinations: destinations, message: message)
+        case .signIn:
+            guard case .dictionary(let dict)? = first else { throw Self.takes(method, "a{sv}") }
+            self = .signIn(try SignInRequest(dict))
+        case .signOut: self = .signOut
+        case .getLoginFlows: self = .getLoginFlows(homeserver: try Self.string(first, method, "s"))
+        case .listDestinations:
+            let query = try Self.string(first, method, "s, u")
+            self = .listDestinations(query: query, limit: Int(arguments.count > 1 ? arguments[1].uint32Value ?? 0 : 0))
+        case .getStatus: self = .getStatus
+        case .verifyDevice:
+            guard case .dictionary(let dict)? = first else { throw Self.takes(method, "a{sv}") }
+            self = .verifyDevice(try DeviceSecret(dict))
+        case .setUpCrossSigning:
+            guard case .dictionary(let dict)? = first else { throw Self.takes(method, "a{sv}") }
+            if let value = dict["password"], value.typeString != "s" || (value.stringValue?.utf8.count ?? 0) > 1024 {
+                // TRANSLATORS: an error for a program calling Ferry over D-Bus; {key} is the name of an argument, {type} and {given} are D-Bus types (such as "s").
+                throw .invalidArgument(tr("“{key}” must be of type “{type}”, not “{given}”.",
+                                          ["key": "password", "type": "s", "given": value.typeString]))
+            }
+            self = .setUpCrossSigning(password: dict["password"]?.stringValue)
+        case .startEmojiVerification:
+            guard case .dictionary(let dict)? = first else { throw Self.takes(method, "a{sv}") }
+            if let value = dict["device-id"], value.typeString != "s" || (value.stringValue?.utf8.count ?? 0) > 255 {
+                // TRANSLATORS: an error for a program calling Ferry over D-Bus; {key} is the name of an argument, {type} a D-Bus type (such as "s").
+                throw .invalidArgument(tr("“{key}” must be a device id of type “{type}”.", ["key": "device-id", "type": "s"]))
+            }
+            self = .startEmojiVerification(deviceID: dict["device-id"]?.stringValue)
+        case .answerEmojiVerification:
+            guard arguments.count == 2, case .string(let id) = arguments[0], case .bool(let match) = arguments[1] else {
+                throw Self.takes(method, "s, b")
+            }
+            self = .answerEmojiVerification(id: id, match: match)
+        case .cancelEmojiVerification: self = .cancelEmojiVerification(id: try Self.string(first, method, "s"))
+        case .getEmojiVerification: self = .getEmojiVerification
+        }
+    }
+
+    /// The Share1 method it came as; nil for GApplication's `Open`.
+    public var method: Share1Method? {
+        switch self {
+        case .share: return .share
+        case .open: return nil
+        case .getShare: return .getShare
+        case .listShares: return .listShares
+        case .cancel: return .cancel
+        case .completeShare: return .completeShare
+        case .retry: return .retry
+        case .signIn: return .signIn
+        case .signOut: return .signOut
+        case .getLoginFlows: return .getLoginFlows
+        case .listDestinations: return .listDestinations
+        case .getStatus: return .getStatus
+        case .verifyDevice: return .verifyDevice
+        case .setUpCrossSigning: return .setUpCrossSigning
+        case .startEmojiVerification: return .startEmojiVerification
+        case .answerEmojiVerification: return .answerEmojiVerification
+        case .cancelEmojiVerification: return .cancelEmojiVerification
+        case .getEmojiVerification: return .getEmojiVerification
+        }
+    }
+
+    /// Whether answering it waits for the homeserver (it is answered from a task, not the work queue).
+    public var waitsForHomeserver: Bool {
+        switch self {
+        case .signIn, .signOut, .getLoginFlows, .listDestinations, .getStatus, .verifyDevice, .setUpCrossSigning,
+             .startEmojiVerification, .answerEmojiVerification, .cancelEmojiVerification, .getEmojiVerification:
+            return true
+        case .share, .open, .getShare, .listShares, .cancel, .completeShare, .retry:
+            return false
+        }
+    }
+
+    /// Whether it makes a share (answered before the service's start-up is complete).
+    public var makesShare: Bool {
+        switch self {
+        case .share, .open: return true
+        default: return false
+        }
+    }
+
+    /// org.freedesktop.Application.Open(as uris, a{sv} platform_data): one share of every URI.
+    private static func open(_ arguments: [Variant]) throws(ShareError) -> Share1Request {
+        guard case .strings(let uris)? = arguments.first else {
+            // Taken over from GApplication, so no introspection checked the signature.
+            // TRANSLATORS: an error for a program calling Ferry over D-Bus; {method} is a D-Bus method's name, {signature} its D-Bus argument types (such as "as, a{sv}").
+            throw .invalidArgument(tr("{method} takes a list of URIs and a dictionary of platform data ({signature}).",
+                                      ["method": openMethod, "signature": "as, a{sv}"]))
+        }
+        let platform = arguments.count > 1 ? arguments[1].dictionaryValue ?? [:] : [:]
+        let token = platform["activation-token"]?.stringValue ?? platform["desktop-startup-id"]?.stringValue
+        return .open(uris: uris, activationToken: token)
+    }
+
+    private static func string(_ argument: Variant?, _ method: String, _ signature: String) throws(ShareError) -> String {
+        guard case .string(let value)? = argument else { throw takes(method, signature) }
+        return value
+    }
+
+    private static func takes(_ method: String, _ signature: String) -> ShareError {
+        // TRANSLATORS: an error for a program calling Ferry over D-Bus; {method} is a D-Bus method's name, {signature} its D-Bus argument types (such as "s, as, s").
+        .invalidArgument(tr("{method} takes ({signature}).", ["method": method, "signature": signature]))
+    }
+
+    private static func unimplemented(_ method: String) -> ShareError {
+        // GDBus checks calls against the XML, so only a method added there but not here lands here.
+        // TRANSLATORS: an error for a program calling Ferry over D-Bus; {method} is a D-Bus method's name.
+        .invalidArgument(tr("Ferry does not implement {method} yet.", ["method": method]))
+    }
+}
