@@ -47,10 +47,10 @@ public enum Share1 {
 
     /// `SignIn(a{sv})` → the account. A browser sign-in waits for a person (the service gives up
     /// after five minutes); the others ask the homeserver.
-    public static func signIn(_ request: SignInRequest) -> Share1Call<[String: Variant]> {
+    public static func signIn(_ request: SignInRequest) -> Share1Call<SignedInAccount> {
         let browser = request.method == .browser
         return Share1Call(method: .signIn, arguments: [.dictionary(request.dictionary)], timeout: browser ? 330_000 : 60_000) {
-            $0.first?.dictionaryValue
+            $0.first?.dictionaryValue.map(SignedInAccount.init)
         }
     }
 
@@ -66,48 +66,61 @@ public enum Share1 {
         }
     }
 
-    /// `GetStatus()` → the status dictionary (keys in the interface XML).
-    public static func getStatus() -> Share1Call<[String: Variant]> {
-        Share1Call(method: .getStatus, arguments: [], timeout: -1) { $0.first?.dictionaryValue }
+    /// `GetStatus()` → who is signed in, the device, the shares by state.
+    public static func getStatus() -> Share1Call<StatusReport> {
+        Share1Call(method: .getStatus, arguments: [], timeout: -1) { $0.first?.dictionaryValue.map(StatusReport.init) }
     }
 
     /// `VerifyDevice(a{sv})` → the device's verification (the service reads secret storage and
     /// uploads a signature; a passphrase also runs its key derivation first).
-    public static func verifyDevice(_ secret: DeviceSecret) -> Share1Call<[String: Variant]> {
-        Share1Call(method: .verifyDevice, arguments: [.dictionary(secret.dictionary)], timeout: 120_000) { $0.first?.dictionaryValue }
+    /// The answer is the device's verification: "verified", or what it is instead.
+    public static func verifyDevice(_ secret: DeviceSecret) -> Share1Call<String> {
+        Share1Call(method: .verifyDevice, arguments: [.dictionary(secret.dictionary)], timeout: 120_000) {
+            $0.first?.dictionaryValue.map { $0["verification"]?.stringValue ?? "" }
+        }
     }
 
     /// `StartEmojiVerification(a{sv})` → the verification; `deviceID` nil asks every other device.
-    public static func startEmojiVerification(deviceID: String?) -> Share1Call<[String: Variant]> {
+    public static func startEmojiVerification(deviceID: String?) -> Share1Call<EmojiVerificationReport> {
         let options: [String: Variant] = deviceID.map { ["device-id": .string($0)] } ?? [:]
-        return Share1Call(method: .startEmojiVerification, arguments: [.dictionary(options)], timeout: 60_000) { $0.first?.dictionaryValue }
+        return Share1Call(method: .startEmojiVerification, arguments: [.dictionary(options)], timeout: 60_000) {
+            $0.first?.dictionaryValue.flatMap(EmojiVerificationReport.init)
+        }
     }
 
     /// `AnswerEmojiVerification(s, b)` → the verification after the person's answer.
-    public static func answerEmojiVerification(_ id: String, match: Bool) -> Share1Call<[String: Variant]> {
-        Share1Call(method: .answerEmojiVerification, arguments: [.string(id), .bool(match)], timeout: 60_000) { $0.first?.dictionaryValue }
+    public static func answerEmojiVerification(_ id: String, match: Bool) -> Share1Call<EmojiVerificationReport> {
+        Share1Call(method: .answerEmojiVerification, arguments: [.string(id), .bool(match)], timeout: 60_000) {
+            $0.first?.dictionaryValue.flatMap(EmojiVerificationReport.init)
+        }
     }
 
     /// `CancelEmojiVerification(s)` → the verification, ended.
-    public static func cancelEmojiVerification(_ id: String) -> Share1Call<[String: Variant]> {
-        Share1Call(method: .cancelEmojiVerification, arguments: [.string(id)], timeout: 60_000) { $0.first?.dictionaryValue }
+    public static func cancelEmojiVerification(_ id: String) -> Share1Call<EmojiVerificationReport> {
+        Share1Call(method: .cancelEmojiVerification, arguments: [.string(id)], timeout: 60_000) {
+            $0.first?.dictionaryValue.flatMap(EmojiVerificationReport.init)
+        }
     }
 
-    /// `GetEmojiVerification()` → the verification running or last ended (empty when none).
-    public static func getEmojiVerification() -> Share1Call<[String: Variant]> {
-        Share1Call(method: .getEmojiVerification, arguments: [], timeout: -1) { $0.first?.dictionaryValue }
+    /// `GetEmojiVerification()` → the verification running or last ended (nil when none).
+    public static func getEmojiVerification() -> Share1Call<EmojiVerificationReport?> {
+        Share1Call(method: .getEmojiVerification, arguments: [], timeout: -1) {
+            $0.first?.dictionaryValue.map(EmojiVerificationReport.init)
+        }
     }
 
     /// `SetUpCrossSigning(a{sv})` → the new recovery key (shown once) and the device's verification.
-    public static func setUpCrossSigning(password: String?) -> Share1Call<[String: Variant]> {
+    public static func setUpCrossSigning(password: String?) -> Share1Call<CrossSigningSetUp> {
         let auth: [String: Variant] = password.map { ["password": .string($0)] } ?? [:]
-        return Share1Call(method: .setUpCrossSigning, arguments: [.dictionary(auth)], timeout: 120_000) { $0.first?.dictionaryValue }
+        return Share1Call(method: .setUpCrossSigning, arguments: [.dictionary(auth)], timeout: 120_000) {
+            $0.first?.dictionaryValue.map(CrossSigningSetUp.init)
+        }
     }
 
     /// `ListDestinations(s, u)` → destinations matching `query` (all for ""), at most `limit` (0: no limit).
-    public static func listDestinations(_ query: String, limit: UInt32) -> Share1Call<[[String: Variant]]> {
+    public static func listDestinations(_ query: String, limit: UInt32) -> Share1Call<[DestinationListing]> {
         Share1Call(method: .listDestinations, arguments: [.string(query), .uint32(limit)], timeout: 60_000) {
-            $0.first?.dictionariesValue
+            $0.first?.dictionariesValue?.compactMap(DestinationListing.init)
         }
     }
 }

@@ -6,8 +6,8 @@ import FerryMatrix
 import FerrySender
 import GLibAdapter
 
-/// The sign-in and destination values as they travel on D-Bus (keys documented in the Share1 XML),
-/// and the contract's requests as the service's parts take them.
+/// The contract's requests as the service's parts take them, and the service's values as the
+/// contract's answers (their keys are the contract's: FerryContract).
 enum AccountCodec {
     /// The contract's sign-in request as the account takes it: the browser opened through the desktop.
     static func credentials(_ request: SignInRequest) -> Credentials {
@@ -33,46 +33,18 @@ enum AccountCodec {
          "token": .bool(flows.token)]
     }
 
-    static func encode(_ status: ServiceStatus) -> [String: Variant] {
-        var shares: [String: Variant] = [:]
-        for state in ShareState.allCases { shares[state.rawValue] = .uint32(UInt32(clamping: status.shares[state] ?? 0)) }
-        return [
-            "signed-in": .bool(status.signedIn),
-            "user-id": .string(status.userID ?? ""),
-            "homeserver": .string(status.homeserver ?? ""),
-            "online": .bool(status.online),
-            "secret-storage": .string(status.secretStorage ?? ""),
-            "device-id": .string(status.deviceID ?? ""),
-            "device-verification": .string(status.verification?.rawValue ?? ""),
-            "shares": .dictionary(shares),
-        ]
-    }
-
-    static func encode(_ entry: DestinationEntry) -> [String: Variant] {
-        var dict: [String: Variant] = [
-            "id": .string(entry.id), "kind": .string(entry.kind.rawValue), "name": .string(entry.name),
-            "members": .uint32(UInt32(clamping: entry.members)), "encrypted": .bool(entry.encrypted),
-            "recent": .bool(entry.recent),
-        ]
-        if let alias = entry.alias { dict["alias"] = .string(alias) }
-        if let userID = entry.userID { dict["user-id"] = .string(userID) }
-        if let lastActivity = entry.lastActivity { dict["last-activity"] = .int64(lastActivity) }
-        return dict
+    static func report(_ status: ServiceStatus) -> StatusReport {
+        StatusReport(signedIn: status.signedIn, userID: status.userID, homeserver: status.homeserver, online: status.online,
+                     secretStorage: status.secretStorage, deviceID: status.deviceID,
+                     deviceVerification: status.verification?.rawValue, shares: status.shares)
     }
 
     /// An emoji verification as its methods answer and EmojiVerificationChanged carries it.
-    static func encode(_ state: EmojiVerificationState) -> [String: Variant] {
-        var dict: [String: Variant] = [
-            "id": .string(state.id), "state": .string(state.stage.rawValue),
-            "device-id": .string(state.deviceID), "device-name": .string(state.deviceName),
-        ]
-        if !state.emoji.isEmpty {
-            dict["emoji"] = .strings(state.emoji.map(\.emoji))
-            dict["emoji-names"] = .strings(state.emoji.map(\.description))
-            dict["decimal"] = .string(state.decimals.map(String.init).joined(separator: " "))
-        }
-        if !state.reason.isEmpty { dict["reason"] = .string(state.reason) }
-        if let verification = state.verification { dict["verification"] = .string(verification.rawValue) }
-        return dict
+    static func report(_ state: EmojiVerificationState) -> EmojiVerificationReport {
+        EmojiVerificationReport(state: state.stage.rawValue, id: state.id, deviceID: state.deviceID,
+                                deviceName: state.deviceName, emoji: state.emoji.map(\.emoji),
+                                emojiNames: state.emoji.map(\.description),
+                                decimal: state.emoji.isEmpty ? nil : state.decimals.map(String.init).joined(separator: " "),
+                                reason: state.reason.isEmpty ? nil : state.reason, verification: state.verification?.rawValue)
     }
 }

@@ -71,7 +71,7 @@ final class Share1Object: @unchecked Sendable {
     /// `EmojiVerificationChanged`, carrying the verification as its methods answer it.
     func announceEmojiVerification(_ state: EmojiVerificationState) {
         connection.emitSignal(path: FerryBus.path, interface: FerryBus.share1, name: Share1Signal.emojiVerificationChanged.rawValue,
-                              arguments: .tuple([.dictionary(AccountCodec.encode(state))]))
+                              arguments: .tuple([.dictionary(AccountCodec.report(state).dictionary)]))
     }
 
     private static let properties = Share1Property.allCases.map(\.rawValue)
@@ -165,8 +165,8 @@ final class Share1Object: @unchecked Sendable {
         switch request {
         case .signIn(let signIn):
             let session = try await service.signIn(AccountCodec.credentials(signIn))
-            return [.dictionary(["user-id": .string(session.userID), "homeserver": .string(session.homeserver),
-                                 "device-id": .string(session.deviceID)])]
+            return [.dictionary(SignedInAccount(userID: session.userID, homeserver: session.homeserver,
+                                                deviceID: session.deviceID).dictionary)]
         case .signOut:
             await service.signOut()
             return []
@@ -177,20 +177,21 @@ final class Share1Object: @unchecked Sendable {
             return [.dictionary(["verification": .string(state.rawValue)])]
         case .setUpCrossSigning(let password):
             let setup = try await service.setUpCrossSigning(password: password)
-            return [.dictionary(["recovery-key": .string(setup.recoveryKey), "verification": .string(setup.verification.rawValue)])]
+            return [.dictionary(CrossSigningSetUp(recoveryKey: setup.recoveryKey,
+                                                  verification: setup.verification.rawValue).dictionary)]
         case .startEmojiVerification(let deviceID):
-            return [.dictionary(AccountCodec.encode(try await service.startEmojiVerification(deviceID: deviceID)))]
+            return [.dictionary(AccountCodec.report(try await service.startEmojiVerification(deviceID: deviceID)).dictionary)]
         case .answerEmojiVerification(let id, let match):
-            return [.dictionary(AccountCodec.encode(try await service.answerEmojiVerification(id: id, match: match)))]
+            return [.dictionary(AccountCodec.report(try await service.answerEmojiVerification(id: id, match: match)).dictionary)]
         case .cancelEmojiVerification(let id):
-            return [.dictionary(AccountCodec.encode(try await service.cancelEmojiVerification(id: id)))]
+            return [.dictionary(AccountCodec.report(try await service.cancelEmojiVerification(id: id)).dictionary)]
         case .getEmojiVerification:
-            return [.dictionary(await service.emojiVerification().map(AccountCodec.encode) ?? [:])]
+            return [.dictionary(await service.emojiVerification().map { AccountCodec.report($0).dictionary } ?? [:])]
         case .getStatus:
-            return [.dictionary(AccountCodec.encode(await service.statusAskingVerification()))]
+            return [.dictionary(AccountCodec.report(await service.statusAskingVerification()).dictionary)]
         case .listDestinations(let query, let limit):
             let entries = try await service.destinations(query: query, limit: limit)
-            return [.dictionaries(entries.map(AccountCodec.encode))]
+            return [.dictionaries(entries.map(\.dictionary))]
         default:
             // Only what waitsForHomeserver says yes to comes here.
             preconditionFailure("\(request) is answered on the work queue")

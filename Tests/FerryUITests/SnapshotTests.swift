@@ -1,4 +1,5 @@
 @testable import FerryUI
+import FerryContract
 import FerryCore
 import GLibAdapter
 import XCTest
@@ -30,8 +31,9 @@ final class SnapshotTests: XCTestCase {
     }
 
     func testEncryptedRoomsSayWhyTheyCannotBePicked() throws {
-        let room = try XCTUnwrap(DestinationOption(["id": .string("!e"), "name": .string("Secret"),
-                                                    "encrypted": .bool(true), "members": .uint32(3)]))
+        let listing = try XCTUnwrap(DestinationListing(["id": .string("!e"), "name": .string("Secret"),
+                                                        "encrypted": .bool(true), "members": .uint32(3)]))
+        let room = DestinationOption(listing)
         XCTAssertTrue(room.isEncrypted)
         XCTAssertTrue(room.detail.contains("encrypted"))
     }

@@ -53,8 +53,8 @@ struct LoginCommand: FerrySubcommand {
         }
         let account = try Share1Client.forCommand().run(Share1.signIn(SignInRequest(homeserver: server, method: method)))
         // TRANSLATORS: {user} is a Matrix user id (@me:example.org), {homeserver} a server name or URL.
-        Terminal.note(tr("Signed in as {user} on {homeserver}.", ["user": account["user-id"]?.stringValue ?? "?",
-                                                                 "homeserver": account["homeserver"]?.stringValue ?? server]))
+        Terminal.note(tr("Signed in as {user} on {homeserver}.", ["user": account.userID.isEmpty ? "?" : account.userID,
+                                                                 "homeserver": account.homeserver.isEmpty ? server : account.homeserver]))
     }
 
     /// The server part of a user id: `@me:example.org` → `example.org`.

@@ -23,20 +23,19 @@ struct EmojiVerificationRun {
         let client = try Share1Client.forCommand()
         Interrupt.catchInterrupt()
         let state = try client.run(Share1.startEmojiVerification(deviceID: deviceID))
-        let id = state["id"]?.stringValue ?? ""
+        let id = state.id
         do {
             try follow(state, id: id, client: client)
         } catch {
             // However the command ends, the other device is not left waiting ten minutes.
-            if error.status != 130, let now = try? client.run(Share1.getEmojiVerification()),
-               now["id"]?.stringValue == id, !["done", "cancelled"].contains(now["state"]?.stringValue ?? "") {
+            if error.status != 130, let now = try? client.run(Share1.getEmojiVerification()), now.id == id, !now.hasEnded {
                 _ = try? client.run(Share1.cancelEmojiVerification(id))
             }
             throw error
         }
     }
 
-    private func follow(_ first: [String: Variant], id: String, client: Share1Client) throws(CommandFailure) {
+    private func follow(_ first: EmojiVerificationReport, id: String, client: Share1Client) throws(CommandFailure) {
         var state = first
         var shown = ""
         while true {
@@ -46,30 +45,31 @@ struct EmojiVerificationRun {
                 throw CommandFailure(status: 130, message: tr("cancelled; nothing was verified."))
             }
             tell(state, previous: &shown)
-            switch state["state"]?.stringValue {
+            switch state.state {
             case "comparing":
                 let match = try ask()
                 if Interrupt.happened { continue }
                 state = try client.run(Share1.answerEmojiVerification(id, match: match))
                 continue
-            case "done" where state["verification"] != nil:
+            case "done" where state.verification != nil:
                 return try finish(state)
             case "cancelled":
                 throw CommandFailure(status: ExitStatus.unavailable,
-                                     message: SafeDisplay.escaped(state["reason"]?.stringValue ?? tr("the verification was cancelled.")))
+                                     message: SafeDisplay.escaped(state.reason ?? tr("the verification was cancelled.")))
             default:
                 usleep(Self.poll)
             }
-            let now = try client.run(Share1.getEmojiVerification())
             // Another verification began meanwhile (the service runs one at a time): not ours.
-            guard now["id"]?.stringValue == id else { throw CommandFailure(status: ExitStatus.unavailable, message: tr("the verification ended.")) }
+            guard let now = try client.run(Share1.getEmojiVerification()), now.id == id else {
+                throw CommandFailure(status: ExitStatus.unavailable, message: tr("the verification ended."))
+            }
             state = now
         }
     }
 
     /// Says what changed: for a person, each step once; with --json, each state as a line.
-    private func tell(_ state: [String: Variant], previous: inout String) {
-        let step = (state["state"]?.stringValue ?? "") + (state["verification"]?.stringValue ?? "")
+    private func tell(_ state: EmojiVerificationReport, previous: inout String) {
+        let step = state.state + (state.verification ?? "")
         guard step != previous else { return }
         previous = step
         if json {
@@ -77,21 +77,20 @@ struct EmojiVerificationRun {
             return
         }
         let device = Self.deviceName(state)
-        switch state["state"]?.stringValue {
-        case "waiting" where state["device-id"]?.stringValue?.isEmpty ?? true:
+        switch state.state {
+        case "waiting" where state.deviceID.isEmpty:
             Terminal.note(tr("Asked your other devices. Accept the request on one of them (in Element, a prompt appears), then compare the emoji."))
         // TRANSLATORS: {device} is the other device: “Phone” (ABCDEFGH), or your other device.
         case "waiting": Terminal.note(tr("Waiting for {device} to accept…", ["device": device]))
         case "comparing":
-            let emoji = state["emoji"]?.stringsValue ?? [], names = state["emoji-names"]?.stringsValue ?? []
             // TRANSLATORS: {device} is the other device: “Phone” (ABCDEFGH), or your other device.
             Terminal.note(tr("Compare these emoji with the ones {device} shows, in the same order:", ["device": device]) + "\n")
-            Terminal.outputNow(zip(emoji, names).map { "\($0)  \(Translation.text(dynamic: $1))" }.joined(separator: "\n"))
+            Terminal.outputNow(zip(state.emoji, state.emojiNames).map { "\($0)  \(Translation.text(dynamic: $1))" }.joined(separator: "\n"))
             // TRANSLATORS: {numbers} are three numbers to compare instead of the emoji.
-            Terminal.note("\n" + tr("(As numbers: {numbers})", ["numbers": state["decimal"]?.stringValue ?? ""]))
+            Terminal.note("\n" + tr("(As numbers: {numbers})", ["numbers": state.decimal ?? ""]))
         // TRANSLATORS: {device} is the other device: “Phone” (ABCDEFGH), or your other device.
         case "confirmed": Terminal.note(tr("Waiting for {device} to confirm…", ["device": device]))
-        case "done" where state["verification"] == nil:
+        case "done" where state.verification == nil:
             // TRANSLATORS: {device} is the other device: “Phone” (ABCDEFGH), or your other device.
             Terminal.note(tr("Both devices confirmed; waiting for {device} to sign this one…", ["device": device]))
         default: break
@@ -119,24 +118,24 @@ struct EmojiVerificationRun {
         }
     }
 
-    private func finish(_ state: [String: Variant]) throws(CommandFailure) {
-        guard state["verification"]?.stringValue == "verified" else {
+    private func finish(_ state: EmojiVerificationReport) throws(CommandFailure) {
+        guard state.verification == "verified" else {
             // TRANSLATORS: {device} is the other device: “Phone” (ABCDEFGH), or your other device.
             throw CommandFailure(status: ExitStatus.unavailable, message: tr("both devices confirmed the emoji, but {device} did not sign this one: it can only when it holds your account's cross-signing keys (Element does once it is verified itself).", ["device": Self.deviceName(state)]))
         }
         if !json { Terminal.note(tr("This device is verified: your other clients will show what Ferry sends as from a device you trust.")) }
     }
 
-    private static func deviceName(_ state: [String: Variant]) -> String {
-        let name = state["device-name"]?.stringValue ?? "", id = state["device-id"]?.stringValue ?? ""
+    private static func deviceName(_ state: EmojiVerificationReport) -> String {
+        let (name, id) = (state.deviceName, state.deviceID)
         // TRANSLATORS: goes into sentences such as "Waiting for {device} to accept…"; {id} is a device id (ABCDEFGH).
         if name.isEmpty { return id.isEmpty ? tr("your other device") : tr("your other device ({id})", ["id": id]) }
         return "\u{201C}\(SafeDisplay.escaped(name))\u{201D} (\(id))"
     }
 
-    private static func object(_ state: [String: Variant]) -> [String: Any] {
+    private static func object(_ state: EmojiVerificationReport) -> [String: Any] {
         var object: [String: Any] = [:]
-        for (key, value) in state {
+        for (key, value) in state.dictionary {
             let name = key.replacingOccurrences(of: "-", with: "_")
             if let text = value.stringValue { object[name] = text } else if let list = value.stringsValue { object[name] = list }
         }

@@ -50,8 +50,7 @@ struct VerifyCommand: FerrySubcommand {
         // TRANSLATORS: questions on the terminal; the answer is typed after them, on the same line.
         let secret = isatty(0) != 0 ? try Prompt.secret(passphrase ? tr("Passphrase: ") : tr("Recovery key or passphrase: "))
                                     : try LoginCommand.secretFromStandardInput(what)
-        let result = try Share1Client.forCommand().run(Share1.verifyDevice(passphrase ? .passphrase(secret) : .either(secret)))
-        let state = result["verification"]?.stringValue ?? ""
+        let state = try Share1Client.forCommand().run(Share1.verifyDevice(passphrase ? .passphrase(secret) : .either(secret)))
         if output.json {
             Terminal.output(JSONText.encode(["verification": state]))
         } else {
@@ -66,7 +65,7 @@ struct VerifyCommand: FerrySubcommand {
     private func setUpCrossSigning() throws(CommandFailure) {
         let client = try Share1Client.forCommand()
         var password = passwordStdin ? try LoginCommand.secretFromStandardInput(.password) : nil
-        var result: [String: Variant]
+        var result: CrossSigningSetUp
         do {
             result = try client.run(Share1.setUpCrossSigning(password: password))
         } catch where password == nil && error.errorName == "PasswordRequired" && isatty(0) != 0 {
@@ -74,8 +73,7 @@ struct VerifyCommand: FerrySubcommand {
             password = try Prompt.secret(tr("The homeserver asks for the password of your Matrix account: "))
             result = try client.run(Share1.setUpCrossSigning(password: password))
         }
-        let key = result["recovery-key"]?.stringValue ?? ""
-        let state = result["verification"]?.stringValue ?? ""
+        let (key, state) = (result.recoveryKey, result.verification)
         if output.json {
             Terminal.output(JSONText.encode(["recovery_key": key, "verification": state]))
         } else {

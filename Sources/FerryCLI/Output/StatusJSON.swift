@@ -1,46 +1,41 @@
+import FerryContract
 import FerryCore
 import Foundation
-import GLibAdapter
 
 /// `ferry status` and `ferry destinations`, as JSON (stable, docs/CONTRACT.md) and for people.
 enum StatusJSON {
-    static func object(_ status: [String: Variant]) -> String {
-        var shares: [String: Int] = [:]
-        for (state, count) in status["shares"]?.dictionaryValue ?? [:] { shares[state] = Int(count.uint32Value ?? 0) }
+    static func object(_ status: StatusReport) -> String {
         let object: [String: Any] = [
-            "signed_in": status["signed-in"]?.boolValue ?? false,
-            "user_id": nonEmpty(status["user-id"]) ?? NSNull(),
-            "homeserver": nonEmpty(status["homeserver"]) ?? NSNull(),
-            "online": status["online"]?.boolValue ?? false,
-            "secret_storage": nonEmpty(status["secret-storage"]) ?? NSNull(),
-            "device_id": nonEmpty(status["device-id"]) ?? NSNull(),
-            "device_verification": nonEmpty(status["device-verification"]) ?? NSNull(),
-            "shares": shares,
+            "signed_in": status.signedIn,
+            "user_id": status.userID ?? NSNull(),
+            "homeserver": status.homeserver ?? NSNull(),
+            "online": status.online,
+            "secret_storage": status.secretStorage ?? NSNull(),
+            "device_id": status.deviceID ?? NSNull(),
+            "device_verification": status.deviceVerification ?? NSNull(),
+            "shares": status.shares,
         ]
         return JSONText.encode(object)
     }
 
-    static func text(_ status: [String: Variant]) -> String {
+    static func text(_ status: StatusReport) -> String {
         var lines: [String] = []
-        if status["signed-in"]?.boolValue == true {
+        if status.signedIn {
             // TRANSLATORS: {user} is a Matrix user id (@me:example.org), {homeserver} a server name or URL.
-            lines.append(tr("Signed in as {user} on {homeserver}.", ["user": nonEmpty(status["user-id"]) ?? "?",
-                                                                    "homeserver": nonEmpty(status["homeserver"]) ?? "?"]))
-            lines.append(status["online"]?.boolValue == true ? tr("Online.") : tr("Offline: shares wait until the homeserver answers again."))
+            lines.append(tr("Signed in as {user} on {homeserver}.", ["user": status.userID ?? "?",
+                                                                    "homeserver": status.homeserver ?? "?"]))
+            lines.append(status.online ? tr("Online.") : tr("Offline: shares wait until the homeserver answers again."))
             lines.append(deviceLine(status))
-            if nonEmpty(status["secret-storage"]) == "file" {
+            if status.secretStorage == "file" {
                 lines.append(tr("Warning: no Secret Service runs, so the sign-in is kept in a file only you can read."))
             }
         } else {
             // TRANSLATORS: `ferry login` is a command to type as it is.
             lines.append(tr("Signed out. Sign in with: ferry login"))
         }
-        let counts = (status["shares"]?.dictionaryValue ?? [:]).compactMap { state, count -> (String, UInt32)? in
-            guard let n = count.uint32Value, n > 0 else { return nil }
-            return (state, n)
-        }.sorted { $0.0 < $1.0 }
+        let counts = status.shares.filter { $0.value > 0 }.sorted { $0.key < $1.key }
         // The states stay the contract's words (awaiting-sign-in, queued…), as in `ferry shares`.
-        let byState = counts.map { "\($0.1) \($0.0)" }.joined(separator: ", ")
+        let byState = counts.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
         lines.append(counts.isEmpty ? tr("No shares.")
                      // TRANSLATORS: `ferry status`; {counts} is a list such as "2 queued, 1 sent", with the state names untranslated.
                      : tr("Shares: {counts}.", ["counts": byState]))
@@ -49,9 +44,9 @@ enum StatusJSON {
 
     /// Ferry's device, and whether its owner verified it.
     /// Whole sentences with and without the device id: "This device" is the subject of each.
-    static func deviceLine(_ status: [String: Variant]) -> String {
-        let id = nonEmpty(status["device-id"])
-        switch nonEmpty(status["device-verification"]) {
+    static func deviceLine(_ status: StatusReport) -> String {
+        let id = status.deviceID
+        switch status.deviceVerification {
         case "verified":
             // TRANSLATORS: `ferry status`; {id} is Ferry's Matrix device id (ABCDEFGH).
             return id.map { tr("This device ({id}) is verified.", ["id": $0]) } ?? tr("This device is verified.")
@@ -72,41 +67,37 @@ enum StatusJSON {
         }
     }
 
-    static func nonEmpty(_ value: Variant?) -> String? {
-        guard let text = value?.stringValue, !text.isEmpty else { return nil }
-        return text
-    }
 }
 
 enum DestinationJSON {
-    static func array(_ list: [[String: Variant]]) -> String {
+    static func array(_ list: [DestinationListing]) -> String {
         JSONText.encode(list.map { entry -> [String: Any] in
             [
-                "id": entry["id"]?.stringValue ?? "",
-                "kind": entry["kind"]?.stringValue ?? "room",
-                "name": entry["name"]?.stringValue ?? "",
-                "alias": entry["alias"]?.stringValue ?? NSNull(),
-                "user_id": entry["user-id"]?.stringValue ?? NSNull(),
-                "members": Int(entry["members"]?.uint32Value ?? 0),
-                "encrypted": entry["encrypted"]?.boolValue ?? false,
-                "last_activity": entry["last-activity"]?.int64Value.map { Timestamp.iso8601(microseconds: $0) } ?? NSNull(),
-                "recent": entry["recent"]?.boolValue ?? false,
+                "id": entry.id,
+                "kind": entry.kind.rawValue,
+                "name": entry.name,
+                "alias": entry.alias ?? NSNull(),
+                "user_id": entry.userID ?? NSNull(),
+                "members": entry.members,
+                "encrypted": entry.encrypted,
+                "last_activity": entry.lastActivity.map { Timestamp.iso8601(microseconds: $0) } ?? NSNull(),
+                "recent": entry.recent,
             ]
         })
     }
 
-    static func table(_ list: [[String: Variant]]) -> String {
+    static func table(_ list: [DestinationListing]) -> String {
         guard !list.isEmpty else { return tr("No rooms or people match.") }
         return list.map { entry in
-            let name = SafeDisplay.escaped(entry["name"]?.stringValue ?? "")
-            let id = entry["alias"]?.stringValue ?? entry["id"]?.stringValue ?? ""
+            let name = SafeDisplay.escaped(entry.name)
+            let id = entry.alias ?? entry.id
             var notes: [String] = []
             // TRANSLATORS: notes after a room in `ferry destinations`, in parentheses: "(recent, end-to-end encrypted)".
-            if entry["recent"]?.boolValue == true { notes.append(trc("destination", "recent")) }
+            if entry.recent { notes.append(trc("destination", "recent")) }
             // TRANSLATORS: a note after a person in `ferry destinations`: sharing to them opens a new direct chat.
-            if entry["kind"]?.stringValue == "person" { notes.append(trc("destination", "new direct chat")) }
+            if entry.kind == .person { notes.append(trc("destination", "new direct chat")) }
             // TRANSLATORS: a note after a room in `ferry destinations`.
-            if entry["encrypted"]?.boolValue == true { notes.append(trc("destination", "end-to-end encrypted")) }
+            if entry.encrypted { notes.append(trc("destination", "end-to-end encrypted")) }
             return "\(name)  \(SafeDisplay.escaped(id))" + (notes.isEmpty ? "" : "  (" + notes.joined(separator: ", ") + ")")
         }.joined(separator: "\n")
     }

@@ -1,23 +1,12 @@
 import FerryAccount
+import FerryContract
 import FerryCore
 import FerryMatrix
 import FerryOutbox
 import Logging
 
-/// One place a share can go, as `ListDestinations` offers it.
-public struct DestinationEntry: Equatable, Sendable {
-    public enum Kind: String, Sendable { case room, direct, person }
-    /// What to pass as a destination: a room id, or a user id for a person without a direct chat.
-    public var id: String
-    public var kind: Kind
-    public var name: String
-    public var alias: String?
-    public var userID: String?
-    public var members: Int
-    public var encrypted: Bool
-    public var lastActivity: Int64?
-    public var recent: Bool
-}
+/// One place a share can go: the contract's entry, as `ListDestinations` answers it.
+public typealias DestinationEntry = DestinationListing
 
 /// The rooms, direct chats and people a person can share to, recents first. Room facts are kept
 /// for a minute, so that a dialog filtering as someone types asks the server only for people.

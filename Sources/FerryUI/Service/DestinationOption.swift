@@ -1,5 +1,5 @@
+import FerryContract
 import FerryCore
-import GLibAdapter
 
 /// A room, direct chat or person a share can go to, as ListDestinations describes it.
 public struct DestinationOption: Equatable {
@@ -15,16 +15,16 @@ public struct DestinationOption: Equatable {
     public var isEncrypted: Bool
     public var isRecent: Bool
 
-    public init?(_ dict: [String: Variant]) {
-        guard let id = dict["id"]?.stringValue, !id.isEmpty else { return nil }
-        self.id = id
-        kind = dict["kind"]?.stringValue.flatMap(Kind.init(rawValue:)) ?? .room
-        name = dict["name"]?.stringValue ?? ""
-        alias = dict["alias"]?.stringValue
-        userID = dict["user-id"]?.stringValue
-        if case .uint32(let count)? = dict["members"] { members = count } else { members = 0 }
-        isEncrypted = dict["encrypted"]?.boolValue ?? false
-        isRecent = dict["recent"]?.boolValue ?? false
+    /// One of ListDestinations' answers.
+    public init(_ listing: DestinationListing) {
+        id = listing.id
+        kind = Kind(rawValue: listing.kind.rawValue) ?? .room
+        name = listing.name
+        alias = listing.alias
+        userID = listing.userID
+        members = UInt32(clamping: listing.members)
+        isEncrypted = listing.encrypted
+        isRecent = listing.recent
     }
 
     public init(id: String, kind: Kind, name: String, alias: String? = nil, userID: String? = nil, members: UInt32 = 0,

@@ -89,7 +89,7 @@ import GLibAdapter
 
     public func destinations(matching query: String, limit: UInt32,
                              _ completion: @escaping (Result<[DestinationOption], BusError>) -> Void) {
-        client.call(Share1.listDestinations(query, limit: limit)) { completion($0.map { $0.compactMap(DestinationOption.init) }) }
+        client.call(Share1.listDestinations(query, limit: limit)) { completion($0.map { $0.map(DestinationOption.init) }) }
     }
 
     // MARK: Account
@@ -114,7 +114,7 @@ import GLibAdapter
         case .browser(let homeserver):
             request = SignInRequest(homeserver: homeserver, method: .browser)
         }
-        client.call(Share1.signIn(request)) { completion($0.map { $0["user-id"]?.stringValue ?? "" }) }
+        client.call(Share1.signIn(request)) { completion($0.map(\.userID)) }
     }
 
     public func signOut(_ completion: @escaping (Result<Void, BusError>) -> Void) {
@@ -125,21 +125,21 @@ import GLibAdapter
     /// the service answers "verified", or why not.
     public func verifyDevice(keyOrPassphrase: String, _ completion: @escaping (Result<String, BusError>) -> Void) {
         client.call(Share1.verifyDevice(.either(keyOrPassphrase))) {
-            completion($0.map { $0["verification"]?.stringValue ?? "" })
+            completion($0)
         }
     }
 
     /// Sets up cross-signing with a new recovery key (returned once); `password` only when the
     /// service answered PasswordRequired.
     public func setUpCrossSigning(password: String?, _ completion: @escaping (Result<String, BusError>) -> Void) {
-        client.call(Share1.setUpCrossSigning(password: password)) { completion($0.map { $0["recovery-key"]?.stringValue ?? "" }) }
+        client.call(Share1.setUpCrossSigning(password: password)) { completion($0.map(\.recoveryKey)) }
     }
 
     /// Whether Ferry's device is verified, asked from the homeserver when the service does not
     /// know it yet or it may have changed (GetStatus waits a few seconds); "" when it cannot tell.
     public func deviceVerification(_ completion: @escaping (String) -> Void) {
         client.call(Share1.getStatus()) { [weak self] result in
-            let state = (try? result.get())?["device-verification"]?.stringValue ?? ""
+            let state = (try? result.get())?.deviceVerification ?? ""
             if let self, !state.isEmpty, state != self.account.deviceVerification {
                 self.account.deviceVerification = state
                 self.notifyAccount()

@@ -89,7 +89,7 @@ import GtkAdapter
             guard let self, self.generation == run else { return }
             switch result {
             case .success(let state):
-                self.id = state["id"]?.stringValue ?? ""
+                self.id = state.id
                 self.apply(state)
                 if self.running { self.poll(run) }
             case .failure(let error):
@@ -120,7 +120,7 @@ import GtkAdapter
             client.call(Share1.getEmojiVerification()) { [weak self] result in
                 guard let self, self.generation == run else { return }
                 switch result {
-                case .success(let state) where state["id"]?.stringValue == self.id: self.apply(state)
+                case .success(let state?) where state.id == self.id: self.apply(state)
                 // Another verification began (the service runs one at a time): ours is over.
                 case .success: self.end(tr("The verification ended before the emoji were compared."))
                 case .failure(let error): self.end(error.sentence)
@@ -130,12 +130,12 @@ import GtkAdapter
         }
     }
 
-    private func apply(_ state: [String: Variant]) {
-        let step = (state["state"]?.stringValue ?? "") + (state["verification"]?.stringValue ?? "")
+    private func apply(_ state: EmojiVerificationReport) {
+        let step = state.state + (state.verification ?? "")
         guard step != shownStep else { return }
         shownStep = step
         let device = Self.deviceName(state)
-        switch state["state"]?.stringValue {
+        switch state.state {
         case "waiting":
             showWaiting(tr("Accept the request on your other device"),
                         detail: tr("Open Element (or another Matrix app) where you are signed in: it asks whether to verify this device. Then compare the emoji."))
@@ -145,11 +145,11 @@ import GtkAdapter
             // TRANSLATORS: {device} is the other device's name in quotes, or "your other device".
             let detail = tr("Confirm on {device} that the emoji match.", ["device": device])
             showWaiting(tr("Waiting for your other device…"), detail: detail)
-        case "done" where state["verification"] == nil:
+        case "done" where state.verification == nil:
             // TRANSLATORS: {device} is the other device's name in quotes, or "your other device".
             let detail = tr("Both devices confirmed: {device} now signs this one.", ["device": device])
             showWaiting(tr("Waiting for your other device…"), detail: detail)
-        case "done" where state["verification"]?.stringValue == "verified":
+        case "done" where state.verification == "verified":
             running = false
             generation += 1
             onVerified()
@@ -157,7 +157,7 @@ import GtkAdapter
             // TRANSLATORS: {device} is the other device's name in quotes, or "your other device".
             end(tr("Both devices confirmed the emoji, but {device} did not sign this one: it can only when it holds your account’s cross-signing keys (Element does once it is verified itself).", ["device": device]))
         case "cancelled":
-            end(state["reason"]?.stringValue ?? tr("The verification was cancelled: nothing was verified."))
+            end(state.reason ?? tr("The verification was cancelled: nothing was verified."))
         default:
             break
         }
@@ -178,12 +178,11 @@ import GtkAdapter
         waitingDetail.isVisible = !detail.isEmpty
     }
 
-    private func showEmoji(_ state: [String: Variant], device: String) {
+    private func showEmoji(_ state: EmojiVerificationReport, device: String) {
         // TRANSLATORS: {device} is the other device's name in quotes, or "your other device".
         compareDetail.text = tr("Compare these emoji with the ones {device} shows. They must be the same, in the same order.", ["device": device])
         grid.removeAll()
-        let emoji = state["emoji"]?.stringsValue ?? [], names = state["emoji-names"]?.stringsValue ?? []
-        let cells = zip(emoji, names).enumerated().map { Self.cell(index: $0.offset, picture: $0.element.0,
+        let cells = zip(state.emoji, state.emojiNames).enumerated().map { Self.cell(index: $0.offset, picture: $0.element.0,
                                                                                   name: Translation.text(dynamic: $0.element.1)) }
         // Four over three, as Element and GNOME's Fractal lay them out: large enough to read at a glance.
         for row in [Array(cells.prefix(4)), Array(cells.dropFirst(4))] where !row.isEmpty {
@@ -192,7 +191,7 @@ import GtkAdapter
             grid.append(line)
         }
         // TRANSLATORS: {numbers} are three four-digit numbers, the other way to compare.
-        decimal.text = state["decimal"].flatMap(\.stringValue).map { tr("Or compare these numbers: {numbers}", ["numbers": $0]) } ?? ""
+        decimal.text = state.decimal.map { tr("Or compare these numbers: {numbers}", ["numbers": $0]) } ?? ""
         decimal.isVisible = !decimal.text.isEmpty
         [matchButton, mismatchButton].forEach { $0.isSensitive = true; $0.isBusy = false }
         show(comparing)
@@ -244,8 +243,8 @@ import GtkAdapter
         return box
     }
 
-    private static func deviceName(_ state: [String: Variant]) -> String {
-        let name = state["device-name"]?.stringValue ?? "", id = state["device-id"]?.stringValue ?? ""
+    private static func deviceName(_ state: EmojiVerificationReport) -> String {
+        let (name, id) = (state.deviceName, state.deviceID)
         // TRANSLATORS: "your other device" goes into sentences where a device's name could stand
         // ("Confirm on your other device that the emoji match."); {id} is a device id, "ABCDEFGHIJ".
         if name.isEmpty { return id.isEmpty ? tr("your other device") : tr("your other device ({id})", ["id": id]) }

@@ -1,0 +1,102 @@
+import FerryCore
+import GLibAdapter
+
+/// What `SignIn` answers: who is signed in now, where, as which device.
+public struct SignedInAccount: Equatable, Sendable {
+    public var userID: String
+    public var homeserver: String
+    public var deviceID: String
+
+    public init(userID: String, homeserver: String, deviceID: String) {
+        self.userID = userID
+        self.homeserver = homeserver
+        self.deviceID = deviceID
+    }
+
+    public var dictionary: [String: Variant] {
+        ["user-id": .string(userID), "homeserver": .string(homeserver), "device-id": .string(deviceID)]
+    }
+
+    public init(_ dict: [String: Variant]) {
+        userID = dict["user-id"]?.stringValue ?? ""
+        homeserver = dict["homeserver"]?.stringValue ?? ""
+        deviceID = dict["device-id"]?.stringValue ?? ""
+    }
+}
+
+/// What `SetUpCrossSigning` answers: the new recovery key (shown once) and the device's verification.
+public struct CrossSigningSetUp: Equatable, Sendable {
+    public var recoveryKey: String
+    /// "verified", "unverified", "no-identity", or empty.
+    public var verification: String
+
+    public init(recoveryKey: String, verification: String) {
+        self.recoveryKey = recoveryKey
+        self.verification = verification
+    }
+
+    public var dictionary: [String: Variant] {
+        ["recovery-key": .string(recoveryKey), "verification": .string(verification)]
+    }
+
+    public init(_ dict: [String: Variant]) {
+        recoveryKey = dict["recovery-key"]?.stringValue ?? ""
+        verification = dict["verification"]?.stringValue ?? ""
+    }
+}
+
+/// What `GetStatus` answers: who is signed in, where, online or not, the device, and how many
+/// shares are in each state. Empty strings on the bus are nil here.
+public struct StatusReport: Equatable, Sendable {
+    public var signedIn: Bool
+    public var userID: String?
+    public var homeserver: String?
+    public var online: Bool
+    /// Where the sign-in is kept: "secret-service" or "file".
+    public var secretStorage: String?
+    public var deviceID: String?
+    /// "verified", "unverified", "no-identity", or nil when not known.
+    public var deviceVerification: String?
+    /// Every state's count, the states by their contract names.
+    public var shares: [String: Int]
+
+    public init(signedIn: Bool, userID: String?, homeserver: String?, online: Bool, secretStorage: String?,
+                deviceID: String?, deviceVerification: String?, shares: [ShareState: Int]) {
+        self.signedIn = signedIn
+        self.userID = userID
+        self.homeserver = homeserver
+        self.online = online
+        self.secretStorage = secretStorage
+        self.deviceID = deviceID
+        self.deviceVerification = deviceVerification
+        self.shares = Dictionary(uniqueKeysWithValues: ShareState.allCases.map { ($0.rawValue, shares[$0] ?? 0) })
+    }
+
+    public var dictionary: [String: Variant] {
+        [
+            "signed-in": .bool(signedIn),
+            "user-id": .string(userID ?? ""),
+            "homeserver": .string(homeserver ?? ""),
+            "online": .bool(online),
+            "secret-storage": .string(secretStorage ?? ""),
+            "device-id": .string(deviceID ?? ""),
+            "device-verification": .string(deviceVerification ?? ""),
+            "shares": .dictionary(shares.mapValues { .uint32(UInt32(clamping: $0)) }),
+        ]
+    }
+
+    public init(_ dict: [String: Variant]) {
+        func nonEmpty(_ key: String) -> String? {
+            guard let text = dict[key]?.stringValue, !text.isEmpty else { return nil }
+            return text
+        }
+        signedIn = dict["signed-in"]?.boolValue ?? false
+        userID = nonEmpty("user-id")
+        homeserver = nonEmpty("homeserver")
+        online = dict["online"]?.boolValue ?? false
+        secretStorage = nonEmpty("secret-storage")
+        deviceID = nonEmpty("device-id")
+        deviceVerification = nonEmpty("device-verification")
+        shares = (dict["shares"]?.dictionaryValue ?? [:]).mapValues { Int($0.uint32Value ?? 0) }
+    }
+}

@@ -1,0 +1,58 @@
+import FerryCore
+import GLibAdapter
+
+/// One of `ListDestinations`' answers: a room, a direct chat or a person a share can go to.
+public struct DestinationListing: Equatable, Sendable {
+    public enum Kind: String, Sendable { case room, direct, person }
+
+    /// What CompleteShare takes: a room id, or a user id for a new direct chat.
+    public var id: String
+    public var kind: Kind
+    public var name: String
+    public var alias: String?
+    public var userID: String?
+    public var members: Int
+    public var encrypted: Bool
+    /// Shared to lately (listed first).
+    public var recent: Bool
+    /// The room's last event, µs since the epoch.
+    public var lastActivity: Int64?
+
+    public init(id: String, kind: Kind, name: String, alias: String? = nil, userID: String? = nil, members: Int = 0,
+                encrypted: Bool = false, lastActivity: Int64? = nil, recent: Bool = false) {
+        self.id = id
+        self.kind = kind
+        self.name = name
+        self.alias = alias
+        self.userID = userID
+        self.members = members
+        self.encrypted = encrypted
+        self.recent = recent
+        self.lastActivity = lastActivity
+    }
+
+    public var dictionary: [String: Variant] {
+        var dict: [String: Variant] = [
+            "id": .string(id), "kind": .string(kind.rawValue), "name": .string(name),
+            "members": .uint32(UInt32(clamping: members)), "encrypted": .bool(encrypted), "recent": .bool(recent),
+        ]
+        if let alias { dict["alias"] = .string(alias) }
+        if let userID { dict["user-id"] = .string(userID) }
+        if let lastActivity { dict["last-activity"] = .int64(lastActivity) }
+        return dict
+    }
+
+    /// Reads one entry back; nil without an id.
+    public init?(_ dict: [String: Variant]) {
+        guard let id = dict["id"]?.stringValue, !id.isEmpty else { return nil }
+        self.id = id
+        kind = dict["kind"]?.stringValue.flatMap(Kind.init(rawValue:)) ?? .room
+        name = dict["name"]?.stringValue ?? ""
+        alias = dict["alias"]?.stringValue
+        userID = dict["user-id"]?.stringValue
+        members = Int(dict["members"]?.uint32Value ?? 0)
+        encrypted = dict["encrypted"]?.boolValue ?? false
+        recent = dict["recent"]?.boolValue ?? false
+        lastActivity = dict["last-activity"]?.int64Value
+    }
+}
