@@ -21,7 +21,9 @@ public actor EmojiVerifier {
     let encryption: Encryption
     let logger: Logger
     /// Told every change, on this actor (the service turns it into a D-Bus signal).
-    let publish: @Sendable (EmojiVerificationState) -> Void
+    /// Every change of a verification, in order: read by the service that owns the verifier.
+    public nonisolated let changes: AsyncStream<EmojiVerificationState>
+    private let changed: AsyncStream<EmojiVerificationState>.Continuation
     /// How long a verification may take in all before it is cancelled with `m.timeout`.
     let timeLimit: Duration
 
@@ -49,13 +51,16 @@ public actor EmojiVerifier {
     /// A `begin` is between its first await and keeping `open`: another waits its turn out.
     private var beginning = false
 
-    /// A verifier; `publish` hears every change.
-    public init(encryption: Encryption, logger: Logger, timeLimit: Duration = .seconds(600),
-                publish: @escaping @Sendable (EmojiVerificationState) -> Void) {
+    /// A verifier; `changes` tells of every change.
+    public init(encryption: Encryption, logger: Logger, timeLimit: Duration = .seconds(600)) {
         self.encryption = encryption
         self.logger = logger
         self.timeLimit = timeLimit
-        self.publish = publish
+        (changes, changed) = AsyncStream.makeStream(of: EmojiVerificationState.self)
+    }
+
+    private func publish(_ state: EmojiVerificationState) {
+        changed.yield(state)
     }
 
     /// The verification running or last ended, if any.

@@ -6,9 +6,7 @@ import FerryStaging
 ///
 /// Order matters: check the plan, stage the files, commit the share; only then may the caller
 /// acknowledge it. Anything staged for a share that was not committed is removed again.
-// @unchecked Sendable: `uploadAhead` is set once while the service is wired (with the sender),
-// before any request arrives; everything else is immutable and Sendable.
-public final class ShareIntake: @unchecked Sendable {
+public final class ShareIntake: Sendable {
     private let outbox: Outbox
     private let stager: Stager
     private let limits: Limits
@@ -16,11 +14,12 @@ public final class ShareIntake: @unchecked Sendable {
     private let signedInUser: @Sendable () -> String?
     private let clock: @Sendable () -> Int64
     /// Starts uploads while files are still being copied, for shares that go straight to the queue.
-    public var uploadAhead: (any UploadAhead)?
+    private let uploadAhead: (any UploadAhead)?
 
-    public init(outbox: Outbox, stager: Stager, limits: Limits,
+    public init(outbox: Outbox, stager: Stager, limits: Limits, uploadAhead: (any UploadAhead)?,
                 signedInUser: @escaping @Sendable () -> String?, clock: @escaping @Sendable () -> Int64) {
         self.outbox = outbox
+        self.uploadAhead = uploadAhead
         self.stager = stager
         self.limits = limits
         self.signedInUser = signedInUser

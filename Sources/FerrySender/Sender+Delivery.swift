@@ -145,7 +145,7 @@ extension Sender {
                 }
                 if let recorded {
                     run.roomToRecord = nil
-                    events.shareChanged(recorded)
+                    tell(.shareChanged(recorded))
                     if last { return recorded }
                 }
             }
@@ -258,7 +258,7 @@ extension Sender {
         gate.leave(shareID: shareID, destination: destination)
         guard let recorded else { return nil }
         run.roomToRecord = nil
-        events.shareChanged(recorded)
+        tell(.shareChanged(recorded))
         return last ? recorded : nil
     }
 

@@ -24,7 +24,12 @@ public actor Sender {
     let backoff: Backoff
     let logger: Logger
     let clock: @Sendable () -> Int64
-    let events: SenderEvents
+    /// What the sender reports, in order: read by the service that owns it (one reader).
+    public nonisolated let events: AsyncStream<SenderEvent>
+    private let reports: AsyncStream<SenderEvent>.Continuation
+    /// The share now being sent (nil: none). Called directly, not through `events`: the crash
+    /// witness must know it before the first request, or a crash would name no share.
+    let working: @Sendable (_ shareID: String?) -> Void
     private var wakeRequested = false
     private var retryEverythingNow = false
     private var waiter: CheckedContinuation<Void, Never>?
@@ -37,17 +42,22 @@ public actor Sender {
     /// Makes Cancel and the last check before an event request one step each (SendGate).
     let gate = SendGate()
 
-    public init(outbox: Outbox, spool: Spool, account: any SessionSource, backoff: Backoff, events: SenderEvents,
-                logger: Logger, clock: @escaping @Sendable () -> Int64,
+    public init(outbox: Outbox, spool: Spool, account: any SessionSource, backoff: Backoff, logger: Logger,
+                clock: @escaping @Sendable () -> Int64, working: @escaping @Sendable (String?) -> Void = { _ in },
                 connect: @escaping @Sendable (Session) -> any Homeserver = { MatrixClient(session: $0) }) {
         self.outbox = outbox
         self.spool = spool
         self.account = account
         self.connect = connect
         self.backoff = backoff
-        self.events = events
+        (events, reports) = AsyncStream.makeStream(of: SenderEvent.self)
+        self.working = working
         self.logger = logger
         self.clock = clock
+    }
+
+    func tell(_ event: SenderEvent) {
+        reports.yield(event)
     }
 
     /// Runs the sender for the life of the process.
@@ -112,7 +122,7 @@ public actor Sender {
             }
             for id in parked ?? [] {
                 if let share = logger.attempt("reading a parked share", share: id, { try outbox.share(id: id) }) {
-                    events.shareChanged(share)
+                    tell(.shareChanged(share))
                 }
             }
             // A queue that cannot be read is tried again at the next wake-up (a new share, the network, a retry time).
@@ -153,14 +163,14 @@ public actor Sender {
         }) else {
             return shares
         }
-        begun.forEach(events.shareChanged)
+        begun.forEach { tell(.shareChanged($0)) }
         let byID = Dictionary(uniqueKeysWithValues: begun.map { ($0.id, $0) })
         return shares.map { byID[$0.id] ?? $0 }
     }
 
     private func send(_ original: Share, session: Session, retryNow: Bool) async -> Outcome {
-        events.working(original.id)
-        defer { events.working(nil) }
+        working(original.id)
+        defer { working(nil) }
         var share = original
         if share.state == .queued || share.deliveries.isEmpty {
             let steps = Composition.steps(for: share.intent)
@@ -173,7 +183,7 @@ public actor Sender {
                 return .finished
             }
             share = begun
-            events.shareChanged(share)
+            tell(.shareChanged(share))
         }
         var nextRetry: Int64?
         for (position, delivery) in share.deliveries.enumerated() where !delivery.state.isFinal {
@@ -221,7 +231,7 @@ public actor Sender {
                     _ = logger.attempt("moving the queue to awaiting-sign-in") {
                         try outbox.move(from: [.queued, .sending], to: .awaitingSignIn, at: clock())
                     }
-                    events.signedOut()
+                    tell(.signedOut)
                     return .signedOut
                 case .transient(let error):
                     let attempts = delivery.attempts + 1
@@ -263,7 +273,7 @@ public actor Sender {
             try outbox.updateDelivery(shareID: shareID, position: position, durable: durable, body)
         }
         if let share = logger.attempt("reading a share", share: shareID, { try outbox.share(id: shareID) }) {
-            events.shareChanged(share)
+            tell(.shareChanged(share))
         }
         return delivery
     }
@@ -285,7 +295,7 @@ public actor Sender {
         guard let settled = logger.attempt("settling a share", share: shareID, {
             try outbox.update(id: shareID, state: state, failure: failure, at: clock(), from: [.sending])
         }) else { return }
-        events.shareChanged(settled)
+        tell(.shareChanged(settled))
         settle(settled)
     }
 
@@ -299,12 +309,12 @@ public actor Sender {
             } == true
         if uploaded { spool.remove(shareID: share.id) }
         logger.info("share \(share.state.rawValue)", metadata: ["id": "\(share.id)"])
-        events.finished(share)
+        tell(.finished(share))
     }
 
     private func setOnline(_ value: Bool) {
         guard value != online else { return }
         online = value
-        events.onlineChanged(value)
+        tell(.onlineChanged(value))
     }
 }

@@ -1,17 +1,14 @@
 import FerryCore
 
-/// What the sender tells the service about, to become D-Bus signals and notifications.
-public struct SenderEvents: Sendable {
+/// What the sender tells the service about, in order, to become D-Bus signals and notifications:
+/// `Sender.events`, read by the one service that owns the sender.
+public enum SenderEvent: Sendable {
     /// A share's state or one of its deliveries changed (progress included, throttled).
-    public var shareChanged: @Sendable (Share) -> Void = { _ in }
+    case shareChanged(Share)
     /// A share is sent or failed: the moment for a notification.
-    public var finished: @Sendable (Share) -> Void = { _ in }
+    case finished(Share)
     /// The homeserver ended the sign-in; the sender's shares wait for the next one.
-    public var signedOut: @Sendable () -> Void = {}
+    case signedOut
     /// Whether the homeserver answered the last request.
-    public var onlineChanged: @Sendable (Bool) -> Void = { _ in }
-    /// The share now being sent (nil: none), for the crash witness.
-    public var working: @Sendable (_ shareID: String?) -> Void = { _ in }
-
-    public init() {}
+    case onlineChanged(Bool)
 }

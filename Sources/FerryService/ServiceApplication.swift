@@ -45,27 +45,20 @@ public enum ServiceApplication {
             let outbox = try Outbox(path: settings.paths.database)
             let account = Account(outbox: outbox, vault: TokenVault(stateDirectory: settings.paths.stateDirectory,
                                                                     logger: logger), logger: logger)
-            service = ShareService(outbox: outbox, spool: spool, limits: settings.limits, account: account, logger: logger)
-            service.sweepSpool()
-            var senderEvents = SenderEvents()
-            senderEvents.shareChanged = { [unowned service] in service.events.shareChanged($0) }
-            senderEvents.finished = { [unowned service] in service.senderFinished($0) }
-            senderEvents.signedOut = { [unowned service] in service.senderSignedOut() }
-            senderEvents.onlineChanged = { [unowned service] online in
-                service.online = online
-                service.events.accountChanged()
-            }
-            senderEvents.working = { CrashWitness.working(on: $0) }
             let encryption = Encryption(outbox: outbox, vault: .encryptionKey(stateDirectory: settings.paths.stateDirectory,
                                                                               logger: logger),
                                         onlyVerifiedDevices: settings.onlyVerifiedDevices, logger: logger, clock: SystemClock.microseconds)
-            service.encryption = encryption
-            service.emojiVerifier = EmojiVerifier(encryption: encryption, logger: logger, timeLimit: settings.verificationTimeLimit) {
-                [unowned service] in service.emojiVerificationChanged($0)
-            }
-            service.sender = Sender(outbox: outbox, spool: spool, account: account, backoff: settings.backoff,
-                                    events: senderEvents, logger: logger, clock: SystemClock.microseconds,
-                                    connect: { EncryptingHomeserver(session: $0, encryption: encryption) })
+            let sender = Sender(outbox: outbox, spool: spool, account: account, backoff: settings.backoff, logger: logger,
+                                clock: SystemClock.microseconds, working: { CrashWitness.working(on: $0) },
+                                connect: { EncryptingHomeserver(session: $0, encryption: encryption) })
+            // Every part in one step, each given what it needs: what the sender and the verifier
+            // report reaches the service through their streams (ShareService.listen).
+            service = ShareService(outbox: outbox, spool: spool, limits: settings.limits, account: account, sender: sender,
+                                   encryption: encryption,
+                                   emojiVerifier: EmojiVerifier(encryption: encryption, logger: logger,
+                                                                timeLimit: settings.verificationTimeLimit),
+                                   logger: logger)
+            service.sweepSpool()
             // The shared session connection is the one GApplication will own the name on:
             // exporting Share1 on it now makes it reachable the moment the name is owned.
             share1 = Share1Object(service: service, connection: try BusConnection.session(), lifetime: lifetime,

@@ -39,7 +39,7 @@ extension ShareService {
     /// once, and a failure here is tried again before the first encrypted event. Then whether
     /// the owner verified it (a device signed in again under its id may be).
     private func prepareDevice(_ session: Session) {
-        let encryption = encryption!
+        let encryption = encryption
         let logger = logger
         Task {
             do throws(EncryptionFailure) {

@@ -10,9 +10,9 @@ import Synchronization
 
 /// What the service does with shares, independent of how a request arrived (Share1, Open, the
 /// command line): accept, look up, list, cancel. Every change is announced through `events`.
-// @unchecked Sendable: `events`, `sender` and `startUp` are set once while the service is wired, before the
+// @unchecked Sendable: `events` and `startUp` are set once while the service is wired, before the
 // bus name is owned (ServiceApplication.run); `online` is atomic; everything else is immutable and
-// Sendable.
+// Sendable. (The sender and the encryption are given to init, and report through their streams.)
 public final class ShareService: @unchecked Sendable {
     /// Announcements of changes; the D-Bus object turns them into signals.
     public struct Events: Sendable {
@@ -38,15 +38,14 @@ public final class ShareService: @unchecked Sendable {
     let logger: Logger
     var events: Events
     let clock: @Sendable () -> Int64
-    /// Set once the sender exists (it reports back through this service's events); it also
-    /// uploads large files of queued shares while they are being staged.
-    var sender: Sender! {
-        didSet { intake.uploadAhead = sender }
-    }
+    /// Sends the queue; it also uploads large files of queued shares while they are being staged.
+    /// What it reports comes through `sender.events` (`listen`).
+    let sender: Sender
     /// The device's end-to-end encryption: prepared at sign-in, deleted at sign-out.
-    var encryption: Encryption!
-    /// Emoji verification of this device with another of the person's (set with `encryption`).
-    var emojiVerifier: EmojiVerifier!
+    let encryption: Encryption
+    /// Emoji verification of this device with another of the person's; its changes come through
+    /// `emojiVerifier.changes`.
+    let emojiVerifier: EmojiVerifier
     /// Holds new shares' announcements until the start-up has run (set while the service is wired).
     var startUp: StartUp?
     let directory: DestinationDirectory
@@ -59,9 +58,12 @@ public final class ShareService: @unchecked Sendable {
     /// The signed-in device's verification as the server last said (ShareService+Verification).
     let verificationState = Mutex(VerificationState())
 
-    init(outbox: Outbox, spool: Spool, limits: Limits, account: Account, logger: Logger,
-         clock: @escaping @Sendable () -> Int64 = SystemClock.microseconds) {
+    init(outbox: Outbox, spool: Spool, limits: Limits, account: Account, sender: Sender, encryption: Encryption,
+         emojiVerifier: EmojiVerifier, logger: Logger, clock: @escaping @Sendable () -> Int64 = SystemClock.microseconds) {
         self.outbox = outbox
+        self.sender = sender
+        self.encryption = encryption
+        self.emojiVerifier = emojiVerifier
         self.spool = spool
         self.account = account
         self.limits = limits
@@ -70,7 +72,32 @@ public final class ShareService: @unchecked Sendable {
         self.events = Events(shareChanged: { _ in }, signInRequired: { _ in })
         directory = DestinationDirectory(outbox: outbox, clock: clock, logger: logger)
         intake = ShareIntake(outbox: outbox, stager: Stager(spool: spool, limits: limits), limits: limits,
-                             signedInUser: { account.signedInUser }, clock: clock)
+                             uploadAhead: sender, signedInUser: { account.signedInUser }, clock: clock)
+        listen()
+    }
+
+    /// What the sender and the emoji verifier report, each in its order, for the life of the service.
+    private func listen() {
+        let (senderEvents, verifications) = (sender.events, emojiVerifier.changes)
+        Task { [weak self] in
+            for await event in senderEvents {
+                guard let self else { return }
+                switch event {
+                case .shareChanged(let share): events.shareChanged(share)
+                case .finished(let share): senderFinished(share)
+                case .signedOut: senderSignedOut()
+                case .onlineChanged(let online):
+                    self.online = online
+                    events.accountChanged()
+                }
+            }
+        }
+        Task { [weak self] in
+            for await state in verifications {
+                guard let self else { return }
+                emojiVerificationChanged(state)
+            }
+        }
     }
 
     public func share(_ request: ShareRequest, activationToken: String? = nil) throws(ShareError) -> Share {
@@ -99,7 +126,7 @@ public final class ShareService: @unchecked Sendable {
         if share.state.awaitsPerson { events.needsPerson(share, activationToken) }
         if share.state.isPendingWork {
             announcePendingWork()
-            sender?.wake()
+            sender.wake()
         }
     }
 

@@ -12,8 +12,7 @@ extension Sender {
         let session = Session(userID: "@me:memory.test", homeserver: "memory", deviceID: "D\(signIn)",
                               accessToken: "t\(signIn)", signIn: signIn)
         return Sender(outbox: outbox, spool: spool, account: FixedSession(session: session),
-                      backoff: Backoff(initial: 1_000, maximum: 5_000), events: SenderEvents(),
-                      logger: TestLog.logger, clock: SystemClock.microseconds, connect: { _ in server })
+                      backoff: Backoff(initial: 1_000, maximum: 5_000), logger: TestLog.logger, clock: SystemClock.microseconds, connect: { _ in server })
     }
 }
 
