@@ -116,6 +116,12 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
         .testTarget(name: "FerryUITests", dependencies: ["FerryUI"]),
+        .testTarget(name: "FerryCLITests", dependencies: ["FerryCLI", "FerryContract", "FerryCore"]),
+        .testTarget(name: "FerryServiceTests", dependencies: [
+            "FerryService", "FerryAccount", "FerryContract", "FerryCore", "FerryEncryption",
+        ]),
+        .testTarget(name: "GLibAdapterTests", dependencies: ["GLibAdapter", "CGLib"]),
+        .testTarget(name: "FerryAccountTests", dependencies: ["FerryAccount", "FerryCore", "FerryMatrix"]),
         // Every parser of outside input as a function of bytes: libFuzzer drives it (`make fuzz`),
         // the unit tests replay its committed corpus.
         .target(name: "FerryFuzzTargets", dependencies: [
