@@ -24,8 +24,8 @@ public final class Account: @unchecked Sendable {
     private var signInLostUnheard = false
 
     /// Reads who was signed in from the outbox, and their token from its storage in the
-    /// background: a Secret Service lookup takes ~20 ms (a session with the keyring daemon, its
-    /// key exchange), and a cold start must not wait for it before it can take a share. Until the
+    /// background: a Secret Service lookup opens a session with the keyring daemon (a key exchange,
+    /// docs/PERFORMANCE.md), and a cold start must not wait for it before it can take a share. Until the
     /// token is read the account counts as signed in, as it was when the service last ran.
     public init(outbox: Outbox, vault: TokenVault, logger: Logger) {
         self.outbox = outbox

@@ -35,7 +35,7 @@ public struct FerryCommand: ParsableCommand {
             Glibc.exit(ExitStatus.dataError)
         }
         // How the service is started (D-Bus activation, the systemd unit): straight to it, without
-        // the parser's reflection over every command and option (~2 ms of a cold start).
+        // the parser's reflection over every command and option (docs/PERFORMANCE.md).
         if CommandLine.arguments.dropFirst() == ["service"] { Glibc.exit(service(nil, false)) }
         main()
         Glibc.exit(0)

@@ -5,11 +5,11 @@ import Foundation
 /// Who reads each encrypted room, kept up to date the way Matrix clients do it: read in full the
 /// first time, then changed only by what `/sync` says changed (members, history visibility,
 /// encryption, a reader's devices), never trusted from an old answer: every event asks one sync
-/// (timeout 0) first, ~2–5 ms on loopback.
+/// (timeout 0) first.
 ///
 /// Not a long poll held open between sends, though it would save that sync: Synapse recomputes a
-/// waiting sync on every event in any of the person's rooms, and plain sends measured 20–40 %
-/// slower with one open (`make bench`).
+/// waiting sync on every event in any of the person's rooms, which slowed plain sends
+/// (docs/PERFORMANCE.md, "Encrypted rooms").
 extension Encryption {
     /// The room's settings, readers and their devices.
     func readers(of roomID: String, session: Session, http: MatrixHTTP) async throws(EncryptionFailure) -> KnownRoom {

@@ -95,9 +95,10 @@ public struct MatrixHTTP: Sendable {
     /// Through AsyncHTTPClient's StreamWriter rather than an async-sequence body: a write's future
     /// is settled on the connection's event loop, after the writes before it, so waiting for it
     /// before reading further keeps memory at a few chunks. An async-sequence body is read
-    /// from another thread ahead of the socket, and a 256 MiB upload held 10–20 MB of chunks.
+    /// from another thread ahead of the socket, and a large upload held many chunks at once
+    /// (docs/PERFORMANCE.md).
     ///
-    /// No deadline for the whole request: a 40 MiB file over 200 KB/s takes 3.5 minutes, and a
+    /// No deadline for the whole request: a large file over a slow link takes minutes, and a
     /// deadline that grows with the size still cut slow links off, again at every retry. Instead
     /// a watchdog cancels the upload when no write has finished for `stall`; once the body is
     /// sent, the answer has `answerTimeout`.

@@ -66,8 +66,8 @@ public struct FileChunks: AsyncSequence, Sendable {
     let size: UInt64
     let available: Available?
     let progress: @Sendable (UInt64) -> Void
-    /// Each chunk crosses between threads twice on its way (reader task, event loop): at 64 KiB
-    /// that overhead held a 256 MiB upload to a third of the socket's speed; 512 KiB keeps it small
+    /// Each chunk crosses between threads twice on its way (reader task, event loop): small chunks
+    /// held an upload well below the socket's speed (docs/PERFORMANCE.md); these keep that small,
     /// and two in flight are still only a megabyte.
     static let chunkSize = 512 << 10
 

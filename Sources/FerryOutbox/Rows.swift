@@ -132,8 +132,8 @@ struct ItemRow: Codable, FetchableRecord, PersistableRecord {
 
 /// `list` joined by newlines, as `joined(separator: "\n")` would. Not that: the standard library's
 /// unspecialized `joined` finds its associated types at run time, the first time by scanning
-/// every conformance record of the binary (~0.4 M instructions), on the path of a cold start's
-/// first share.
+/// every conformance record of the binary, on the path of a cold start's first share
+/// (docs/PERFORMANCE.md).
 func newlineSeparated(_ list: [String]) -> String {
     var text = ""
     for (index, line) in list.enumerated() {

@@ -25,7 +25,7 @@ struct DialogLauncher: Sendable {
         if count > 0 {
             let exe = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
             // Not split/joined: the standard library's unspecialized `joined` costs a scan of every
-            // conformance record (~0.4 M instructions) on a cold start's path.
+            // conformance record on a cold start's path (docs/PERFORMANCE.md).
             let bin = exe.lastIndex(of: "/").map { String(exe[..<$0]) } ?? ""
             let candidate = bin + "/../libexec/ferry/ferry-ui"
             executable = access(candidate, X_OK) == 0 ? candidate : nil

@@ -32,7 +32,8 @@ final class Share1Object: @unchecked Sendable {
     /// Exports the object. Must run before the application owns its bus name, or calls that
     /// activated the service would arrive before the interface exists and fail.
     func export() throws {
-        // The bytes as they are: a String of them would be validated as UTF-8 first (~0.25 M instructions).
+        // The bytes as they are: a String of them would be validated as UTF-8 first, on a cold
+        // start's path (docs/PERFORMANCE.md).
         let interface = try InterfaceDescription(xml: PackageResources.Share1_xml, interface: FerryBus.share1)
         try connection.register(object: FerryBus.path, interface: interface,
                                 methods: { [unowned self] in self.handle($0) },

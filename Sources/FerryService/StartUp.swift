@@ -18,11 +18,10 @@ final class StartUp: Sendable {
     static let latest: UInt32 = 2000
     /// How long after a share's reply the start-up waits. The program that asked (`gio open`, a file
     /// manager) has yet to read the reply and go on, and the bus daemon to carry it; the start-up
-    /// (GRDB, the sender: up to ~5.3 M instructions) would take one of a two-core machine's cores
-    /// from them, and the caller waited for it: in paired cold `gio open` rounds against the same
-    /// build without the wait, 3 to 6 % less time to gio's exit (issue 19). A person cannot see 30 ms
-    /// before a notification or an upload; a call that needs the start-up runs it at once, without
-    /// waiting out `afterReply`.
+    /// (GRDB, the sender) would take one of a two-core machine's cores from them, and the caller
+    /// waited for it (docs/PERFORMANCE.md, "The cold-start machinery"). A person cannot see the
+    /// wait before a notification or an upload; a call that needs the start-up runs it at once,
+    /// without waiting out `afterReply`.
     static let afterReply: UInt32 = 30
 
     private struct State {

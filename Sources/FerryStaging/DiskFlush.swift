@@ -7,8 +7,8 @@ import Glibc
 /// Puts a share's staged copies on disk before the share is acknowledged.
 ///
 /// A few files are flushed one by one, with the directories that name them: syncfs would also
-/// wait for everything every other program has written and not yet flushed, and a picture shared
-/// while a download had 1 GiB in the page cache took 294 ms instead of 5. Many files (a folder's
+/// wait for everything every other program has written and not yet flushed (a picture shared
+/// during a large download waited for the download, docs/PERFORMANCE.md). Many files (a folder's
 /// worth) get one syncfs instead of a flush each.
 enum DiskFlush {
     static let filesFlushedOneByOne = 16

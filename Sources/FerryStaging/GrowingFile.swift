@@ -12,9 +12,9 @@ import Glibc
 ///
 /// The last few megabytes the copy wrote are kept in memory too (`windowSize`, RecentBytes): a
 /// reader close behind takes them from there. Reading them back from the disk while the copy is
-/// still writing made both wait for the disk: a 256 MiB copy took 0.35–0.45 s instead of 0.2 s,
-/// and the upload could go no faster than the copy. The disk is faster than a loopback upload, so a window alone
-/// is soon left behind (most of a 256 MiB upload was read back): the copy waits for a reader that
+/// still writing made both wait for the disk, and the upload could go no faster than the copy.
+/// The disk is faster than a loopback upload, so a window alone is soon left behind
+/// (docs/PERFORMANCE.md, "Copying and uploading large files"): the copy waits for a reader that
 /// keeps moving at no less than half its own pace rather than push bytes it has not taken out of
 /// the window (ReaderPace). A reader that stalls, is slow, has not started or is far behind is not
 /// waited for; the window is kept only while a reader is there to take from it.
@@ -37,7 +37,7 @@ public final class GrowingFile: GrowingSource {
 
         /// Whether the copy keeps its bytes for the reader: once a reader has started, while it
         /// is within `reach` of the window. An upload starts reading only after asking the server
-        /// a few things, 10–20 MiB into a fast copy, and catches up reading the file; now and then
+        /// a few things, some way into a fast copy, and catches up reading the file; now and then
         /// the server holds it up for a while. One further behind is reading the file and is not
         /// waited for: the window goes, for good.
         mutating func keepsWindow() -> Bool {

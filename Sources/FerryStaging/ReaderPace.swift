@@ -6,8 +6,8 @@
 /// or slow network. Times are nanoseconds of a monotonic clock.
 struct ReaderPace {
     /// How long since the reader last moved it is still waited for. A reader on a loopback upload
-    /// asks for its next 512 KiB within a millisecond or two; now and then it waits longer for
-    /// the server to read.
+    /// asks for its next chunk almost at once (docs/PERFORMANCE.md); now and then it waits longer
+    /// for the server to read.
     let patience: UInt64
     /// The share of the copy's own pace a reader must keep up to be waited for.
     let share: Double

@@ -163,8 +163,8 @@ public final class InterfaceDescription: @unchecked Sendable {
     }
 
     /// From the XML's bytes, with its comments left out before GMarkup reads it: it reads a comment
-    /// character by character, and most of Share1.xml is its documentation (~0.3 M instructions of
-    /// a cold start; callgrind). D-Bus introspection XML has no CDATA, the only place "<!--" could
+    /// character by character, and most of Share1.xml is its documentation, read on a cold start's
+    /// path (docs/PERFORMANCE.md). D-Bus introspection XML has no CDATA, the only place "<!--" could
     /// mean anything else; what GDBus exports is made from the parsed interface, never the text.
     public init(xml: [UInt8], interface name: String) throws {
         let text = Self.withoutComments(xml)

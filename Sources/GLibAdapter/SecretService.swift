@@ -76,9 +76,9 @@ private struct UnsafeSendable<T>: @unchecked Sendable {
 }
 
 /// libsecret, opened at its first use instead of linked. Linked, the loader resolved its symbols,
-/// and those of libgcrypt and libgpg-error that it brings, at every start of both programs: ~850
-/// symbol lookups, ~1.2 M instructions before a cold start's first reply (callgrind), for a library
-/// most starts never call (the token is read in the background, and only when signed in).
+/// and those of libgcrypt and libgpg-error that it brings, at every start of both programs, before
+/// a cold start's first reply (docs/PERFORMANCE.md), for a library most starts never call (the
+/// token is read in the background, and only when signed in).
 /// Declared here rather than imported from its headers: the package's pkg-config would link it.
 // @unchecked Sendable: C function pointers into a library that stays loaded, and is thread-safe.
 struct LibSecret: @unchecked Sendable {

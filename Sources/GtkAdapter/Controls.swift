@@ -44,8 +44,8 @@ public final class Button: Widget {
     private let content: Box
     private let caption: Label
     /// Made the first time the button is busy: a spinner's image is the icon theme's
-    /// process-working-symbolic, an SVG, and GTK loads it (and with it librsvg, ~8 MB of code and
-    /// heap) as soon as a spinner is styled, hidden or not.
+    /// process-working-symbolic, an SVG, and GTK loads it (and with it librsvg's code and heap,
+    /// docs/PERFORMANCE.md) as soon as a spinner is styled, hidden or not.
     private var spinner: Spinner?
 
     public init(_ title: String, style: String? = nil) {

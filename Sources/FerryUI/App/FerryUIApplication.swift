@@ -43,9 +43,10 @@ import GtkAdapter
     }
 
     /// Dialogs this small gain nothing from OpenGL, and merely setting it up maps Mesa into the
-    /// process (with LLVM, for software rendering): 58 of the 107 MB measured under Xvfb, even with
-    /// GSK_RENDERER=cairo, and part of the time to the first frame. Without GL, GTK draws with
-    /// cairo. Whoever sets GDK_DEBUG, or asks for a GL or Vulkan renderer, keeps that choice.
+    /// process (with LLVM, for software rendering): most of the dialog's memory, even with
+    /// GSK_RENDERER=cairo, and part of the time to the first frame (docs/PERFORMANCE.md). Without
+    /// GL, GTK draws with cairo. Whoever sets GDK_DEBUG, or asks for a GL or Vulkan renderer, keeps
+    /// that choice.
     static func drawWithoutOpenGL() {
         let renderer = getenv("GSK_RENDERER").map { String(cString: $0) }
         guard getenv("GDK_DEBUG") == nil, renderer == nil || renderer == "cairo" else { return }

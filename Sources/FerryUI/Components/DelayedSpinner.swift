@@ -5,7 +5,7 @@ import GtkAdapter
 /// D-Bus call of a few milliseconds, and a wheel flashing for one frame reads as a glitch. The
 /// spinner widget itself is made the first time it shows: its image is the icon theme's
 /// process-working-symbolic, an SVG, and styling a spinner (shown or not) makes GTK load librsvg,
-/// about 8 MB of code and heap that a dialog which never waits long should not carry.
+/// code and heap that a dialog which never waits long should not carry (docs/PERFORMANCE.md).
 @GLibMain final class DelayedSpinner {
     static let delay: UInt32 = 400
 
