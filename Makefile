@@ -126,7 +126,7 @@ integration-tests:
 	    FERRY_PREFIX="$(CHECK_PREFIX)" FERRY_CRYPTO_PROBE="$$($(SWIFT) build --show-bin-path)/ferry-crypto-probe" \
 	        $(VENV)/bin/python -m pytest -v Tests/integration; \
 	    echo "The UI tests once more in German (FERRY_UI_LANGUAGE=de): names found through the translations"; \
-	    FERRY_PREFIX="$(CHECK_PREFIX)" FERRY_UI_LANGUAGE=de $(VENV)/bin/python -m pytest -v Tests/integration/test_ui_*.py; \
+	    FERRY_PREFIX="$(CHECK_PREFIX)" FERRY_UI_LANGUAGE=de $(VENV)/bin/python -m pytest -v Tests/integration/ui; \
 	else \
 	    echo "No Tests/integration yet: no integration tests to run."; \
 	fi

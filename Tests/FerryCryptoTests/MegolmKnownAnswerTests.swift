@@ -2,7 +2,7 @@ import FerryCrypto
 import Testing
 
 /// Megolm against values libolm and vodozemac made (generated once with python-olm 3.2.16 and
-/// vodozemac 0.10.0; the live comparison runs in Tests/integration/test_crypto_interop.py).
+/// vodozemac 0.10.0; the live comparison runs in Tests/integration/encryption/test_crypto_interop.py).
 struct MegolmKnownAnswerTests {
     /// A room key libolm's OutboundGroupSession gave at index 0, and what it encrypted with it.
     static let sessionKey = "AgAAAAClqxDGrUFodDsaWbmdtbsK1OaKDfPZ/o64g98MfkEHPE4Oqg9KoT9dhfS3+cJ6o9VSPRP6z1yxrcTd0JcBeYGJWsMpKOiLfsJwAJOkPGp/CCAu8z1kpKI11FbiahHCwNlgZm+9+x70gH52nVvvmyzfpQ8GQXolvdoflx4Sinerl+HIi+xmyfmLY51zgYuehJtDbd26uBd7tCvqkWAtoDactZwh7QdzXNPtSnkJdDmMBIY8tFWQ1AhEFYjA/YQKbQFpHPlhoUUjuGuwzptoZQUS5/am/pxGj1cyueSL4aW9Ag"

@@ -23,7 +23,7 @@ func pair() throws -> (alice: OlmSession, bob: OlmSession, bobAccount: OlmAccoun
 }
 
 /// Olm's rules on plain values. Interoperability is proven against libolm and vodozemac in
-/// Tests/integration/test_crypto_interop.py; these check the refusals and the bounds.
+/// Tests/integration/encryption/test_crypto_interop.py; these check the refusals and the bounds.
 struct OlmTests {
     @Test func oneTimeKeyIsUsedOnceAndFallbackKeyStays() throws {
         var (_, _, bobAccount, _) = try pair()

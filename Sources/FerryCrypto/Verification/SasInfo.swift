@@ -4,7 +4,7 @@ import FerryCore
 /// The strings SAS binds its derivations to. Each names both sides and the transaction, so that
 /// a secret shared in one verification yields nothing usable in another, or in the other
 /// direction. Get one character wrong and both sides still agree with themselves, so these are
-/// checked against libolm's and vodozemac's clients (Tests/integration/test_sas_interop.py).
+/// checked against libolm's and vodozemac's clients (Tests/integration/verification/test_sas_interop.py).
 enum SasInfo {
     /// The HKDF info of the SAS bytes for `curve25519-hkdf-sha256`: the starting side first, each
     /// side as user, device and the ephemeral key it sent, all joined by `|`. (The deprecated

@@ -19,7 +19,7 @@ import pytest
 
 from uidesktop import start_xvfb, tools_missing
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 DEMO = ROOT / "scripts" / "demo.sh"
 SHOWN = re.compile(r"^\s*(?:\x1b\[[0-9;]*m)?\s*\$ (.*?)(?:\x1b\[0m)?$")
 

@@ -13,7 +13,7 @@ import pytest
 
 from ferryenv import write_png
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 PO = REPO / "po"
 LANGUAGES = [line.strip() for line in (PO / "LINGUAS").read_text().splitlines()
              if line.strip() and not line.startswith("#")]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 # The names the table uses for other packages, by the package's identity in Package.swift.
 PACKAGE_NAMES = {"grdb.swift": "GRDB", "swift-log": "swift-log", "swift-nio": "swift-nio",
                  "async-http-client": "AsyncHTTPClient", "swift-nio-ssl": "NIOSSL", "swift-crypto": "swift-crypto",

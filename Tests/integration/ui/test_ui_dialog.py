@@ -20,7 +20,7 @@ from ferryenv import file_uri, wait_for, write_png
 from uidesktop import (UI_LANGUAGE, N, T, atspi, click, gtk_catalogue, find, find_all, focused, has_state, names,  # noqa: F401
                        press, signed_out, type_text, ui_app, windows)
 
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "data" / "screenshots"
+SCREENSHOTS = Path(__file__).resolve().parents[3] / "data" / "screenshots"
 
 
 @pytest.fixture(autouse=True)

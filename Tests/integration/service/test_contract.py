@@ -14,7 +14,7 @@ from gi.repository import GLib
 
 from ferryenv import SHARE1, file_uri
 
-INTERFACE_XML = Path(__file__).resolve().parents[2] / "data" / "dbus" / "io.github.ferryshare.Ferry.Share1.xml"
+INTERFACE_XML = Path(__file__).resolve().parents[3] / "data" / "dbus" / "io.github.ferryshare.Ferry.Share1.xml"
 PREFIX = "io.github.ferryshare.Ferry.Error."
 # Arguments of each declared type that a service must answer quickly: an empty id, no URIs, an
 # empty dictionary (no network: an empty homeserver name is refused before any request).

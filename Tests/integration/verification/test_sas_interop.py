@@ -33,7 +33,7 @@ from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 from cryptopeers import b64, unb64
 from nioreaders import reader_python
 
-SCRIPT = Path(__file__).resolve().with_name("niosas.py")
+SCRIPT = Path(__file__).resolve().parents[1] / "niosas.py"
 TIMEOUT = 30.0
 
 FERRY_USER, FERRY_DEVICE = "@ferry:localhost", "FERRYDEV"

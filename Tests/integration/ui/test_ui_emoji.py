@@ -11,9 +11,9 @@ import pytest
 from gi.repository import GLib
 
 from crosssigning import is_device_cross_signed
+from emojiflow import NIO, current, nio_receives, nio_sees, pictures
 from matrixflow import get_property
 from secretstorage import bootstrap
-from test_emoji_verification import NIO, current, nio_receives, nio_sees, pictures
 from test_ui_delivery import picture
 from test_ui_dialog import keep_screenshot
 from test_ui_verify import ferrys_device, main_window_signed_in_as, on_the_verify_page, sign_in_from_the_dialog
