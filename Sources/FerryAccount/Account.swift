@@ -115,14 +115,14 @@ public final class Account: @unchecked Sendable {
             case .password(let user, let password):
                 let flows = try await FerryMatrix.SignIn.flows(http)
                 // Not translated here: ShareError.message chooses its whole translated sentence by this English name.
-                guard flows.password else { throw ShareError.unsupportedLogin(credentials.homeserver, method: "a password") }
+                guard flows.password else { throw ShareError.unsupportedLogin(credentials.homeserver, method: .password) }
                 session = try await FerryMatrix.SignIn.password(http, user: user, password: password,
                                                                 deviceID: deviceToKeep(user: user, homeserver: homeserver))
             case .accessToken(let token):
                 session = try await FerryMatrix.SignIn.accessToken(http, token: token)
             case .browser(let open):
                 let flows = try await FerryMatrix.SignIn.flows(http)
-                guard flows.sso else { throw ShareError.unsupportedLogin(credentials.homeserver, method: "the browser (single sign-on)") }
+                guard flows.sso else { throw ShareError.unsupportedLogin(credentials.homeserver, method: .browser) }
                 let token = try await browserLoginToken(http, open: open)
                 session = try await FerryMatrix.SignIn.loginToken(http, token: token, deviceID: deviceToKeep(user: nil, homeserver: homeserver))
             }
@@ -204,7 +204,7 @@ public final class Account: @unchecked Sendable {
                                                                secretStorage: storage.rawValue))
         } catch {
             // Not translated here: ShareError.message chooses its whole translated sentence by this English name.
-            throw .storageFailed("the sign-in", reason: Outbox.reason(for: error))
+            throw .storageFailed(.signIn, reason: Outbox.reason(for: error))
         }
         session.signIn = account.signIn
         lock.withLock {

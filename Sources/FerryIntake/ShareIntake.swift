@@ -47,7 +47,7 @@ public final class ShareIntake: Sendable {
             ahead?.abandon(shareID: id)
             stager.spool.remove(shareID: id)
             // "the new share" is a whole translated sentence in ShareError.message: keep them in step.
-            throw .storageFailed("the new share", reason: Outbox.reason(for: error))
+            throw .storageFailed(.newShare, reason: Outbox.reason(for: error))
         }
         return share
     }

@@ -16,7 +16,7 @@ extension ShareService {
         }
         guard message.utf8.count <= limits.maxTextBytes else {
             // Not translated here: ShareError.message chooses its whole translated sentence by this English name.
-            throw .textTooLong(field: "message", bytes: message.utf8.count, limit: limits.maxTextBytes)
+            throw .textTooLong(field: .message, bytes: message.utf8.count, limit: limits.maxTextBytes)
         }
         let given = message.trimmingWhitespace().isEmpty ? nil : message
         // A text share's words are its text: an edited message replaces them rather than adding to them.
@@ -36,7 +36,7 @@ extension ShareService {
                                             state: state, account: state == .queued ? user : nil, at: clock())
         } catch {
             // Not translated here: ShareError.message chooses its whole translated sentence by this English name.
-            throw .storageFailed("the share's destinations", reason: Outbox.reason(for: error))
+            throw .storageFailed(.destinations, reason: Outbox.reason(for: error))
         }
         guard let completed else {
             // Changed since it was read: cancelled, or completed from another window.
@@ -68,7 +68,7 @@ extension ShareService {
             } catch {
                 // A delivery left failed would settle the share as failed again at once: the retry
                 // is refused instead, with the share's own state unchanged (Retry may be asked again).
-                throw .storageFailed("the retry", reason: Outbox.reason(for: error))
+                throw .storageFailed(.retry, reason: Outbox.reason(for: error))
             }
         }
         // Another person's share waits for them to sign in again, however often it is retried.
@@ -81,7 +81,7 @@ extension ShareService {
             changed = try outbox.update(id: id, state: state == .queued ? .sending : state, at: clock(), from: [current.state])
         } catch {
             // Not translated here: ShareError.message chooses its whole translated sentence by this English name.
-            throw .storageFailed("the retry", reason: Outbox.reason(for: error))
+            throw .storageFailed(.retry, reason: Outbox.reason(for: error))
         }
         guard let retried = changed else { throw .notRetryable(id, state: stateNow(of: id) ?? current.state) }
         logger.info("share retried", metadata: ["id": "\(id)"])

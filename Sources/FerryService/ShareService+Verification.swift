@@ -110,7 +110,7 @@ extension ShareService {
             // TRANSLATORS: completes "This device cannot be verified this way: {reason}."
             return .cannotVerify(tr("the account has secret storage already, without a cross-signing identity; set it up in the client that made the storage"))
         // Not translated here: ShareError.message chooses its whole translated sentence by this English name.
-        case .passwordNeeded: return .passwordRequired("set up cross-signing")
+        case .passwordNeeded: return .passwordRequired(.setUpCrossSigning)
         case .otherAuthNeeded:
             // TRANSLATORS: completes "This device cannot be verified this way: {reason}."
             return .cannotVerify(tr("the homeserver asks for another confirmation than a password; set up cross-signing in its own client"))

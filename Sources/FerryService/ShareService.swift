@@ -149,7 +149,7 @@ public final class ShareService: @unchecked Sendable {
             outcome = try sender.cancel(shareID: id, at: clock())
         } catch {
             // Not translated here: ShareError.message chooses its whole translated sentence by this English name.
-            throw .storageFailed("the cancellation", reason: Outbox.reason(for: error))
+            throw .storageFailed(.cancellation, reason: Outbox.reason(for: error))
         }
         // Compare-and-set: the sender settled it (or another Cancel won) since it was read.
         guard let outcome else { throw .notCancellable(id, state: stateNow(of: id) ?? current.state) }

@@ -41,11 +41,11 @@ struct LocalFile {
         switch mode & S_IFMT {
         case S_IFREG: return
         case S_IFDIR: throw .isDirectory(path)
-        case S_IFIFO: throw .notRegularFile(path, kind: "a FIFO (named pipe)")
-        case S_IFCHR: throw .notRegularFile(path, kind: "a character device")
-        case S_IFBLK: throw .notRegularFile(path, kind: "a block device")
-        case S_IFSOCK: throw .notRegularFile(path, kind: "a socket")
-        default: throw .notRegularFile(path, kind: "not a regular file")
+        case S_IFIFO: throw .notRegularFile(path, kind: .fifo)
+        case S_IFCHR: throw .notRegularFile(path, kind: .characterDevice)
+        case S_IFBLK: throw .notRegularFile(path, kind: .blockDevice)
+        case S_IFSOCK: throw .notRegularFile(path, kind: .socket)
+        default: throw .notRegularFile(path, kind: .other)
         }
     }
 

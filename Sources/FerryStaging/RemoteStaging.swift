@@ -18,7 +18,7 @@ enum RemoteStaging {
         do {
             info = try RemoteFile.read(uri: uri, stallLimit: limits.remoteStallSeconds, limit: limits.maxFileSize,
                                        inspect: { info throws(ShareError) in
-                guard info.isRegular else { throw .notRegularFile(uri, kind: "not a regular file") }
+                guard info.isRegular else { throw .notRegularFile(uri, kind: .other) }
                 if info.size == 0 { throw .emptyFile(uri) }
                 if info.size > limits.maxFileSize { throw .fileTooLarge(uri, size: info.size, limit: limits.maxFileSize) }
             }, sink: { chunk in

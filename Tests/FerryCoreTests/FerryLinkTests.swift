@@ -74,7 +74,7 @@ final class FerryLinkTests: XCTestCase {
     func testTextFromALinkIsHeldToTheSameLimits() {
         let long = String(repeating: "a", count: 40_000)
 
-        XCTAssertEqual(error("ferry:share?text=" + long), .textTooLong(field: "text", bytes: 40_000, limit: 32768))
+        XCTAssertEqual(error("ferry:share?text=" + long), .textTooLong(field: .text, bytes: 40_000, limit: 32768))
     }
 
     // MARK: Decoding

@@ -109,7 +109,7 @@ final class SharePlanTests: XCTestCase {
         let error = planError(ShareRequest(text: String(repeating: "é", count: 6), source: .share),
                               limits: Limits(maxTextBytes: 10))
 
-        XCTAssertEqual(error, .textTooLong(field: "text", bytes: 12, limit: 10))
+        XCTAssertEqual(error, .textTooLong(field: .text, bytes: 12, limit: 10))
     }
 
     func testTextExactlyAtTheByteLimitIsAccepted() throws {
@@ -123,14 +123,14 @@ final class SharePlanTests: XCTestCase {
         let error = planError(ShareRequest(uris: ["file:///a"], message: String(repeating: "m", count: 11), source: .share),
                               limits: Limits(maxTextBytes: 10))
 
-        XCTAssertEqual(error, .textTooLong(field: "message", bytes: 11, limit: 10))
+        XCTAssertEqual(error, .textTooLong(field: .message, bytes: 11, limit: 10))
     }
 
     func testSubjectOverTheByteLimitIsRefusedNamingTheSubjectField() {
         let error = planError(ShareRequest(text: "hello", subject: String(repeating: "s", count: 5), source: .share),
                               limits: Limits(maxSubjectBytes: 4))
 
-        XCTAssertEqual(error, .textTooLong(field: "subject", bytes: 5, limit: 4))
+        XCTAssertEqual(error, .textTooLong(field: .subject, bytes: 5, limit: 4))
     }
 
     func testMoreDestinationsThanTheLimitAreRefusedAsInvalidArgument() {

@@ -62,7 +62,7 @@ final class StagingRefusalTests: XCTestCase {
         }
 
         wait(for: [finished], timeout: 5)
-        XCTAssertEqual(result.value, .notRegularFile(fifo, kind: "a FIFO (named pipe)"))
+        XCTAssertEqual(result.value, .notRegularFile(fifo, kind: .fifo))
     }
 
     func testACharacterDeviceIsNotRegularFile() {

@@ -34,8 +34,7 @@ public enum EventSize {
         guard !words.isEmpty else { return }
         let bytes = jsonBytes(words.joined(separator: "\n"))
         if bytes > bodyLimit {
-            // Each field name is a whole translated sentence in ShareError.message: keep them in step.
-            throw .textTooLong(field: words.count > 1 ? "message with its text or link, as sent" : "text, as sent",
+            throw .textTooLong(field: words.count > 1 ? .messageWithTextAsSent : .textAsSent,
                                bytes: bytes, limit: bodyLimit)
         }
     }

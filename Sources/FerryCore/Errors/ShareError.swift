@@ -19,7 +19,7 @@ public enum ShareError: Error, Equatable, Sendable {
     /// A folder: Ferry shares files.
     case isDirectory(String)
     /// A device, socket or pipe (`kind` says which): Ferry never reads those.
-    case notRegularFile(String, kind: String)
+    case notRegularFile(String, kind: FileKind)
     /// A file the person's own account cannot read.
     case permissionDenied(String)
     /// A file of 0 bytes: there is nothing to send.
@@ -29,7 +29,7 @@ public enum ShareError: Error, Equatable, Sendable {
     /// A text share whose text is empty.
     case emptyText
     /// A text, message or subject over its limit in UTF-8 bytes; `field` names which.
-    case textTooLong(field: String, bytes: Int, limit: Int)
+    case textTooLong(field: TextField, bytes: Int, limit: Int)
     /// Something given as a URI that does not parse as one.
     case invalidURI(String, reason: String)
     /// A URI whose scheme neither Ferry nor GIO can read here.
@@ -43,7 +43,7 @@ public enum ShareError: Error, Equatable, Sendable {
     /// A file that could not be copied into Ferry's spool (`reason` from the system).
     case stagingFailed(String, reason: String)
     /// Ferry's own database could not record a change: the change did not happen.
-    case storageFailed(String, reason: String)
+    case storageFailed(StoredChange, reason: String)
     /// The share's copies do not fit on the spool's disk with `reserve` left free; all in bytes.
     case notEnoughSpace(needed: UInt64, reserve: UInt64, available: UInt64)
     /// No share has this id (it never existed, or it was forgotten).
@@ -64,7 +64,7 @@ public enum ShareError: Error, Equatable, Sendable {
     /// The homeserver did not answer, or not as a homeserver.
     case homeserverUnreachable(String, reason: String)
     /// The homeserver does not offer this way of signing in (`method`: a password, the browser).
-    case unsupportedLogin(String, method: String)
+    case unsupportedLogin(String, method: LoginMethod)
     /// A browser sign-in already waits for its redirect.
     case signInInProgress
     // Verifying this device.
@@ -75,7 +75,7 @@ public enum ShareError: Error, Equatable, Sendable {
     /// The account offers nothing to verify this device with (the sentence says what is missing).
     case cannotVerify(String)
     /// The homeserver asks for the account's password before it takes the change.
-    case passwordRequired(String)
+    case passwordRequired(PasswordPurpose)
     // Delivering: a permanent refusal for one destination.
     /// An end-to-end encrypted room Ferry could not encrypt for (`reason`); it never sends plain
     /// text there instead.
@@ -241,102 +241,83 @@ public enum ShareError: Error, Equatable, Sendable {
         }
     }
 
-    // The cases below carry an English piece of their sentence (a kind of file, a field, a method,
-    // a thing being saved) chosen where the error is made. Each piece Ferry uses gets a sentence of
-    // its own, so a translator never has to fit a phrase into a sentence it cannot see; a piece
-    // not listed (or already translated where it was made) goes into a general sentence.
+    // The cases below carry what they are about as a value, and each value has a whole sentence
+    // of its own, so a translator never has to fit a phrase into a sentence it cannot see.
 
-    /// `path` (quoted) is a FIFO, a device or a socket; `kind` as FerryStaging names it.
-    private static func notRegularFile(_ path: String, kind: String) -> String {
+    /// `path` (quoted) is a FIFO, a device or a socket.
+    private static func notRegularFile(_ path: String, kind: FileKind) -> String {
         switch kind {
-        case "a FIFO (named pipe)": return tr("{path} is a FIFO (named pipe), not a regular file; Ferry does not read those.", ["path": path])
-        case "a character device": return tr("{path} is a character device, not a regular file; Ferry does not read those.", ["path": path])
-        case "a block device": return tr("{path} is a block device, not a regular file; Ferry does not read those.", ["path": path])
-        case "a socket": return tr("{path} is a socket, not a regular file; Ferry does not read those.", ["path": path])
-        case "not a regular file":
+        case .fifo: return tr("{path} is a FIFO (named pipe), not a regular file; Ferry does not read those.", ["path": path])
+        case .characterDevice: return tr("{path} is a character device, not a regular file; Ferry does not read those.", ["path": path])
+        case .blockDevice: return tr("{path} is a block device, not a regular file; Ferry does not read those.", ["path": path])
+        case .socket: return tr("{path} is a socket, not a regular file; Ferry does not read those.", ["path": path])
+        case .other:
             // TRANSLATORS: said of a file of another kind than those Ferry names (a FIFO, a device, a socket); the English repeats itself, a translation need not.
             return tr("{path} is not a regular file, not a regular file; Ferry does not read those.", ["path": path])
-        default:
-            // TRANSLATORS: {kind} is a kind of file, such as "a socket".
-            return tr("{path} is {kind}, not a regular file; Ferry does not read those.", ["path": path, "kind": kind])
         }
     }
 
-    /// A text over its limit; `field` as SharePlan, EventSize and the service name it.
-    private static func textTooLong(field: String, bytes: Int, limit: Int) -> String {
+    /// A text over its limit.
+    private static func textTooLong(field: TextField, bytes: Int, limit: Int) -> String {
         let values: KeyValuePairs = ["limit": String(limit)]
         switch field {
-        case "subject":
+        case .subject:
             // TRANSLATORS: {count} chooses the plural form; {limit} is always a large number (1024 and more).
             return trn("The subject is {count} byte long, over the limit of {limit} bytes.",
                        "The subject is {count} bytes long, over the limit of {limit} bytes.", bytes, values)
-        case "message":
+        case .message:
             // TRANSLATORS: {count} chooses the plural form; {limit} is always a large number (1024 and more).
             return trn("The message is {count} byte long, over the limit of {limit} bytes.",
                        "The message is {count} bytes long, over the limit of {limit} bytes.", bytes, values)
-        case "text":
+        case .text:
             // TRANSLATORS: {count} chooses the plural form; {limit} is always a large number (1024 and more).
             return trn("The text is {count} byte long, over the limit of {limit} bytes.",
                        "The text is {count} bytes long, over the limit of {limit} bytes.", bytes, values)
-        case "message with its text or link, as sent":
+        case .messageWithTextAsSent:
             // TRANSLATORS: the person's message and the text or link it goes with, counted together as they go out as one Matrix message; {limit} is always a large number.
             return trn("The message with its text or link, as sent is {count} byte long, over the limit of {limit} bytes.",
                        "The message with its text or link, as sent is {count} bytes long, over the limit of {limit} bytes.", bytes, values)
-        case "text, as sent":
+        case .textAsSent:
             // TRANSLATORS: the text counted as it goes out in a Matrix message, where some characters take several bytes; {limit} is always a large number.
             return trn("The text, as sent is {count} byte long, over the limit of {limit} bytes.",
                        "The text, as sent is {count} bytes long, over the limit of {limit} bytes.", bytes, values)
-        default:
-            // TRANSLATORS: {field} names a text, such as "subject"; {limit} is always a large number.
-            return trn("The {field} is {count} byte long, over the limit of {limit} bytes.",
-                       "The {field} is {count} bytes long, over the limit of {limit} bytes.", bytes,
-                       ["field": field, "limit": String(limit)])
         }
     }
 
-    /// Ferry's database refused a change; `what` as the service, intake and account name it.
-    private static func storageFailed(_ what: String, reason: String) -> String {
-        switch what {
-        case "the new share":
+    /// Ferry's database refused a change.
+    private static func storageFailed(_ change: StoredChange, reason: String) -> String {
+        switch change {
+        case .newShare:
             // TRANSLATORS: {reason} is the database's reason, such as "disk I/O error".
             return tr("Ferry could not save the new share in its database ({reason}); nothing was changed.", ["reason": reason])
-        case "the share's destinations":
+        case .destinations:
             // TRANSLATORS: {reason} is the database's reason, such as "disk I/O error".
             return tr("Ferry could not save the share's destinations in its database ({reason}); nothing was changed.", ["reason": reason])
-        case "the retry":
+        case .retry:
             // TRANSLATORS: {reason} is the database's reason, such as "disk I/O error".
             return tr("Ferry could not save the retry in its database ({reason}); nothing was changed.", ["reason": reason])
-        case "the cancellation":
+        case .cancellation:
             // TRANSLATORS: {reason} is the database's reason, such as "disk I/O error".
             return tr("Ferry could not save the cancellation in its database ({reason}); nothing was changed.", ["reason": reason])
-        case "the sign-in":
+        case .signIn:
             // TRANSLATORS: {reason} is the database's reason, such as "disk I/O error".
             return tr("Ferry could not save the sign-in in its database ({reason}); nothing was changed.", ["reason": reason])
-        default:
-            // TRANSLATORS: {what} is the change that was not saved, such as "the new share"; {reason} is the database's reason.
-            return tr("Ferry could not save {what} in its database ({reason}); nothing was changed.", ["what": what, "reason": reason])
         }
     }
 
-    /// A homeserver (quoted) without the way of signing in asked for; `method` as FerryAccount names it.
-    private static func unsupportedLogin(_ server: String, method: String) -> String {
+    /// A homeserver (quoted) without the way of signing in asked for.
+    private static func unsupportedLogin(_ server: String, method: LoginMethod) -> String {
         switch method {
-        case "a password": return tr("The homeserver {server} does not offer sign-in with a password.", ["server": server])
-        case "the browser (single sign-on)":
+        case .password: return tr("The homeserver {server} does not offer sign-in with a password.", ["server": server])
+        case .browser:
             return tr("The homeserver {server} does not offer sign-in with the browser (single sign-on).", ["server": server])
-        default:
-            // TRANSLATORS: {method} is a way of signing in, such as "a password".
-            return tr("The homeserver {server} does not offer sign-in with {method}.", ["server": server, "method": method])
         }
     }
 
-    /// The homeserver wants the password; `what` as the service names the change.
-    private static func passwordRequired(_ what: String) -> String {
-        switch what {
-        case "set up cross-signing": return tr("The homeserver asks for your password to set up cross-signing.")
-        default:
-            // TRANSLATORS: {action} is what the password is for, such as "set up cross-signing".
-            return tr("The homeserver asks for your password to {action}.", ["action": what])
+    /// The homeserver wants the password.
+    private static func passwordRequired(_ purpose: PasswordPurpose) -> String {
+        switch purpose {
+        case .setUpCrossSigning: return tr("The homeserver asks for your password to set up cross-signing.")
         }
     }
 

@@ -61,9 +61,9 @@ public struct SharePlan: Equatable, Sendable {
             return plan
         }
         // Each field name is a whole translated sentence in ShareError.message: keep them in step.
-        try Self.checkLength(request.subject, field: "subject", limit: limits.maxSubjectBytes)
-        try Self.checkLength(request.message, field: "message", limit: limits.maxTextBytes)
-        try Self.checkLength(request.text, field: "text", limit: limits.maxTextBytes)
+        try Self.checkLength(request.subject, field: .subject, limit: limits.maxSubjectBytes)
+        try Self.checkLength(request.message, field: .message, limit: limits.maxTextBytes)
+        try Self.checkLength(request.text, field: .text, limit: limits.maxTextBytes)
         guard request.destinations.count <= limits.maxDestinations else {
             throw .invalidArgument(Self.tooManyDestinations(request.destinations.count, limit: limits.maxDestinations))
         }
@@ -140,7 +140,7 @@ public struct SharePlan: Equatable, Sendable {
             count, ["limit": String(limit)])
     }
 
-    private static func checkLength(_ text: String?, field: String, limit: Int) throws(ShareError) {
+    private static func checkLength(_ text: String?, field: ShareError.TextField, limit: Int) throws(ShareError) {
         if let text, text.utf8.count > limit { throw .textTooLong(field: field, bytes: text.utf8.count, limit: limit) }
     }
 
