@@ -280,6 +280,10 @@ class FerrySession:
             "FERRY_IDLE_TIMEOUT": "120",
             # GLib's fallback to a private dconf/keyring would reach outside the session.
             "GSETTINGS_BACKEND": "memory",
+            # A crash signal a test delivers (test_crash_loop) would start Swift's backtracer, which
+            # outlived the killed service by half an hour and more; Ferry's own crash witness is
+            # what the tests look at.
+            "SWIFT_BACKTRACE": "enable=no",
         }
         for passthrough in ("LD_LIBRARY_PATH",):
             if passthrough in os.environ:
