@@ -106,6 +106,7 @@ public enum ServiceApplication {
             // A stored sign-in whose token turns out to be gone (read in the background) is heard
             // now that there is someone to tell, after the shares accepted as the person's.
             service.account.whenSignInLost { [unowned service] in service.signInLost() }
+            service.listen()
             service.sender.start()
             service.sender.wake()
             application.release()

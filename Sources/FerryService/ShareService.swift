@@ -73,11 +73,13 @@ public final class ShareService: @unchecked Sendable {
         directory = DestinationDirectory(outbox: outbox, clock: clock, logger: logger)
         intake = ShareIntake(outbox: outbox, stager: Stager(spool: spool, limits: limits), limits: limits,
                              uploadAhead: sender, signedInUser: { account.signedInUser }, clock: clock)
-        listen()
     }
 
-    /// What the sender and the emoji verifier report, each in its order, for the life of the service.
-    private func listen() {
+    /// Hears what the sender and the emoji verifier report, each in its order, for the life of the
+    /// service. Called by the start-up, before the sender starts: neither reports before then (every
+    /// call that reaches the verifier waits for the start-up), and a cold start's path to its first
+    /// reply does without these tasks.
+    func listen() {
         let (senderEvents, verifications) = (sender.events, emojiVerifier.changes)
         Task { [weak self] in
             for await event in senderEvents {
