@@ -30,12 +30,15 @@ extension Sender {
         if run.delivery.state != .sending { change(share.id, position) { $0.state = .sending } }
         let roomID = try await resolve(&run)
         let steps = try readSteps(of: run)
-        let channel = try await asking(run) { () async throws(MatrixError) in try await self.channel(to: roomID, on: run.homeserver) }
+        let channel = try await asking(run) { () async throws(MatrixError) in
+            try await self.channel(to: roomID, on: run.homeserver)
+        }
         try await checkLimits(steps, of: run)
         var pending = steps.filter { $0.eventID == nil }
         if let done = try await recoverEarlierSignIn(&run, roomID: roomID, pending: &pending) { return done }
         let items = share.intent.items
-        var bytesDone = steps.filter { $0.item != nil && $0.contentURI != nil }.reduce(UInt64(0)) { $0 + items[$1.item!].size }
+        var bytesDone = steps.filter { $0.item != nil && $0.contentURI != nil }
+            .reduce(UInt64(0)) { $0 + items[$1.item!].size }
         for (index, step) in pending.enumerated() {
             guard stillSending(share.id) else { throw .cancelled }
             let content = try await upload(step, of: run, through: channel, bytesDone: &bytesDone)
