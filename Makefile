@@ -48,7 +48,7 @@ VENV := .venv-test
 CHECK_PREFIX := $(CURDIR)/build/check-prefix
 
 .PHONY: docs fuzz tsan-tests all build install uninstall deps check unit-tests check-desktop integration-tests \
-        demo bench bench-check mime-types deb check-deb clean distclean help pot
+        demo bench bench-check mime-types deb check-deb clean distclean help pot format check-format
 
 all: build
 
@@ -66,6 +66,7 @@ help:
 	@echo "make deb          build the Debian package dist/ferry_VERSION_ARCH.deb and lint it"
 	@echo "make check-deb    build the package, install, use and purge it in a clean Debian 12 chroot"
 	@echo "make deps         install the Debian packages and the test virtualenv"
+	@echo "make format       lay the Swift code out as .swift-format says (make check-format: check only; make check runs it)"
 	@echo "make pot          refresh po/ferry.pot from the sources and merge it into each po/LANG.po"
 	@echo "make mime-types   refresh the desktop file's MimeType list from shared-mime-info"
 	@echo "make clean        remove build products (distclean: also dependencies and the venv)"
@@ -102,6 +103,7 @@ deps:
 # The ThreadSanitizer pass (tsan-tests) is a second full build, as long as this whole target: CI
 # runs it after `make check` (.ci/run), and so can anyone who changed something that runs on two threads.
 check: deps
+	$(MAKE) --no-print-directory check-format
 	$(SWIFT) build
 	$(MAKE) --no-print-directory unit-tests
 	$(MAKE) --no-print-directory install PREFIX="$(CHECK_PREFIX)" CONFIG=debug
@@ -113,6 +115,12 @@ unit-tests:
 
 # The unit tests once more under ThreadSanitizer, in a build folder of their own (its runtime
 # changes every object file): a data race in the sender, the outbox or the staging fails the check.
+format:
+	$(SWIFT) format format --in-place --recursive --parallel Sources Tests Package.swift
+
+check-format:
+	scripts/check-format.sh
+
 tsan-tests:
 	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan
 

@@ -22,112 +22,161 @@ let package = Package(
     ],
     targets: [
         // GIO headers, found through pkg-config; fenced behind GLibAdapter.
-        .systemLibrary(name: "CGLib", pkgConfig: "gio-unix-2.0",
-                       providers: [.apt(["libglib2.0-dev"])]),
+        .systemLibrary(
+            name: "CGLib", pkgConfig: "gio-unix-2.0",
+            providers: [.apt(["libglib2.0-dev"])]),
         // The only module that touches GLib pointers; offers a Swift-shaped surface. libsecret (the
         // Secret Service) is not linked: GLibAdapter opens it at its first use (LibSecret).
         .target(name: "GLibAdapter", dependencies: ["CGLib", "FerryCore"]),
         // Pure Swift: share intents, validation, routing, errors. No GLib, no I/O.
         .target(name: "FerryCore"),
         // Copies accepted files into Ferry's private spool before a share is acknowledged.
-        .target(name: "FerryStaging", dependencies: ["FerryCore", "GLibAdapter", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
+        .target(
+            name: "FerryStaging",
+            dependencies: ["FerryCore", "GLibAdapter", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
         // The durable outbox: SQLite through GRDB, and through SQLite's C API (GRDBSQLite) for
         // the first share of a cold start (ColdConnection).
-        .target(name: "FerryOutbox", dependencies: [
-            "FerryCore", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
-            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-            .product(name: "Logging", package: "swift-log"),
-        ]),
+        .target(
+            name: "FerryOutbox",
+            dependencies: [
+                "FerryCore", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         // The Matrix client-server API over HTTP: sign-in, rooms, media, events. No D-Bus, no SQLite.
-        .target(name: "FerryMatrix", dependencies: [
-            "FerryCore",
-            .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-            .product(name: "Logging", package: "swift-log"),
-        ]),
+        .target(
+            name: "FerryMatrix",
+            dependencies: [
+                "FerryCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         // The sign-in step: the account, its token in the Secret Service (or a private file).
-        .target(name: "FerryAccount", dependencies: [
-            "FerryCore", "FerryMatrix", "FerryOutbox", "GLibAdapter",
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-        ]),
+        .target(
+            name: "FerryAccount",
+            dependencies: [
+                "FerryCore", "FerryMatrix", "FerryOutbox", "GLibAdapter",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]),
         // The in-process sender: queued shares become Matrix events, exactly once.
-        .target(name: "FerrySender", dependencies: [
-            "FerryCore", "FerryMatrix", "FerryOutbox", "FerryStaging", "FerryAccount",
-            .product(name: "Logging", package: "swift-log"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-        ]),
+        .target(
+            name: "FerrySender",
+            dependencies: [
+                "FerryCore", "FerryMatrix", "FerryOutbox", "FerryStaging", "FerryAccount",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]),
         // Olm and Megolm, the protocol layer only: every primitive is swift-crypto's (BoringSSL).
         // Pure: no I/O, no HTTP, no SQLite; state is values the caller keeps.
-        .target(name: "FerryCrypto", dependencies: [
-            "FerryCore", .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
-        ]),
+        .target(
+            name: "FerryCrypto",
+            dependencies: [
+                "FerryCore", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]),
         // The Share1 contract as Swift sees it: bus names, the a{sv} codecs, one typed client.
         // The service, the command line and the UI all use it; it knows nothing of how a share is kept or sent.
         // End-to-end encryption for the sender: the device, its sessions kept sealed in the
         // outbox, and a homeserver that encrypts (FerryCrypto does the protocol).
-        .target(name: "FerryEncryption", dependencies: [
-            "FerryCore", "FerryCrypto", "FerryMatrix", "FerryOutbox", "FerryAccount",
-            .product(name: "Logging", package: "swift-log"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-        ]),
+        .target(
+            name: "FerryEncryption",
+            dependencies: [
+                "FerryCore", "FerryCrypto", "FerryMatrix", "FerryOutbox", "FerryAccount",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]),
         .target(name: "FerryContract", dependencies: ["FerryCore", "GLibAdapter"]),
         // Turns D-Bus calls (Share1, org.freedesktop.Application.Open) into share requests.
         .target(name: "FerryIntake", dependencies: ["FerryCore", "FerryStaging", "FerryOutbox"]),
         // The headless GApplication that owns everything: wiring and lifetime.
-        .target(name: "FerryService", dependencies: [
-            "FerryCore", "FerryContract", "FerryIntake", "FerryOutbox", "FerryStaging", "FerryAccount", "FerrySender", "FerryMatrix",
-            "FerryEncryption", "GLibAdapter",
-            .product(name: "Logging", package: "swift-log"),
-        ], resources: [
-            // The interface XML in data/dbus is the contract; the service exports exactly that text.
-            .embedInCode("Share1.xml"),
-        ]),
+        .target(
+            name: "FerryService",
+            dependencies: [
+                "FerryCore", "FerryContract", "FerryIntake", "FerryOutbox", "FerryStaging", "FerryAccount",
+                "FerrySender", "FerryMatrix",
+                "FerryEncryption", "GLibAdapter",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [
+                // The interface XML in data/dbus is the contract; the service exports exactly that text.
+                .embedInCode("Share1.xml")
+            ]),
         // The command line: a D-Bus client of the service, through the contract; it does not link the service.
-        .target(name: "FerryCLI", dependencies: [
-            "FerryCore", "FerryContract", "GLibAdapter",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
+        .target(
+            name: "FerryCLI",
+            dependencies: [
+                "FerryCore", "FerryContract", "GLibAdapter",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
         // `ferry`: the command line, and `ferry service` handed to the service module directly.
         .executableTarget(name: "ferry", dependencies: ["FerryCLI", "FerryService", "GLibAdapter"]),
         // GTK 4 and libadwaita headers, for ferry-ui only; fenced behind GtkAdapter.
-        .systemLibrary(name: "CGtk", pkgConfig: "libadwaita-1",
-                       providers: [.apt(["libgtk-4-dev", "libadwaita-1-dev"])]),
+        .systemLibrary(
+            name: "CGtk", pkgConfig: "libadwaita-1",
+            providers: [.apt(["libgtk-4-dev", "libadwaita-1-dev"])]),
         // The only UI module that touches GTK pointers: Swift-shaped widgets and signals.
         .target(name: "GtkAdapter", dependencies: ["CGtk"]),
         // The share dialog, the sign-in page and the main window: a D-Bus client of the service
         // that knows no HTTP and no SQLite. One page a file.
         .target(name: "FerryUI", dependencies: ["FerryCore", "FerryContract", "GLibAdapter", "GtkAdapter"]),
-        .executableTarget(name: "ferry-ui", dependencies: ["FerryUI", "GLibAdapter"], linkerSettings: [.linkedLibrary("m")]),
+        .executableTarget(
+            name: "ferry-ui", dependencies: ["FerryUI", "GLibAdapter"], linkerSettings: [.linkedLibrary("m")]),
         // `make bench`'s reference for a cold start: a GApplication and nothing else.
         .executableTarget(name: "bare-gapplication", dependencies: ["CGLib"], path: "Tests/bench/BareGApplication"),
         // The interoperability tests' way into FerryCrypto: JSON lines in, JSON lines out.
-        .executableTarget(name: "ferry-crypto-probe", dependencies: ["FerryCrypto", "FerryCore", "FerryMatrix"], path: "Tests/crypto/Probe"),
+        .executableTarget(
+            name: "ferry-crypto-probe", dependencies: ["FerryCrypto", "FerryCore", "FerryMatrix"],
+            path: "Tests/crypto/Probe"),
         .testTarget(name: "FerryCryptoTests", dependencies: ["FerryCrypto", "FerryCore"]),
-        .testTarget(name: "FerryEncryptionTests", dependencies: ["FerryEncryption", "FerryAccount", "FerryCrypto", "FerryCore", "FerryMatrix", "FerryOutbox", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(
+            name: "FerryEncryptionTests",
+            dependencies: [
+                "FerryEncryption", "FerryAccount", "FerryCrypto", "FerryCore", "FerryMatrix", "FerryOutbox",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(name: "FerryCoreTests", dependencies: ["FerryCore", "FerryContract"]),
         .testTarget(name: "FerryOutboxTests", dependencies: ["FerryOutbox", "FerryCore"]),
-        .testTarget(name: "FerryStagingTests", dependencies: ["FerryStaging", "FerryCore", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
-        .testTarget(name: "FerryMatrixTests", dependencies: [
-            "FerryMatrix", .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-        ]),
-        .testTarget(name: "FerrySenderTests", dependencies: [
-            "FerrySender", "FerryMatrix", "FerryCore", "FerryStaging", "FerryOutbox",
-            .product(name: "Logging", package: "swift-log"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-        ]),
+        .testTarget(
+            name: "FerryStagingTests",
+            dependencies: ["FerryStaging", "FerryCore", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
+        .testTarget(
+            name: "FerryMatrixTests",
+            dependencies: [
+                "FerryMatrix", .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]),
+        .testTarget(
+            name: "FerrySenderTests",
+            dependencies: [
+                "FerrySender", "FerryMatrix", "FerryCore", "FerryStaging", "FerryOutbox",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]),
         .testTarget(name: "FerryUITests", dependencies: ["FerryUI"]),
         .testTarget(name: "FerryCLITests", dependencies: ["FerryCLI", "FerryContract", "FerryCore"]),
-        .testTarget(name: "FerryServiceTests", dependencies: [
-            "FerryService", "FerryAccount", "FerryContract", "FerryCore", "FerryEncryption",
-        ]),
+        .testTarget(
+            name: "FerryServiceTests",
+            dependencies: [
+                "FerryService", "FerryAccount", "FerryContract", "FerryCore", "FerryEncryption",
+            ]),
         .testTarget(name: "GLibAdapterTests", dependencies: ["GLibAdapter", "CGLib"]),
         .testTarget(name: "FerryAccountTests", dependencies: ["FerryAccount", "FerryCore", "FerryMatrix"]),
         // Every parser of outside input as a function of bytes: libFuzzer drives it (`make fuzz`),
         // the unit tests replay its committed corpus.
-        .target(name: "FerryFuzzTargets", dependencies: [
-            "FerryCore", "FerryContract", "FerryIntake", "FerryMatrix", "FerryAccount", "FerryCrypto", "GLibAdapter",
-            .product(name: "NIOHTTP1", package: "swift-nio"),
-        ], path: "Tests/fuzz/Targets"),
+        .target(
+            name: "FerryFuzzTargets",
+            dependencies: [
+                "FerryCore", "FerryContract", "FerryIntake", "FerryMatrix", "FerryAccount", "FerryCrypto",
+                "GLibAdapter",
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ], path: "Tests/fuzz/Targets"),
         .executableTarget(name: "ferry-fuzz", dependencies: ["FerryFuzzTargets"], path: "Tests/fuzz/Driver"),
         .testTarget(name: "FerryFuzzTests", dependencies: ["FerryFuzzTargets"]),
     ],

@@ -46,8 +46,9 @@ public final class Account: @unchecked Sendable {
             tokenPending = false
             // A sign-in that finished meanwhile is newer than what was stored.
             if session == nil, let token {
-                session = Session(userID: stored.userID, homeserver: stored.homeserver, deviceID: stored.deviceID,
-                                  accessToken: token, signIn: stored.signIn)
+                session = Session(
+                    userID: stored.userID, homeserver: stored.homeserver, deviceID: stored.deviceID,
+                    accessToken: token, signIn: stored.signIn)
             }
             lock.broadcast()
             defer { tokenWaiters = [] }
@@ -86,10 +87,18 @@ public final class Account: @unchecked Sendable {
     /// cold start is that person's, as `isSignedIn` counts them signed in).
     public var signedInUser: String? { lock.withLock { session?.userID ?? (tokenPending ? stored?.userID : nil) } }
     /// The session, once the stored token has been read (this waits for it).
-    public var current: Session? { lock.withLock { waitForToken(); return session } }
+    public var current: Session? {
+        lock.withLock {
+            waitForToken(); return session
+        }
+    }
     /// The session if the stored token has been read, without waiting.
     public var currentIfRead: Session? { lock.withLock { tokenPending ? nil : session } }
-    public var secretStorage: String? { lock.withLock { waitForToken(); return session == nil ? nil : stored?.secretStorage } }
+    public var secretStorage: String? {
+        lock.withLock {
+            waitForToken(); return session == nil ? nil : stored?.secretStorage
+        }
+    }
 
     /// Call with the lock held.
     private func waitForToken() {
@@ -115,16 +124,20 @@ public final class Account: @unchecked Sendable {
             case .password(let user, let password):
                 let flows = try await FerryMatrix.SignIn.flows(http)
                 // Not translated here: ShareError.message chooses its whole translated sentence by this English name.
-                guard flows.password else { throw ShareError.unsupportedLogin(credentials.homeserver, method: .password) }
-                session = try await FerryMatrix.SignIn.password(http, user: user, password: password,
-                                                                deviceID: deviceToKeep(user: user, homeserver: homeserver))
+                guard flows.password else {
+                    throw ShareError.unsupportedLogin(credentials.homeserver, method: .password)
+                }
+                session = try await FerryMatrix.SignIn.password(
+                    http, user: user, password: password,
+                    deviceID: deviceToKeep(user: user, homeserver: homeserver))
             case .accessToken(let token):
                 session = try await FerryMatrix.SignIn.accessToken(http, token: token)
             case .browser(let open):
                 let flows = try await FerryMatrix.SignIn.flows(http)
                 guard flows.sso else { throw ShareError.unsupportedLogin(credentials.homeserver, method: .browser) }
                 let token = try await browserLoginToken(http, open: open)
-                session = try await FerryMatrix.SignIn.loginToken(http, token: token, deviceID: deviceToKeep(user: nil, homeserver: homeserver))
+                session = try await FerryMatrix.SignIn.loginToken(
+                    http, token: token, deviceID: deviceToKeep(user: nil, homeserver: homeserver))
             }
         } catch let error as ShareError {
             throw error
@@ -134,8 +147,12 @@ public final class Account: @unchecked Sendable {
             throw .signInFailed("\(error)")
         }
         let kept = try remember(session)
-        logger.info("signed in", metadata: ["user": "\(session.userID)", "homeserver": "\(homeserver)",
-                                            "device": "\(session.deviceID)"])
+        logger.info(
+            "signed in",
+            metadata: [
+                "user": "\(session.userID)", "homeserver": "\(homeserver)",
+                "device": "\(session.deviceID)",
+            ])
         if let previous { await retire(previous, replacedBy: kept) }
         return kept
     }
@@ -146,13 +163,20 @@ public final class Account: @unchecked Sendable {
     private func retire(_ old: Session, replacedBy new: Session) async {
         guard old.accessToken != new.accessToken else { return }
         if old.userID != new.userID { vault.remove(userID: old.userID) }
-        guard old.userID != new.userID || old.deviceID != new.deviceID || old.homeserver != new.homeserver else { return }
+        guard old.userID != new.userID || old.deviceID != new.deviceID || old.homeserver != new.homeserver else {
+            return
+        }
         do {
             try await FerryMatrix.SignIn.logout(MatrixHTTP(baseURL: old.homeserver, accessToken: old.accessToken))
-            logger.info("ended the previous sign-in at its server", metadata: ["user": "\(old.userID)", "device": "\(old.deviceID)"])
+            logger.info(
+                "ended the previous sign-in at its server",
+                metadata: ["user": "\(old.userID)", "device": "\(old.deviceID)"])
         } catch {
-            logger.warning("the previous sign-in could not be ended at its server", metadata: [
-                "user": "\(old.userID)", "device": "\(old.deviceID)", "error": "\(error)"])
+            logger.warning(
+                "the previous sign-in could not be ended at its server",
+                metadata: [
+                    "user": "\(old.userID)", "device": "\(old.deviceID)", "error": "\(error)",
+                ])
         }
     }
 
@@ -194,14 +218,20 @@ public final class Account: @unchecked Sendable {
 
     private func remember(_ signedIn: Session) throws(ShareError) -> Session {
         var session = signedIn
-        guard let storage = vault.store(session.accessToken, userID: session.userID, homeserver: session.homeserver) else {
-            throw .signInFailed(tr("Signed in, but the sign-in could not be kept: neither the Secret Service nor a private file could store it."))
+        guard let storage = vault.store(session.accessToken, userID: session.userID, homeserver: session.homeserver)
+        else {
+            throw .signInFailed(
+                tr(
+                    "Signed in, but the sign-in could not be kept: neither the Secret Service nor a private file could store it."
+                ))
         }
         let account: StoredAccount
         do {
-            account = try outbox.save(newSignIn: StoredAccount(userID: session.userID, homeserver: session.homeserver,
-                                                               deviceID: session.deviceID, signedIn: true,
-                                                               secretStorage: storage.rawValue))
+            account = try outbox.save(
+                newSignIn: StoredAccount(
+                    userID: session.userID, homeserver: session.homeserver,
+                    deviceID: session.deviceID, signedIn: true,
+                    secretStorage: storage.rawValue))
         } catch {
             // Not translated here: ShareError.message chooses its whole translated sentence by this English name.
             throw .storageFailed(.signIn, reason: Outbox.reason(for: error))
@@ -232,14 +262,17 @@ public final class Account: @unchecked Sendable {
             try open(FerryMatrix.SignIn.ssoURL(http, redirect: redirect.url))
         } catch {
             redirect.cancel()
-            // TRANSLATORS: {error} is the system's reason, often in English.
-            throw ShareError.signInFailed(tr("No browser could be opened for signing in: {error}.", ["error": "\(error)"]))
+            throw ShareError.signInFailed(
+                // TRANSLATORS: {error} is the system's reason, often in English.
+                tr("No browser could be opened for signing in: {error}.", ["error": "\(error)"]))
         }
         logger.info("waiting for the browser sign-in", metadata: ["redirect": "\(redirect.url)"])
         let minutes = 5
         guard let token = await redirect.loginToken(within: Int64(minutes) * 60) else {
-            throw ShareError.signInFailed(trn("The sign-in in the browser was not finished within {count} minute.",
-                                              "The sign-in in the browser was not finished within {count} minutes.", minutes))
+            throw ShareError.signInFailed(
+                trn(
+                    "The sign-in in the browser was not finished within {count} minute.",
+                    "The sign-in in the browser was not finished within {count} minutes.", minutes))
         }
         return token
     }

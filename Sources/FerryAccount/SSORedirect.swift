@@ -42,14 +42,17 @@ public final class SSORedirect: @unchecked Sendable {
 
         /// The `loginToken` of a request for exactly this redirect; nil for anything else.
         package func loginToken(uri: String, host requestHost: String?) -> String? {
-            guard requestHost == host, let question = uri.firstIndex(of: "?"), uri[..<question] == path else { return nil }
+            guard requestHost == host, let question = uri.firstIndex(of: "?"), uri[..<question] == path else {
+                return nil
+            }
             var state: String?, token: String?
             for pair in uri[uri.index(after: question)...].split(separator: "&") {
                 let parts = pair.split(separator: "=", maxSplits: 1)
                 guard parts.count == 2 else { continue }
                 switch parts[0] {
                 case "state": if state == nil { state = String(parts[1]) } else { return nil }
-                case "loginToken": if token == nil { token = String(parts[1]).removingPercentEncoding } else { return nil }
+                case "loginToken":
+                    if token == nil { token = String(parts[1]).removingPercentEncoding } else { return nil }
                 default: continue
                 }
             }
@@ -70,8 +73,9 @@ public final class SSORedirect: @unchecked Sendable {
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()
-        let made = Expected(host: "127.0.0.1:\(channel.localAddress?.port ?? 0)", path: "/ferry-sso/" + randomHex(),
-                            state: randomHex())
+        let made = Expected(
+            host: "127.0.0.1:\(channel.localAddress?.port ?? 0)", path: "/ferry-sso/" + randomHex(),
+            state: randomHex())
         expected.set(made)
         return SSORedirect(channel: channel, token: token, expected: made)
     }
@@ -131,15 +135,20 @@ public final class SSORedirect: @unchecked Sendable {
             let heading = tr("Signed in to Ferry")
             // TRANSLATORS: below "Signed in to Ferry", on the same page in the browser.
             let closeTab = tr("You can close this tab now.")
-            let page = found == nil
+            let page =
+                found == nil
                 ? "<!doctype html><title>Ferry</title><p>\(Self.html(refused))"
                 : "<!doctype html><title>Ferry</title><h1>\(Self.html(heading))</h1><p>\(Self.html(closeTab))"
             var headers = HTTPHeaders()
             headers.add(name: "Content-Type", value: "text/html; charset=utf-8")
             headers.add(name: "Content-Length", value: "\(page.utf8.count)")
             headers.add(name: "Connection", value: "close")
-            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: found == nil ? .notFound : .ok,
-                                                                  headers: headers))), promise: nil)
+            context.write(
+                wrapOutboundOut(
+                    .head(
+                        HTTPResponseHead(
+                            version: head.version, status: found == nil ? .notFound : .ok,
+                            headers: headers))), promise: nil)
             context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: page)))), promise: nil)
             // The channel, not the context: a context belongs to its event loop and is not Sendable.
             context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { [channel = context.channel] _ in
@@ -171,7 +180,8 @@ extension String {
         var iterator = utf8.makeIterator()
         while let byte = iterator.next() {
             if byte == UInt8(ascii: "%"), let high = iterator.next(), let low = iterator.next(),
-               let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16) {
+                let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
+            {
                 bytes.append(value)
             } else {
                 bytes.append(byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)

@@ -24,9 +24,11 @@ public struct TokenVault: Sendable {
 
     /// The vault of the access token.
     public init(stateDirectory: String, logger: Logger) {
-        self.init(schema: "io.github.ferryshare.Ferry.AccessToken", filePath: stateDirectory + "/access-token",
-                  // TRANSLATORS: the name of Ferry's sign-in in the person's keyring (Passwords and Keys); {user} is a Matrix user id.
-                  what: "sign-in", label: trNoop("Ferry: {user} on {homeserver}"), logger: logger)
+        self.init(
+            schema: "io.github.ferryshare.Ferry.AccessToken", filePath: stateDirectory + "/access-token",
+            // TRANSLATORS: the name of Ferry's sign-in in the person's keyring (Passwords and Keys); {user} is a Matrix
+            // user id.
+            what: "sign-in", label: trNoop("Ferry: {user} on {homeserver}"), logger: logger)
     }
 
     init(schema: String, filePath: String, what: String, label: StaticString, logger: Logger) {
@@ -39,9 +41,11 @@ public struct TokenVault: Sendable {
 
     /// The vault of the key that seals the encryption state, next to the token and kept the same way.
     public static func encryptionKey(stateDirectory: String, logger: Logger) -> TokenVault {
-        TokenVault(schema: "io.github.ferryshare.Ferry.EncryptionKey", filePath: stateDirectory + "/encryption-key",
-                   // TRANSLATORS: the name of Ferry's encryption key in the person's keyring (Passwords and Keys); {user} is a Matrix user id.
-                   what: "encryption key", label: trNoop("Ferry encryption key: {user} on {homeserver}"), logger: logger)
+        TokenVault(
+            schema: "io.github.ferryshare.Ferry.EncryptionKey", filePath: stateDirectory + "/encryption-key",
+            // TRANSLATORS: the name of Ferry's encryption key in the person's keyring (Passwords and Keys); {user} is a
+            // Matrix user id.
+            what: "encryption key", label: trNoop("Ferry encryption key: {user} on {homeserver}"), logger: logger)
     }
 
     /// Stores the secret; returns where it went.
@@ -52,8 +56,9 @@ public struct TokenVault: Sendable {
             removeFile()
             return .secretService
         } catch {
-            logger.warning("no Secret Service to keep the \(what) in (\(error.message)); keeping it in a file only you can read",
-                           metadata: ["file": "\(filePath)"])
+            logger.warning(
+                "no Secret Service to keep the \(what) in (\(error.message)); keeping it in a file only you can read",
+                metadata: ["file": "\(filePath)"])
         }
         return writeFile(token) ? .file : nil
     }

@@ -18,19 +18,30 @@ struct DeliveryWatch {
         guard let share = final else { return }
         switch share.state {
         case .sent:
-            // TRANSLATORS: {destinations} is a comma-separated list of rooms and people.
-            Terminal.note(tr("Sent to {destinations}.", ["destinations": share.deliveries.map { SafeDisplay.escaped($0.destination) }.joined(separator: ", ")]))
+            Terminal.note(
+                tr(
+                    // TRANSLATORS: {destinations} is a comma-separated list of rooms and people.
+                    "Sent to {destinations}.",
+                    [
+                        "destinations": share.deliveries.map { SafeDisplay.escaped($0.destination) }.joined(
+                            separator: ", ")
+                    ]))
         case .failed:
             let failed = share.deliveries.filter { $0.state == .failed }
             for delivery in failed { Terminal.error(delivery.failure?.message ?? tr("sending failed")) }
             // One error for all: its own exit status; some arrived and some not: 1 (docs/CONTRACT.md).
             let names = Set(failed.compactMap { $0.failure?.name })
             if failed.count == share.deliveries.count, names.count == 1, let name = names.first {
-                // TRANSLATORS: `ferry retry {id}` is a command to type as it is; {id} is the share's id.
-                throw CommandFailure(status: ExitStatus.forErrorName(name), message: tr("the share was not sent; `ferry retry {id}` tries again.", ["id": shareID]))
+                throw CommandFailure(
+                    status: ExitStatus.forErrorName(name),
+                    // TRANSLATORS: `ferry retry {id}` is a command to type as it is; {id} is the share's id.
+                    message: tr("the share was not sent; `ferry retry {id}` tries again.", ["id": shareID]))
             }
-            // TRANSLATORS: `ferry retry {id}` is a command to type as it is; {id} is the share's id.
-            throw CommandFailure(status: 1, message: tr("the share did not reach every destination; `ferry retry {id}` tries again.", ["id": shareID]))
+            throw CommandFailure(
+                status: 1,
+                message: tr(
+                    // TRANSLATORS: `ferry retry {id}` is a command to type as it is; {id} is the share's id.
+                    "the share did not reach every destination; `ferry retry {id}` tries again.", ["id": shareID]))
         case .cancelled:
             throw CommandFailure(status: 1, message: tr("the share was cancelled before it was sent."))
         default:
@@ -99,7 +110,8 @@ final class ProgressBar {
         let width = 30
         let filled = Int((fraction * Double(width)).rounded(.down))
         let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
-        var detail = total > 0
+        var detail =
+            total > 0
             // TRANSLATORS: progress of a share on the terminal; {sent} and {total} are sizes ("1.5 MB").
             ? tr("{sent} of {total}", ["sent": ByteCount.format(sent), "total": ByteCount.format(total)])
             // TRANSLATORS: progress of a share on the terminal: {sent} of the {count} messages are sent.

@@ -10,14 +10,21 @@ public struct FerryCommand: ParsableCommand {
         commandName: "ferry",
         abstract: tr("Share files, text and links into your chats."),
         // Two paragraphs, two messages for translators.
-        discussion: tr("Ferry runs as a D-Bus service on your session bus; these commands talk to it and start it when needed. Shares are kept until they are sent, even across restarts.")
+        discussion: tr(
+            "Ferry runs as a D-Bus service on your session bus; these commands talk to it and start it when needed. Shares are kept until they are sent, even across restarts."
+        )
             + "\n\n"
-            // TRANSLATORS: `ferry --help`; the numbers are the command's exit statuses and stay as they are.
-            + tr("Exit status: 0 done, 1 a share not delivered everywhere, 64 wrong usage, 65 bad input, 66 a file is missing or unreadable, 67 no such room or person, 69 the service or homeserver is unavailable, 74 an I/O error, 75 try again later, 76 the homeserver refused, 77 not signed in or not allowed."),
+            + tr(
+                // TRANSLATORS: `ferry --help`; the numbers are the command's exit statuses and stay as they are.
+                "Exit status: 0 done, 1 a share not delivered everywhere, 64 wrong usage, 65 bad input, 66 a file is missing or unreadable, 67 no such room or person, 69 the service or homeserver is unavailable, 74 an I/O error, 75 try again later, 76 the homeserver refused, 77 not signed in or not allowed."
+            ),
         version: "ferry \(FerryVersion.current)",
-        subcommands: [OpenCommand.self, SendCommand.self, TextCommand.self, SharesCommand.self,
-                      ShowCommand.self, CancelCommand.self, CompleteCommand.self, RetryCommand.self, LoginCommand.self, LogoutCommand.self, VerifyCommand.self,
-                      StatusCommand.self, DestinationsCommand.self, ServiceCommand.self])
+        subcommands: [
+            OpenCommand.self, SendCommand.self, TextCommand.self, SharesCommand.self,
+            ShowCommand.self, CancelCommand.self, CompleteCommand.self, RetryCommand.self, LoginCommand.self,
+            LogoutCommand.self, VerifyCommand.self,
+            StatusCommand.self, DestinationsCommand.self, ServiceCommand.self,
+        ])
 
     public init() {}
 
@@ -30,8 +37,9 @@ public struct FerryCommand: ParsableCommand {
     public static func runFromProcessArguments(service: @escaping (UInt32?, Bool) -> Int32) -> Never {
         self.service = service
         for index in 1..<Int(CommandLine.argc) where String(validatingCString: CommandLine.unsafeArgv[index]!) == nil {
-            // TRANSLATORS: {index} is the position of the argument on the command line (1 is the first).
-            Terminal.error(tr("argument {index} is not valid UTF-8 text; Ferry shares text as UTF-8.", ["index": String(index)]))
+            Terminal.error(
+                // TRANSLATORS: {index} is the position of the argument on the command line (1 is the first).
+                tr("argument {index} is not valid UTF-8 text; Ferry shares text as UTF-8.", ["index": String(index)]))
             Glibc.exit(ExitStatus.dataError)
         }
         // How the service is started (D-Bus activation, the systemd unit): straight to it, without

@@ -10,7 +10,9 @@ extension Share1Client {
         do {
             return try Share1Client.session()
         } catch {
-            throw CommandFailure(status: ExitStatus.unavailable, message: tr("cannot reach the D-Bus session bus: {reason}", ["reason": error.message]))
+            throw CommandFailure(
+                status: ExitStatus.unavailable,
+                message: tr("cannot reach the D-Bus session bus: {reason}", ["reason": error.message]))
         }
     }
 
@@ -29,10 +31,13 @@ extension Share1Client {
         let lowered = idOrPrefix.lowercased()
         let matches = try run(Share1.listShares()).map(\.id).filter { $0.hasPrefix(lowered) }
         guard !lowered.isEmpty, matches.count <= 1 else {
-            // TRANSLATORS: {prefix} is the beginning of a share id the person typed, in quotes.
-            throw CommandFailure(status: ExitStatus.dataError,
-                                 message: trn("{prefix} matches {count} share; give more of the id.", "{prefix} matches {count} shares; give more of the id.",
-                                              matches.count, ["prefix": SafeDisplay.quoted(idOrPrefix)]))
+            throw CommandFailure(
+                status: ExitStatus.dataError,
+                message: trn(
+                    // TRANSLATORS: {prefix} is the beginning of a share id the person typed, in quotes.
+                    "{prefix} matches {count} share; give more of the id.",
+                    "{prefix} matches {count} shares; give more of the id.",
+                    matches.count, ["prefix": SafeDisplay.quoted(idOrPrefix)]))
         }
         guard let id = matches.first else { throw CommandFailure(ShareError.noSuchShare(idOrPrefix)) }
         return id
@@ -61,15 +66,20 @@ struct CommandFailure: Error {
         // Only the bus's own errors mean the service itself is away: Ferry's errors name their
         // culprit (an unreachable homeserver is not an unavailable service).
         if status == ExitStatus.unavailable, !error.name.hasPrefix(ShareError.namePrefix) {
-            self.init(status: status, message: tr("the Ferry service is not available: {reason}", ["reason": error.message]))
+            self.init(
+                status: status, message: tr("the Ferry service is not available: {reason}", ["reason": error.message]))
         } else {
             self.init(status: status, message: error.message)
         }
-        if error.name.hasPrefix(ShareError.namePrefix) { errorName = String(error.name.dropFirst(ShareError.namePrefix.count)) }
+        if error.name.hasPrefix(ShareError.namePrefix) {
+            errorName = String(error.name.dropFirst(ShareError.namePrefix.count))
+        }
     }
 
     static func malformedReply(_ method: String) -> CommandFailure {
-        // TRANSLATORS: {method} is the name of a D-Bus method ("GetShare").
-        CommandFailure(status: ExitStatus.software, message: tr("the service sent an unexpected reply to {method}", ["method": method]))
+        CommandFailure(
+            status: ExitStatus.software,
+            // TRANSLATORS: {method} is the name of a D-Bus method ("GetShare").
+            message: tr("the service sent an unexpected reply to {method}", ["method": method]))
     }
 }

@@ -60,8 +60,10 @@ public struct StatusReport: Equatable, Sendable {
     /// Every state's count, the states by their contract names.
     public var shares: [String: Int]
 
-    public init(signedIn: Bool, userID: String?, homeserver: String?, online: Bool, secretStorage: String?,
-                deviceID: String?, deviceVerification: String?, shares: [ShareState: Int]) {
+    public init(
+        signedIn: Bool, userID: String?, homeserver: String?, online: Bool, secretStorage: String?,
+        deviceID: String?, deviceVerification: String?, shares: [ShareState: Int]
+    ) {
         self.signedIn = signedIn
         self.userID = userID
         self.homeserver = homeserver

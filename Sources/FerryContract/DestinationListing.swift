@@ -18,8 +18,10 @@ public struct DestinationListing: Equatable, Sendable {
     /// The room's last event, µs since the epoch.
     public var lastActivity: Int64?
 
-    public init(id: String, kind: Kind, name: String, alias: String? = nil, userID: String? = nil, members: Int = 0,
-                encrypted: Bool = false, lastActivity: Int64? = nil, recent: Bool = false) {
+    public init(
+        id: String, kind: Kind, name: String, alias: String? = nil, userID: String? = nil, members: Int = 0,
+        encrypted: Bool = false, lastActivity: Int64? = nil, recent: Bool = false
+    ) {
         self.id = id
         self.kind = kind
         self.name = name

@@ -19,8 +19,10 @@ public struct EmojiVerificationReport: Equatable, Sendable {
     /// The device's verification once done ("verified", …); nil until the other device signed.
     public var verification: String?
 
-    public init(state: String, id: String, deviceID: String, deviceName: String, emoji: [String] = [],
-                emojiNames: [String] = [], decimal: String? = nil, reason: String? = nil, verification: String? = nil) {
+    public init(
+        state: String, id: String, deviceID: String, deviceName: String, emoji: [String] = [],
+        emojiNames: [String] = [], decimal: String? = nil, reason: String? = nil, verification: String? = nil
+    ) {
         self.state = state
         self.id = id
         self.deviceID = deviceID
@@ -37,7 +39,8 @@ public struct EmojiVerificationReport: Equatable, Sendable {
 
     public var dictionary: [String: Variant] {
         var dict: [String: Variant] = [
-            "id": .string(id), "state": .string(state), "device-id": .string(deviceID), "device-name": .string(deviceName),
+            "id": .string(id), "state": .string(state), "device-id": .string(deviceID),
+            "device-name": .string(deviceName),
         ]
         if !emoji.isEmpty {
             dict["emoji"] = .strings(emoji)

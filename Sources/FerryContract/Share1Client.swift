@@ -22,12 +22,16 @@ public enum Share1 {
 
     /// `GetShare(s)` → the share.
     public static func getShare(_ id: String) -> Share1Call<Share> {
-        Share1Call(method: .getShare, arguments: [.string(id)], timeout: -1) { $0.first?.dictionaryValue.flatMap(ShareCodec.decode) }
+        Share1Call(method: .getShare, arguments: [.string(id)], timeout: -1) {
+            $0.first?.dictionaryValue.flatMap(ShareCodec.decode)
+        }
     }
 
     /// `ListShares()` → every share, newest first.
     public static func listShares() -> Share1Call<[Share]> {
-        Share1Call(method: .listShares, arguments: [], timeout: -1) { $0.first?.dictionariesValue?.compactMap(ShareCodec.decode) }
+        Share1Call(method: .listShares, arguments: [], timeout: -1) {
+            $0.first?.dictionariesValue?.compactMap(ShareCodec.decode)
+        }
     }
 
     /// `Cancel(s)`.
@@ -37,7 +41,9 @@ public enum Share1 {
 
     /// `CompleteShare(s, as, s)`: where a share waiting for a destination goes, and its message.
     public static func completeShare(_ id: String, destinations: [String], message: String) -> Share1Call<Void> {
-        Share1Call(method: .completeShare, arguments: [.string(id), .strings(destinations), .string(message)], timeout: -1) { _ in () }
+        Share1Call(
+            method: .completeShare, arguments: [.string(id), .strings(destinations), .string(message)], timeout: -1
+        ) { _ in () }
     }
 
     /// `Retry(s)`.
@@ -49,7 +55,9 @@ public enum Share1 {
     /// after five minutes); the others ask the homeserver.
     public static func signIn(_ request: SignInRequest) -> Share1Call<SignedInAccount> {
         let browser = request.method == .browser
-        return Share1Call(method: .signIn, arguments: [.dictionary(request.dictionary)], timeout: browser ? 330_000 : 60_000) {
+        return Share1Call(
+            method: .signIn, arguments: [.dictionary(request.dictionary)], timeout: browser ? 330_000 : 60_000
+        ) {
             $0.first?.dictionaryValue.map(SignedInAccount.init)
         }
     }
@@ -163,9 +171,10 @@ public struct Share1Client: Sendable {
     public func call<Answer>(_ call: Share1Call<Answer>) throws(BusError) -> Answer {
         let reply: Variant
         do {
-            reply = try connection.call(destination: FerryBus.name, path: FerryBus.path, interface: FerryBus.share1,
-                                        method: call.method.rawValue, arguments: .tuple(call.arguments),
-                                        timeoutMilliseconds: call.timeout)
+            reply = try connection.call(
+                destination: FerryBus.name, path: FerryBus.path, interface: FerryBus.share1,
+                method: call.method.rawValue, arguments: .tuple(call.arguments),
+                timeoutMilliseconds: call.timeout)
         } catch {
             throw (error as? BusError) ?? BusError(name: "org.freedesktop.DBus.Error.Failed", message: "\(error)")
         }
@@ -175,45 +184,59 @@ public struct Share1Client: Sendable {
 
     /// Calls without waiting; `completion` runs on the caller's thread-default main context.
     public func call<Answer>(_ call: Share1Call<Answer>, completion: @escaping (Result<Answer, BusError>) -> Void) {
-        connection.call(destination: FerryBus.name, path: FerryBus.path, interface: FerryBus.share1,
-                        method: call.method.rawValue, arguments: .tuple(call.arguments),
-                        timeoutMilliseconds: call.timeout) { result in
-            completion(result.flatMap { reply in
-                call.read(reply.tupleValue ?? []).map { .success($0) } ?? .failure(Self.unexpectedReply(call.method))
-            })
+        connection.call(
+            destination: FerryBus.name, path: FerryBus.path, interface: FerryBus.share1,
+            method: call.method.rawValue, arguments: .tuple(call.arguments),
+            timeoutMilliseconds: call.timeout
+        ) { result in
+            completion(
+                result.flatMap { reply in
+                    call.read(reply.tupleValue ?? []).map { .success($0) }
+                        ?? .failure(Self.unexpectedReply(call.method))
+                })
         }
     }
 
     /// Every `ShareChanged`, on the caller's thread-default main context.
     public func onShareChanged(_ handler: @escaping (Share) -> Void) {
-        connection.subscribe(sender: FerryBus.name, interface: FerryBus.share1, member: Share1Signal.shareChanged.rawValue,
-                             path: FerryBus.path) { _, arguments in
-            guard case .dictionary(let dict)? = arguments.tupleValue?.last, let share = ShareCodec.decode(dict) else { return }
+        connection.subscribe(
+            sender: FerryBus.name, interface: FerryBus.share1, member: Share1Signal.shareChanged.rawValue,
+            path: FerryBus.path
+        ) { _, arguments in
+            guard case .dictionary(let dict)? = arguments.tupleValue?.last, let share = ShareCodec.decode(dict) else {
+                return
+            }
             handler(share)
         }
     }
 
     /// Every change of Share1's properties (PropertiesChanged), by property name.
     public func onPropertiesChanged(_ handler: @escaping ([String: Variant]) -> Void) {
-        connection.subscribe(sender: FerryBus.name, interface: FerryBus.properties, member: "PropertiesChanged",
-                             path: FerryBus.path) { _, arguments in
+        connection.subscribe(
+            sender: FerryBus.name, interface: FerryBus.properties, member: "PropertiesChanged",
+            path: FerryBus.path
+        ) { _, arguments in
             guard let values = arguments.tupleValue, values.count >= 2, values[0].stringValue == FerryBus.share1,
-                  case .dictionary(let changed) = values[1] else { return }
+                case .dictionary(let changed) = values[1]
+            else { return }
             handler(changed)
         }
     }
 
     /// Share1's properties, read afresh, without waiting.
     public func properties(_ completion: @escaping (Result<[String: Variant], BusError>) -> Void) {
-        connection.call(destination: FerryBus.name, path: FerryBus.path, interface: FerryBus.properties,
-                        method: "GetAll", arguments: .tuple([.string(FerryBus.share1)])) { result in
+        connection.call(
+            destination: FerryBus.name, path: FerryBus.path, interface: FerryBus.properties,
+            method: "GetAll", arguments: .tuple([.string(FerryBus.share1)])
+        ) { result in
             completion(result.map { $0.tupleValue?.first?.dictionaryValue ?? [:] })
         }
     }
 
     static func unexpectedReply(_ method: Share1Method) -> BusError {
-        BusError(name: "org.freedesktop.DBus.Error.InvalidSignature",
-                 // TRANSLATORS: {method} is the name of a D-Bus method, such as GetShare.
-                 message: tr("Ferry's service sent an unexpected reply to {method}.", ["method": method.rawValue]))
+        BusError(
+            name: "org.freedesktop.DBus.Error.InvalidSignature",
+            // TRANSLATORS: {method} is the name of a D-Bus method, such as GetShare.
+            message: tr("Ferry's service sent an unexpected reply to {method}.", ["method": method.rawValue]))
     }
 }

@@ -49,8 +49,10 @@ public enum Share1Request: Sendable {
         case .cancel: self = .cancel(id: try Self.string(first, method, "s"))
         case .retry: self = .retry(id: try Self.string(first, method, "s"))
         case .completeShare:
-            guard arguments.count == 3, case .string(let id) = arguments[0], case .strings(let destinations) = arguments[1],
-                  case .string(let message) = arguments[2] else { throw Self.takes(method, "s, as, s") }
+            guard arguments.count == 3, case .string(let id) = arguments[0],
+                case .strings(let destinations) = arguments[1],
+                case .string(let message) = arguments[2]
+            else { throw Self.takes(method, "s, as, s") }
             self = .completeShare(id: id, destinations: destinations, message: message)
         case .signIn:
             guard case .dictionary(let dict)? = first else { throw Self.takes(method, "a{sv}") }
@@ -67,16 +69,21 @@ public enum Share1Request: Sendable {
         case .setUpCrossSigning:
             guard case .dictionary(let dict)? = first else { throw Self.takes(method, "a{sv}") }
             if let value = dict["password"], value.typeString != "s" || (value.stringValue?.utf8.count ?? 0) > 1024 {
-                // TRANSLATORS: an error for a program calling Ferry over D-Bus; {key} is the name of an argument, {type} and {given} are D-Bus types (such as "s").
-                throw .invalidArgument(tr("“{key}” must be of type “{type}”, not “{given}”.",
-                                          ["key": "password", "type": "s", "given": value.typeString]))
+                throw .invalidArgument(
+                    tr(
+                        // TRANSLATORS: an error for a program calling Ferry over D-Bus; {key} is the name of an
+                        // argument, {type} and {given} are D-Bus types (such as "s").
+                        "“{key}” must be of type “{type}”, not “{given}”.",
+                        ["key": "password", "type": "s", "given": value.typeString]))
             }
             self = .setUpCrossSigning(password: dict["password"]?.stringValue)
         case .startEmojiVerification:
             guard case .dictionary(let dict)? = first else { throw Self.takes(method, "a{sv}") }
             if let value = dict["device-id"], value.typeString != "s" || (value.stringValue?.utf8.count ?? 0) > 255 {
-                // TRANSLATORS: an error for a program calling Ferry over D-Bus; {key} is the name of an argument, {type} a D-Bus type (such as "s").
-                throw .invalidArgument(tr("“{key}” must be a device id of type “{type}”.", ["key": "device-id", "type": "s"]))
+                throw .invalidArgument(
+                    // TRANSLATORS: an error for a program calling Ferry over D-Bus; {key} is the name of an argument,
+                    // {type} a D-Bus type (such as "s").
+                    tr("“{key}” must be a device id of type “{type}”.", ["key": "device-id", "type": "s"]))
             }
             self = .startEmojiVerification(deviceID: dict["device-id"]?.stringValue)
         case .answerEmojiVerification:
@@ -117,7 +124,7 @@ public enum Share1Request: Sendable {
     public var waitsForHomeserver: Bool {
         switch self {
         case .signIn, .signOut, .getLoginFlows, .listDestinations, .getStatus, .verifyDevice, .setUpCrossSigning,
-             .startEmojiVerification, .answerEmojiVerification, .cancelEmojiVerification, .getEmojiVerification:
+            .startEmojiVerification, .answerEmojiVerification, .cancelEmojiVerification, .getEmojiVerification:
             return true
         case .share, .open, .getShare, .listShares, .cancel, .completeShare, .retry:
             return false
@@ -136,22 +143,27 @@ public enum Share1Request: Sendable {
     private static func open(_ arguments: [Variant]) throws(ShareError) -> Share1Request {
         guard case .strings(let uris)? = arguments.first else {
             // Taken over from GApplication, so no introspection checked the signature.
-            // TRANSLATORS: an error for a program calling Ferry over D-Bus; {method} is a D-Bus method's name, {signature} its D-Bus argument types (such as "as, a{sv}").
-            throw .invalidArgument(tr("{method} takes a list of URIs and a dictionary of platform data ({signature}).",
-                                      ["method": openMethod, "signature": "as, a{sv}"]))
+            throw .invalidArgument(
+                tr(
+                    // TRANSLATORS: an error for a program calling Ferry over D-Bus; {method} is a D-Bus method's name,
+                    // {signature} its D-Bus argument types (such as "as, a{sv}").
+                    "{method} takes a list of URIs and a dictionary of platform data ({signature}).",
+                    ["method": openMethod, "signature": "as, a{sv}"]))
         }
         let platform = arguments.count > 1 ? arguments[1].dictionaryValue ?? [:] : [:]
         let token = platform["activation-token"]?.stringValue ?? platform["desktop-startup-id"]?.stringValue
         return .open(uris: uris, activationToken: token)
     }
 
-    private static func string(_ argument: Variant?, _ method: String, _ signature: String) throws(ShareError) -> String {
+    private static func string(_ argument: Variant?, _ method: String, _ signature: String) throws(ShareError) -> String
+    {
         guard case .string(let value)? = argument else { throw takes(method, signature) }
         return value
     }
 
     private static func takes(_ method: String, _ signature: String) -> ShareError {
-        // TRANSLATORS: an error for a program calling Ferry over D-Bus; {method} is a D-Bus method's name, {signature} its D-Bus argument types (such as "s, as, s").
+        // TRANSLATORS: an error for a program calling Ferry over D-Bus; {method} is a D-Bus method's name, {signature}
+        // its D-Bus argument types (such as "s, as, s").
         .invalidArgument(tr("{method} takes ({signature}).", ["method": method, "signature": signature]))
     }
 

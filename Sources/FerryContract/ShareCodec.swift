@@ -51,14 +51,16 @@ public enum ShareCodec {
 
     /// One of a share's "deliveries"; missing keys read as nothing sent yet.
     public static func decode(delivery dict: [String: Variant]) -> Delivery {
-        Delivery(destination: dict["destination"]?.stringValue ?? "", roomID: dict["room-id"]?.stringValue,
-                 state: dict["state"]?.stringValue.flatMap(Delivery.State.init(rawValue:)) ?? .queued,
-                 bytesSent: dict["bytes-sent"]?.uint64Value ?? 0, bytesTotal: dict["bytes-total"]?.uint64Value ?? 0,
-                 eventsSent: Int(dict["events-sent"]?.uint32Value ?? 0), eventsTotal: Int(dict["events-total"]?.uint32Value ?? 0),
-                 failure: dict["error-name"]?.stringValue.map {
-                     Share.Failure(name: $0, message: dict["error-message"]?.stringValue ?? "")
-                 },
-                 retryAt: dict["retry-at"]?.int64Value)
+        Delivery(
+            destination: dict["destination"]?.stringValue ?? "", roomID: dict["room-id"]?.stringValue,
+            state: dict["state"]?.stringValue.flatMap(Delivery.State.init(rawValue:)) ?? .queued,
+            bytesSent: dict["bytes-sent"]?.uint64Value ?? 0, bytesTotal: dict["bytes-total"]?.uint64Value ?? 0,
+            eventsSent: Int(dict["events-sent"]?.uint32Value ?? 0),
+            eventsTotal: Int(dict["events-total"]?.uint32Value ?? 0),
+            failure: dict["error-name"]?.stringValue.map {
+                Share.Failure(name: $0, message: dict["error-message"]?.stringValue ?? "")
+            },
+            retryAt: dict["retry-at"]?.int64Value)
     }
 
     static func encode(_ item: ShareItem) -> [String: Variant] {
@@ -76,26 +78,30 @@ public enum ShareCodec {
     /// Reads a share back (the command line and the UI are clients); nil when a required key is missing.
     public static func decode(_ dict: [String: Variant]) -> Share? {
         guard let id = dict["id"]?.stringValue,
-              let state = dict["state"]?.stringValue.flatMap(ShareState.init(rawValue:)),
-              let itemDicts = dict["items"]?.dictionariesValue, !itemDicts.isEmpty else { return nil }
+            let state = dict["state"]?.stringValue.flatMap(ShareState.init(rawValue:)),
+            let itemDicts = dict["items"]?.dictionariesValue, !itemDicts.isEmpty
+        else { return nil }
         let items = itemDicts.map { item in
-            ShareItem(kind: item["kind"]?.stringValue.flatMap(ShareItem.Kind.init(rawValue:)) ?? .file,
-                      name: item["name"]?.stringValue ?? "",
-                      contentType: item["content-type"]?.stringValue ?? "application/octet-stream",
-                      size: item["size"]?.uint64Value ?? 0,
-                      uri: item["uri"]?.stringValue, text: item["text"]?.stringValue)
+            ShareItem(
+                kind: item["kind"]?.stringValue.flatMap(ShareItem.Kind.init(rawValue:)) ?? .file,
+                name: item["name"]?.stringValue ?? "",
+                contentType: item["content-type"]?.stringValue ?? "application/octet-stream",
+                size: item["size"]?.uint64Value ?? 0,
+                uri: item["uri"]?.stringValue, text: item["text"]?.stringValue)
         }
-        let intent = ShareIntent(items: items, subject: dict["subject"]?.stringValue,
-                                 message: dict["message"]?.stringValue,
-                                 destinations: dict["destinations"]?.stringsValue ?? [],
-                                 source: dict["source"]?.stringValue.flatMap(IntakeSource.init(rawValue:)) ?? .share,
-                                 suggestedDestinations: dict["suggested-destinations"]?.stringsValue ?? [])
+        let intent = ShareIntent(
+            items: items, subject: dict["subject"]?.stringValue,
+            message: dict["message"]?.stringValue,
+            destinations: dict["destinations"]?.stringsValue ?? [],
+            source: dict["source"]?.stringValue.flatMap(IntakeSource.init(rawValue:)) ?? .share,
+            suggestedDestinations: dict["suggested-destinations"]?.stringsValue ?? [])
         let failure = dict["error-name"]?.stringValue.map {
             Share.Failure(name: $0, message: dict["error-message"]?.stringValue ?? "")
         }
-        return Share(id: id, intent: intent, state: state, created: dict["created"]?.int64Value ?? 0,
-                     updated: dict["updated"]?.int64Value ?? 0, failure: failure,
-                     deliveries: (dict["deliveries"]?.dictionariesValue ?? []).map { decode(delivery: $0) },
-                     account: dict["account"]?.stringValue)
+        return Share(
+            id: id, intent: intent, state: state, created: dict["created"]?.int64Value ?? 0,
+            updated: dict["updated"]?.int64Value ?? 0, failure: failure,
+            deliveries: (dict["deliveries"]?.dictionariesValue ?? []).map { decode(delivery: $0) },
+            account: dict["account"]?.stringValue)
     }
 }

@@ -12,8 +12,11 @@ public enum ShareRequestDecoding {
         "source": "s", "activation-token": "s",
     ]
 
-    public static func decode(_ dict: [String: Variant], source: IntakeSource) throws(ShareError)
-        -> (request: ShareRequest, unknownKeys: [String]) {
+    public static func decode(
+        _ dict: [String: Variant], source: IntakeSource
+    ) throws(ShareError)
+        -> (request: ShareRequest, unknownKeys: [String])
+    {
         for (key, value) in dict {
             if let expected = keyTypes[key], value.typeString != expected {
                 throw .invalidArgument(wrongType(key: key, expected: expected, given: value.typeString))
@@ -33,10 +36,14 @@ public enum ShareRequestDecoding {
     /// The sentence for an option of the wrong type; `expected` is "as" or "s".
     private static func wrongType(key: String, expected: String, given: String) -> String {
         if expected == "as" {
-            // TRANSLATORS: {key} is the name of an option such as “uris”, {given} a D-Bus type such as “s”; keep “as” as it is.
+            // TRANSLATORS: {key} is the name of an option such as “uris”, {given} a D-Bus type such as “s”; keep “as”
+            // as it is.
             return tr("“{key}” must be of type “as” (a list of strings), not “{given}”.", ["key": key, "given": given])
         }
-        // TRANSLATORS: {key} is the name of an option such as “text”, {expected} and {given} are D-Bus types such as “s”.
-        return tr("“{key}” must be of type “{expected}” (a string), not “{given}”.", ["key": key, "expected": expected, "given": given])
+        return tr(
+            // TRANSLATORS: {key} is the name of an option such as “text”, {expected} and {given} are D-Bus types such
+            // as “s”.
+            "“{key}” must be of type “{expected}” (a string), not “{given}”.",
+            ["key": key, "expected": expected, "given": given])
     }
 }

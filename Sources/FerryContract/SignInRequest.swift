@@ -34,9 +34,12 @@ public struct SignInRequest: Equatable, Sendable {
     public init(_ dict: [String: Variant]) throws(ShareError) {
         for (key, value) in dict {
             if let expected = Self.keyTypes[key], value.typeString != expected {
-                // TRANSLATORS: an error for a program calling Ferry over D-Bus; {key} is the name of an argument, {type} and {given} are D-Bus types (such as "s").
-                throw .invalidArgument(tr("“{key}” must be of type “{type}”, not “{given}”.",
-                                          ["key": key, "type": expected, "given": value.typeString]))
+                throw .invalidArgument(
+                    tr(
+                        // TRANSLATORS: an error for a program calling Ferry over D-Bus; {key} is the name of an
+                        // argument, {type} and {given} are D-Bus types (such as "s").
+                        "“{key}” must be of type “{type}”, not “{given}”.",
+                        ["key": key, "type": expected, "given": value.typeString]))
             }
         }
         guard let homeserver = dict["homeserver"]?.stringValue, !homeserver.trimmingWhitespace().isEmpty else {
@@ -50,10 +53,14 @@ public struct SignInRequest: Equatable, Sendable {
         } else if dict["sso"]?.boolValue == true {
             method = .browser
         } else {
-            guard let user = dict["user"]?.stringValue, !user.isEmpty, let password = dict["password"]?.stringValue else {
-                // TRANSLATORS: {user}, {password} and {token} are names of D-Bus arguments ("user", "password", "access-token"), as they are.
-                throw .invalidArgument(tr("Give “{user}” and “{password}”, or “{token}”.",
-                                          ["user": "user", "password": "password", "token": "access-token"]))
+            guard let user = dict["user"]?.stringValue, !user.isEmpty, let password = dict["password"]?.stringValue
+            else {
+                throw .invalidArgument(
+                    tr(
+                        // TRANSLATORS: {user}, {password} and {token} are names of D-Bus arguments ("user", "password",
+                        // "access-token"), as they are.
+                        "Give “{user}” and “{password}”, or “{token}”.",
+                        ["user": "user", "password": "password", "token": "access-token"]))
             }
             method = .password(user: user, password: password)
         }
@@ -80,19 +87,30 @@ public enum DeviceSecret: Equatable, Sendable {
     public init(_ dict: [String: Variant]) throws(ShareError) {
         let kinds = ["recovery-key", "passphrase", "key-or-passphrase"]
         for (key, value) in dict where kinds.contains(key) && value.typeString != "s" {
-            // TRANSLATORS: an error for a program calling Ferry over D-Bus; {key} is the name of an argument, {type} and {given} are D-Bus types (such as "s").
-            throw .invalidArgument(tr("“{key}” must be of type “{type}”, not “{given}”.", ["key": key, "type": "s", "given": value.typeString]))
+            throw .invalidArgument(
+                tr(
+                    // TRANSLATORS: an error for a program calling Ferry over D-Bus; {key} is the name of an argument,
+                    // {type} and {given} are D-Bus types (such as "s").
+                    "“{key}” must be of type “{type}”, not “{given}”.",
+                    ["key": key, "type": "s", "given": value.typeString]))
         }
         let given = kinds.compactMap { kind in dict[kind]?.stringValue.map { (kind, $0) } }
         guard given.count == 1, let (kind, text) = given.first else {
-            // TRANSLATORS: {key}, {passphrase} and {either} are names of D-Bus arguments ("recovery-key", "passphrase", "key-or-passphrase"), as they are.
-            throw .invalidArgument(tr("Give one of “{key}”, “{passphrase}” and “{either}”.",
-                                      ["key": "recovery-key", "passphrase": "passphrase", "either": "key-or-passphrase"]))
+            throw .invalidArgument(
+                tr(
+                    // TRANSLATORS: {key}, {passphrase} and {either} are names of D-Bus arguments ("recovery-key",
+                    // "passphrase", "key-or-passphrase"), as they are.
+                    "Give one of “{key}”, “{passphrase}” and “{either}”.",
+                    ["key": "recovery-key", "passphrase": "passphrase", "either": "key-or-passphrase"]))
         }
-        guard !text.trimmingWhitespace().isEmpty else { throw .invalidArgument(tr("Enter your recovery key or passphrase.")) }
+        guard !text.trimmingWhitespace().isEmpty else {
+            throw .invalidArgument(tr("Enter your recovery key or passphrase."))
+        }
         // Recovery keys are 48 characters and passphrases are typed by people: more is not either,
         // and decoding base58 takes time that grows with the square of its length.
-        guard text.utf8.count <= 1024 else { throw .invalidArgument(tr("That is too long to be a recovery key or passphrase.")) }
+        guard text.utf8.count <= 1024 else {
+            throw .invalidArgument(tr("That is too long to be a recovery key or passphrase."))
+        }
         switch kind {
         case "recovery-key": self = .recoveryKey(text)
         case "passphrase": self = .passphrase(text)

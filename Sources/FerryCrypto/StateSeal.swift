@@ -31,7 +31,8 @@ public struct StateSeal: Sendable {
     /// `value`'s JSON, sealed for the record `name` (such as "account" or "olm:<session id>").
     public func seal<Value: Encodable>(_ value: Value, as name: String) throws(CryptoError) -> [UInt8] {
         guard let plain = try? JSONEncoder().encode(value),
-              let box = try? ChaChaPoly.seal(plain, using: key, authenticating: Array(name.utf8)) else {
+            let box = try? ChaChaPoly.seal(plain, using: key, authenticating: Array(name.utf8))
+        else {
             throw .malformed("a state that cannot be encoded")
         }
         return [Self.version] + Array(box.combined)
@@ -42,21 +43,29 @@ public struct StateSeal: Sendable {
     /// its encrypted events with the tag of their transaction id, to find them again, without
     /// telling anyone else which events belong to one share.
     public func tag(_ text: String) -> String {
-        let derived = HKDF<SHA256>.deriveKey(inputKeyMaterial: key, info: Array("io.github.ferryshare.transaction-tag".utf8),
-                                             outputByteCount: 32)
+        let derived = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: key, info: Array("io.github.ferryshare.transaction-tag".utf8),
+            outputByteCount: 32)
         let mac = HMAC<SHA256>.authenticationCode(for: Array(text.utf8), using: derived)
         return UnpaddedBase64.encode(Array(mac).prefix(16))
     }
 
     /// The value sealed for `name`; refused when the bytes were changed, sealed for another name
     /// or under another key.
-    public func open<Value: Decodable>(_ sealed: [UInt8], as name: String, type: Value.Type = Value.self) throws(CryptoError) -> Value {
-        guard sealed.first == Self.version else { throw .unsupported("sealed state version \(sealed.first.map(String.init) ?? "none")") }
+    public func open<Value: Decodable>(
+        _ sealed: [UInt8], as name: String, type: Value.Type = Value.self
+    ) throws(CryptoError) -> Value {
+        guard sealed.first == Self.version else {
+            throw .unsupported("sealed state version \(sealed.first.map(String.init) ?? "none")")
+        }
         guard let box = try? ChaChaPoly.SealedBox(combined: sealed.dropFirst()),
-              let plain = try? ChaChaPoly.open(box, using: key, authenticating: Array(name.utf8)) else {
+            let plain = try? ChaChaPoly.open(box, using: key, authenticating: Array(name.utf8))
+        else {
             throw .authenticationFailed("the kept state \(name) does not open with this key")
         }
-        guard let value = try? JSONDecoder().decode(Value.self, from: plain) else { throw .malformed("the kept state \(name)") }
+        guard let value = try? JSONDecoder().decode(Value.self, from: plain) else {
+            throw .malformed("the kept state \(name)")
+        }
         return value
     }
 }

@@ -29,19 +29,25 @@ extension Encryption {
     /// the default key. Every step may be repeated, and a retry repeats them with the same keys.
     /// (A crash of the service between the identity and the reply loses the key: the account then
     /// has an identity nobody holds, to be reset in another client. Known, and rare.)
-    public func setUpCrossSigning(session: Session, password: String?) async throws(VerificationFailure) -> CrossSigningSetup {
+    public func setUpCrossSigning(
+        session: Session, password: String?
+    ) async throws(VerificationFailure) -> CrossSigningSetup {
         try beginVerifying()
         defer { verifying = false }
         let (ours, api, data) = try await ownKeys(session)
         let user = session.userID
-        let pending = pendingSetUps[user] ?? PendingSetUp(identity: NewCrossSigningIdentity(userID: user),
-                                                          keyBytes: SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) },
-                                                          keyID: Self.newKeyID())
+        let pending =
+            pendingSetUps[user]
+            ?? PendingSetUp(
+                identity: NewCrossSigningIdentity(userID: user),
+                keyBytes: SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) },
+                keyID: Self.newKeyID())
         do {
             try await Self.checkNothingToReplace(pending, api: api, data: data, user: user)
             pendingSetUps[user] = pending
-            let storage = try SecretStorageKey(keyID: pending.keyID, keyBytes: pending.keyBytes,
-                                               description: ["algorithm": .string(SecretStorageKey.algorithm)])
+            let storage = try SecretStorageKey(
+                keyID: pending.keyID, keyBytes: pending.keyBytes,
+                description: ["algorithm": .string(SecretStorageKey.algorithm)])
             try await data.put("m.secret_storage.key.\(pending.keyID)", try storage.description())
             for secret in pending.identity.secrets() {
                 try await data.put(secret.name, try storage.seal(secret: secret.value, name: secret.name))
@@ -51,7 +57,8 @@ extension Encryption {
             logger.info("set up a cross-signing identity and secret storage for this account")
 
             let after = try await api.queryAnswer(users: [user])
-            try await Self.sign(device: session, ours: ours, listedIn: after, with: try pending.identity.selfSigningKey(), api: api)
+            try await Self.sign(
+                device: session, ours: ours, listedIn: after, with: try pending.identity.selfSigningKey(), api: api)
         } catch {
             throw Self.failure(error)
         }
@@ -63,11 +70,14 @@ extension Encryption {
 
     /// Refuses when the account has an identity, secret storage or stored cross-signing keys that
     /// are not this set-up's own: anything listed under master keys counts, parsable or not.
-    private static func checkNothingToReplace(_ pending: PendingSetUp, api: DeviceKeysAPI, data: AccountData,
-                                              user: String) async throws {
+    private static func checkNothingToReplace(
+        _ pending: PendingSetUp, api: DeviceKeysAPI, data: AccountData,
+        user: String
+    ) async throws {
         let answer = try await api.queryAnswer(users: [user])
         if let master = answer["master_keys"]?[user], master != .null,
-           CrossSigning.masterKey(master, userID: user) != pending.identity.masterKey {
+            CrossSigning.masterKey(master, userID: user) != pending.identity.masterKey
+        {
             throw VerificationFailure.alreadySetUp
         }
         if let key = try await data.get("m.secret_storage.default_key")?["key"], key != .string(pending.keyID) {
@@ -75,7 +85,8 @@ extension Encryption {
         }
         for (name, _) in pending.identity.secrets() {
             if let stored = try await data.get(name), stored["encrypted"]?[pending.keyID] == nil,
-               !(stored.objectValue ?? [:]).isEmpty {
+                !(stored.objectValue ?? [:]).isEmpty
+            {
                 throw VerificationFailure.secretStorageExists
             }
         }
@@ -84,8 +95,10 @@ extension Encryption {
     /// The identity's public keys up. A server that asks for user-interactive auth gets the
     /// password when it offers that, and only when no identity appeared meanwhile (the password
     /// would let the upload replace it).
-    private static func upload(_ identity: NewCrossSigningIdentity, api: DeviceKeysAPI, password: String?,
-                               user: String) async throws {
+    private static func upload(
+        _ identity: NewCrossSigningIdentity, api: DeviceKeysAPI, password: String?,
+        user: String
+    ) async throws {
         let asked: MatrixError
         do throws(MatrixError) {
             try await api.uploadSigningKeys(identity.uploadBody())
@@ -98,12 +111,14 @@ extension Encryption {
         guard let password else { throw VerificationFailure.passwordNeeded }
         let answer = try await api.queryAnswer(users: [user])
         if let master = answer["master_keys"]?[user], master != .null,
-           CrossSigning.masterKey(master, userID: user) != identity.masterKey {
+            CrossSigning.masterKey(master, userID: user) != identity.masterKey
+        {
             throw VerificationFailure.alreadySetUp
         }
         var refused: MatrixError?
         do throws(MatrixError) {
-            try await api.uploadSigningKeys(identity.uploadBody(), password: .init(userID: user, password: password, session: session))
+            try await api.uploadSigningKeys(
+                identity.uploadBody(), password: .init(userID: user, password: password, session: session))
         } catch {
             refused = error
         }

@@ -23,7 +23,9 @@ struct CryptoStore: Sendable {
         fileprivate let value: (any Encodable & Sendable)?
     }
 
-    static func set<Value: Encodable & Sendable>(_ name: String, _ value: Value) -> Change { Change(name: name, value: value) }
+    static func set<Value: Encodable & Sendable>(_ name: String, _ value: Value) -> Change {
+        Change(name: name, value: value)
+    }
     static func delete(_ name: String) -> Change { Change(name: name, value: nil) }
 
     /// The record `name`, or nil when there is none. A record that does not open (another key, an
@@ -40,7 +42,9 @@ struct CryptoStore: Sendable {
         var sealed: [Outbox.CryptoChange] = []
         for change in changes {
             if let value = change.value {
-                do { sealed.append(.init(name: change.name, sealed: try seal.seal(AnyEncodable(value), as: change.name))) } catch {
+                do {
+                    sealed.append(.init(name: change.name, sealed: try seal.seal(AnyEncodable(value), as: change.name)))
+                } catch {
                     // TRANSLATORS: completes "its encryption state could not be kept ({why})".
                     throw .storage(tr("a state that cannot be sealed"))
                 }

@@ -31,7 +31,8 @@ public enum VerificationSecret: Sendable {
     public static func either(_ text: String) -> VerificationSecret {
         let compact = text.filter { !$0.isWhitespace }
         let base58 = compact.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
-        return compact.hasPrefix("Es") && base58 && (40...60).contains(compact.count) ? .keyShaped(text) : .passphrase(text)
+        return compact.hasPrefix("Es") && base58 && (40...60).contains(compact.count)
+            ? .keyShaped(text) : .passphrase(text)
     }
 }
 
@@ -95,18 +96,22 @@ extension Encryption {
         let master = answer["master_keys"]?[session.userID]
         guard CrossSigning.masterKey(master, userID: session.userID) != nil else { return .noIdentity }
         guard let keys = answer["device_keys"]?[session.userID]?[session.deviceID],
-              let device = try? DeviceIdentity(verifying: keys, userID: session.userID, deviceID: session.deviceID) else {
+            let device = try? DeviceIdentity(verifying: keys, userID: session.userID, deviceID: session.deviceID)
+        else {
             return .unverified
         }
-        return CrossSigning.isVerifiedByOwner(keys, of: device, masterKey: master,
-                                              selfSigningKey: answer["self_signing_keys"]?[session.userID]) ? .verified : .unverified
+        return CrossSigning.isVerifiedByOwner(
+            keys, of: device, masterKey: master,
+            selfSigningKey: answer["self_signing_keys"]?[session.userID]) ? .verified : .unverified
     }
 
     /// Verifies Ferry's device with the account's recovery key or passphrase: the self-signing
     /// key is read from secret storage, signs this device's keys, and the signature is uploaded.
     /// The key, the passphrase and the self-signing key are used here and dropped: none is kept
     /// or logged.
-    public func verifyDevice(session: Session, with secret: VerificationSecret) async throws(VerificationFailure) -> DeviceVerification {
+    public func verifyDevice(
+        session: Session, with secret: VerificationSecret
+    ) async throws(VerificationFailure) -> DeviceVerification {
         try beginVerifying()
         defer { verifying = false }
         var recoveryKey: RecoveryKey?
@@ -122,38 +127,49 @@ extension Encryption {
         let user = session.userID
         do {
             let answer = try await api.queryAnswer(users: [user])
-            guard CrossSigning.masterKey(answer["master_keys"]?[user], userID: user) != nil else { throw VerificationFailure.noCrossSigning }
+            guard CrossSigning.masterKey(answer["master_keys"]?[user], userID: user) != nil else {
+                throw VerificationFailure.noCrossSigning
+            }
             guard let keyID = try await data.get("m.secret_storage.default_key")?["key"]?.stringValue,
-                  let description = try await data.get("m.secret_storage.key.\(keyID)") else {
+                let description = try await data.get("m.secret_storage.key.\(keyID)")
+            else {
                 throw VerificationFailure.notInSecretStorage
             }
             let storageKey: SecretStorageKey
             do {
-                storageKey = try Self.storageKey(keyID: keyID, description: description, recoveryKey: recoveryKey, secret: secret)
+                storageKey = try Self.storageKey(
+                    keyID: keyID, description: description, recoveryKey: recoveryKey, secret: secret)
             } catch {
                 // Key-shaped text that is not a key and not the passphrase either: the typo is
                 // what the person should hear about. (storageKey throws only VerificationFailure.)
                 if let keyProblem { throw VerificationFailure.invalidRecoveryKey(keyProblem) }
                 throw error
             }
-            guard let stored = try await data.get("m.cross_signing.self_signing") else { throw VerificationFailure.notInSecretStorage }
+            guard let stored = try await data.get("m.cross_signing.self_signing") else {
+                throw VerificationFailure.notInSecretStorage
+            }
             let selfSigning: SelfSigningKey
             do {
-                selfSigning = try SelfSigningKey(secret: try storageKey.open("m.cross_signing.self_signing", from: stored))
+                selfSigning = try SelfSigningKey(
+                    secret: try storageKey.open("m.cross_signing.self_signing", from: stored))
             } catch let problem as SecretStorageKey.Problem {
                 throw Self.failure(problem, passphrase: recoveryKey == nil)
             } catch {
                 // TRANSLATORS: completes "Ferry cannot read the account's secret storage ({what})".
                 throw VerificationFailure.unreadable(tr("the stored self-signing key"))
             }
-            guard selfSigning.isPublished(answer["self_signing_keys"]?[user], masterKey: answer["master_keys"]?[user], userID: user) else {
+            guard
+                selfSigning.isPublished(
+                    answer["self_signing_keys"]?[user], masterKey: answer["master_keys"]?[user], userID: user)
+            else {
                 throw VerificationFailure.staleSecret
             }
             try await Self.sign(device: session, ours: ours, listedIn: answer, with: selfSigning, api: api)
         } catch {
             throw Self.failure(error)
         }
-        logger.info("this device is verified with the account's secret storage", metadata: ["device": "\(session.deviceID)"])
+        logger.info(
+            "this device is verified with the account's secret storage", metadata: ["device": "\(session.deviceID)"])
         do { return try await verification(of: session) } catch { throw .encryption(error) }
     }
 
@@ -184,24 +200,33 @@ extension Encryption {
     /// Signs this device's keys with the self-signing key and uploads the signature. Only the
     /// keys the server lists for this device id that are this device's very keys (and signed by
     /// it) are signed: never a key a server put in their place.
-    static func sign(device session: Session, ours: DeviceKeys, listedIn answer: JSONValue, with selfSigning: SelfSigningKey,
-                     api: DeviceKeysAPI) async throws -> Void {
+    static func sign(
+        device session: Session, ours: DeviceKeys, listedIn answer: JSONValue, with selfSigning: SelfSigningKey,
+        api: DeviceKeysAPI
+    ) async throws {
         let user = session.userID
         guard let listed = answer["device_keys"]?[user]?[session.deviceID],
-              let device = try? DeviceIdentity(verifying: listed, userID: user, deviceID: session.deviceID),
-              device.ed25519 == ours.ed25519, device.curve25519 == ours.curve25519, let object = listed.objectValue else {
-            // TRANSLATORS: completes "This device cannot be verified this way: the homeserver refused: {reason}."
-            throw VerificationFailure.encryption(.crypto(tr("this device's keys are not on the server as Ferry made them")))
+            let device = try? DeviceIdentity(verifying: listed, userID: user, deviceID: session.deviceID),
+            device.ed25519 == ours.ed25519, device.curve25519 == ours.curve25519, let object = listed.objectValue
+        else {
+            throw VerificationFailure.encryption(
+                // TRANSLATORS: completes "This device cannot be verified this way: the homeserver refused: {reason}."
+                .crypto(tr("this device's keys are not on the server as Ferry made them")))
         }
-        let failures = try await api.uploadSignatures([user: [session.deviceID: .object(selfSigning.signed(object, userID: user))]])
+        let failures = try await api.uploadSignatures([
+            user: [session.deviceID: .object(selfSigning.signed(object, userID: user))]
+        ])
         if let refused = failures.objectValue, !refused.isEmpty {
-            // TRANSLATORS: completes "This device cannot be verified this way: the homeserver refused: {reason}."
-            throw VerificationFailure.server(MatrixError(kind: .refused, errcode: nil, message: tr("the server refused the signature")))
+            throw VerificationFailure.server(
+                // TRANSLATORS: completes "This device cannot be verified this way: the homeserver refused: {reason}."
+                MatrixError(kind: .refused, errcode: nil, message: tr("the server refused the signature")))
         }
     }
 
-    private static func storageKey(keyID: String, description: JSONValue, recoveryKey: RecoveryKey?,
-                                   secret: VerificationSecret) throws(VerificationFailure) -> SecretStorageKey {
+    private static func storageKey(
+        keyID: String, description: JSONValue, recoveryKey: RecoveryKey?,
+        secret: VerificationSecret
+    ) throws(VerificationFailure) -> SecretStorageKey {
         do {
             var bytes = recoveryKey?.keyBytes ?? []
             switch secret {
@@ -223,7 +248,8 @@ extension Encryption {
         case .noPassphrase: return .noPassphrase
         case .notStoredUnderThisKey: return .notInSecretStorage
         case .unsupported(let algorithm):
-            // TRANSLATORS: completes "Ferry cannot read the account's secret storage ({what})"; {algorithm} is the name of an algorithm, such as "m.secret_storage.v1.aes-hmac-sha2".
+            // TRANSLATORS: completes "Ferry cannot read the account's secret storage ({what})"; {algorithm} is the name
+            // of an algorithm, such as "m.secret_storage.v1.aes-hmac-sha2".
             return .unreadable(tr("secret storage by {algorithm}", ["algorithm": algorithm]))
         case .malformed(let what): return .unreadable(what)
         }

@@ -52,7 +52,10 @@ extension VerificationCancel {
         switch (code, byUs) {
         case (.user, true): return tr("You cancelled the verification; nothing was verified.")
         case (.user, false): return tr("The verification was cancelled on your other device; nothing was verified.")
-        case (.mismatchedSas, true): return tr("You said the emoji do not match: nothing was verified. If they really differ, someone may be listening in.")
+        case (.mismatchedSas, true):
+            return tr(
+                "You said the emoji do not match: nothing was verified. If they really differ, someone may be listening in."
+            )
         case (.mismatchedSas, false): return tr("Your other device says the emoji do not match: nothing was verified.")
         case (.timeout, true): return tr("Nobody answered within ten minutes; nothing was verified.")
         case (.timeout, false): return tr("Your other device gave up waiting; nothing was verified.")
@@ -72,10 +75,13 @@ extension VerificationCancel {
     /// other side's text at all (it may be anything, terminal escapes included).
     private var shownCode: String {
         let name = code.rawValue
-        let plain = name.utf8.count <= 64 && name.hasPrefix("m.") && name.unicodeScalars.allSatisfy {
-            ("a"..."z").contains($0) || $0 == "." || $0 == "_"
-        }
-        // TRANSLATORS: completes "Ferry stopped the verification ({code}); nothing was verified." when the other device's code is not shown.
+        let plain =
+            name.utf8.count <= 64 && name.hasPrefix("m.")
+            && name.unicodeScalars.allSatisfy {
+                ("a"..."z").contains($0) || $0 == "." || $0 == "_"
+            }
+        // TRANSLATORS: completes "Ferry stopped the verification ({code}); nothing was verified." when the other
+        // device's code is not shown.
         return plain ? name : tr("an unknown code")
     }
 }

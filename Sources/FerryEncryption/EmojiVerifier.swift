@@ -77,10 +77,15 @@ public actor EmojiVerifier {
         let answer: JSONValue
         do { answer = try await api.queryAnswer(users: [session.userID]) } catch { throw .server(error) }
         var devices: [String: DeviceIdentity] = [:], names: [String: String] = [:]
-        for (id, keys) in (answer["device_keys"]?[session.userID]?.objectValue ?? [:]).prefix(200) where id != session.deviceID {
-            guard let device = try? DeviceIdentity(verifying: keys, userID: session.userID, deviceID: id) else { continue }
+        for (id, keys) in (answer["device_keys"]?[session.userID]?.objectValue ?? [:]).prefix(200)
+        where id != session.deviceID {
+            guard let device = try? DeviceIdentity(verifying: keys, userID: session.userID, deviceID: id) else {
+                continue
+            }
             devices[id] = device
-            names[id] = String(String.UnicodeScalarView((keys["unsigned"]?["device_display_name"]?.stringValue ?? "").unicodeScalars.prefix(64)))
+            names[id] = String(
+                String.UnicodeScalarView(
+                    (keys["unsigned"]?["device_display_name"]?.stringValue ?? "").unicodeScalars.prefix(64)))
         }
         if let deviceID, devices[deviceID] == nil { throw .unknownDevice }
         guard !devices.isEmpty else { throw .noOtherDevice }
@@ -88,8 +93,9 @@ public actor EmojiVerifier {
         let id = SasVerification.newTransactionID()
         let us = SasParty(userID: session.userID, deviceID: session.deviceID, ed25519: ours.ed25519)
         let listener = await encryption.listenForVerification(userID: session.userID)
-        var started = Open(session: session, us: us, devices: devices, names: names, requestID: id, asked: [], sas: nil,
-                           state: EmojiVerificationState(id: id, stage: .waiting), began: .now, listener: listener)
+        var started = Open(
+            session: session, us: us, devices: devices, names: names, requestID: id, asked: [], sas: nil,
+            state: EmojiVerificationState(id: id, stage: .waiting), began: .now, listener: listener)
         do {
             // What waits on the server from before (a start from an attempt cut short, a backlog
             // after a restart) is not part of this verification: read and dropped first.
@@ -110,7 +116,8 @@ public actor EmojiVerifier {
             throw Encryption.failure(error)
         }
         open = started
-        logger.info("emoji verification asked", metadata: ["devices": "\(started.asked.isEmpty ? 1 : started.asked.count)"])
+        logger.info(
+            "emoji verification asked", metadata: ["devices": "\(started.asked.isEmpty ? 1 : started.asked.count)"])
         publish(started.state)
         Task { await self.listen(id: id) }
         return started.state
@@ -122,7 +129,8 @@ public actor EmojiVerifier {
         // Ended meanwhile (the other side cancelled while the person looked): how it ended.
         if open.state.isOver { return open.state }
         guard var sas = open.sas, sas.phase == .comparing else { throw .notComparing }
-        let messages = match ? sas.confirm() : [sas.cancel(.mismatchedSas, reason: "the emoji do not match")].compactMap { $0 }
+        let messages =
+            match ? sas.confirm() : [sas.cancel(.mismatchedSas, reason: "the emoji do not match")].compactMap { $0 }
         open.sas = sas
         self.open = open
         await deliver(messages, session: open.session, device: sas.them.deviceID)
@@ -149,15 +157,17 @@ public actor EmojiVerifier {
                 break
             }
             do {
-                let messages = try await encryption.verificationMessages(session: open.session, wait: 5_000, token: open.listener)
+                let messages = try await encryption.verificationMessages(
+                    session: open.session, wait: 5_000, token: open.listener)
                 failures = 0
                 for message in messages { await take(message) }
             } catch {
                 failures += 1
                 if error.matrixError.isUnknownToken || failures > 30 {
                     // The reason goes to the other device as the spec's text; the person reads `saying`.
-                    await end(.user, reason: "Ferry lost the connection to the homeserver",
-                              saying: tr("Ferry lost the connection to the homeserver; nothing was verified."))
+                    await end(
+                        .user, reason: "Ferry lost the connection to the homeserver",
+                        saying: tr("Ferry lost the connection to the homeserver; nothing was verified."))
                     break
                 }
                 try? await Task.sleep(for: .seconds(2))
@@ -170,7 +180,8 @@ public actor EmojiVerifier {
     /// offer of the person's other device.
     private func take(_ message: ToDeviceEvent) async {
         guard var open, !open.state.isOver, message.sender.utf8.elementsEqual(open.session.userID.utf8),
-              let transaction = VerificationMessage.transactionID(of: message.content) else { return }
+            let transaction = VerificationMessage.transactionID(of: message.content)
+        else { return }
         if var sas = open.sas {
             guard transaction == sas.transactionID else { return }
             let device = sas.them.deviceID
@@ -201,14 +212,20 @@ public actor EmojiVerifier {
         switch message.type {
         case VerificationMessage.ready where transaction == open.requestID && open.asked.contains(from):
             guard VerificationRequest(readingReady: message.content)?.offersSas == true else {
-                await deliver([VerificationCancel(.unknownMethod, "Ferry verifies by emoji only").message(transactionID: transaction)],
-                              session: open.session, device: from)
+                await deliver(
+                    [
+                        VerificationCancel(.unknownMethod, "Ferry verifies by emoji only").message(
+                            transactionID: transaction)
+                    ],
+                    session: open.session, device: from)
                 return
             }
             let (sas, start) = SasVerification.start(transactionID: transaction, us: open.us, them: SasParty(device))
             await go(with: sas, device: from, sending: [start])
         case VerificationMessage.request:
-            guard let request = VerificationRequest(reading: message.content, now: Date()), request.offersSas else { return }
+            guard let request = VerificationRequest(reading: message.content, now: Date()), request.offersSas else {
+                return
+            }
             // Ready, then start at once: the person asked from Ferry's side already. Should the
             // other device start too, the spec's tie-break keeps one of the two starts.
             let ready = VerificationRequest.ready(transactionID: transaction, fromDevice: open.session.deviceID)
@@ -216,8 +233,9 @@ public actor EmojiVerifier {
             await go(with: sas, device: from, sending: [ready, start])
         case VerificationMessage.start:
             do throws(VerificationCancel) {
-                let (sas, accept) = try SasVerification.accept(message.content, sender: message.sender, us: open.us,
-                                                               them: SasParty(device))
+                let (sas, accept) = try SasVerification.accept(
+                    message.content, sender: message.sender, us: open.us,
+                    them: SasParty(device))
                 await go(with: sas, device: from, sending: [accept])
             } catch {
                 await deliver([error.message(transactionID: transaction)], session: open.session, device: from)
@@ -240,7 +258,8 @@ public actor EmojiVerifier {
         self.open = open
         await deliver(messages, session: open.session, device: device)
         if !others.isEmpty {
-            let accepted = VerificationCancel(.accepted, "another device answered").message(transactionID: open.requestID)
+            let accepted = VerificationCancel(.accepted, "another device answered").message(
+                transactionID: open.requestID)
             try? await send([accepted], to: Array(others), session: open.session)
         }
         await update()
@@ -304,8 +323,12 @@ public actor EmojiVerifier {
         open.state = state
         self.open = open
         if state.isOver {
-            logger.info("emoji verification ended", metadata: ["stage": "\(state.stage.rawValue)",
-                                                                "mac": "\(sas.macMethod?.rawValue ?? "")"])
+            logger.info(
+                "emoji verification ended",
+                metadata: [
+                    "stage": "\(state.stage.rawValue)",
+                    "mac": "\(sas.macMethod?.rawValue ?? "")",
+                ])
             await encryption.stopListening(open.listener)
         }
         publish(state)
@@ -351,12 +374,15 @@ public actor EmojiVerifier {
         }
     }
 
-    private func send(_ messages: [VerificationMessage], to devices: [String], session: Session) async throws(MatrixError) {
+    private func send(
+        _ messages: [VerificationMessage], to devices: [String], session: Session
+    ) async throws(MatrixError) {
         let api = DeviceKeysAPI(http: Encryption.http(session))
         for message in messages where !devices.isEmpty {
             let content = Dictionary(uniqueKeysWithValues: devices.map { ($0, message.content) })
-            try await api.sendToDevice(type: message.type, transactionID: SasVerification.newTransactionID(),
-                                       messages: [session.userID: content])
+            try await api.sendToDevice(
+                type: message.type, transactionID: SasVerification.newTransactionID(),
+                messages: [session.userID: content])
         }
     }
 }

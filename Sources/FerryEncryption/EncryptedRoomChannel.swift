@@ -13,17 +13,21 @@ struct EncryptedRoomChannel: RoomChannel {
 
     var isEncrypted: Bool { true }
 
-    func upload(path: String, size: UInt64, contentType: String, filename: String, available: FileChunks.Available?,
-                progress: @escaping @Sendable (UInt64) -> Void) async throws(MatrixError) -> String {
+    func upload(
+        path: String, size: UInt64, contentType: String, filename: String, available: FileChunks.Available?,
+        progress: @escaping @Sendable (UInt64) -> Void
+    ) async throws(MatrixError) -> String {
         // A fresh key and IV for every attempt: a retried upload is a new ciphertext, and only
         // the one the server took is kept with its key.
         let cipher = AttachmentCipher()
         // Nothing about the file leaves in the clear: no name, and a type that says only "bytes".
-        let uri = try await Media(http: http).upload(path: path, size: size, contentType: "application/octet-stream",
-                                                     filename: nil, available: available, transform: cipher.encrypt,
-                                                     progress: progress)
+        let uri = try await Media(http: http).upload(
+            path: path, size: size, contentType: "application/octet-stream",
+            filename: nil, available: available, transform: cipher.encrypt,
+            progress: progress)
         guard let file = cipher.file(url: uri, size: size) else {
-            // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}. Nothing was sent there unencrypted."
+            // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}.
+            // Nothing was sent there unencrypted."
             throw EncryptionFailure.crypto(tr("the file was not encrypted whole")).matrixError
         }
         do {
@@ -45,8 +49,11 @@ struct EncryptedRoomChannel: RoomChannel {
             let file: JSONValue?
             do { file = try await encryption.file(for: uri, session: session) } catch { throw error.matrixError }
             guard let file else {
-                // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}. Nothing was sent there unencrypted."
-                throw EncryptionFailure.crypto(tr("the file was uploaded before the room was encrypted; share it again")).matrixError
+                throw EncryptionFailure.crypto(
+                    // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it:
+                    // {reason}. Nothing was sent there unencrypted."
+                    tr("the file was uploaded before the room was encrypted; share it again")
+                ).matrixError
             }
             content.url = nil
             content.file = file
@@ -55,18 +62,21 @@ struct EncryptedRoomChannel: RoomChannel {
         do {
             json = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(content))
         } catch {
-            // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}. Nothing was sent there unencrypted."
+            // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}.
+            // Nothing was sent there unencrypted."
             throw EncryptionFailure.crypto(tr("the message could not be encoded")).matrixError
         }
         let ciphertext: JSONValue
         do {
-            ciphertext = try await encryption.encrypt(json, type: "m.room.message", roomID: roomID, transactionID: transactionID,
-                                                      session: session)
+            ciphertext = try await encryption.encrypt(
+                json, type: "m.room.message", roomID: roomID, transactionID: transactionID,
+                session: session)
         } catch {
             throw error.matrixError
         }
-        return try await RoomEvents(http: http).send(ciphertext, type: "m.room.encrypted", to: roomID,
-                                                     transactionID: transactionID)
+        return try await RoomEvents(http: http).send(
+            ciphertext, type: "m.room.encrypted", to: roomID,
+            transactionID: transactionID)
     }
 }
 
@@ -80,11 +90,14 @@ struct PlainRoomBesideEncryption: RoomChannel {
     var roomID: String { plain.roomID }
     var isEncrypted: Bool { false }
 
-    func upload(path: String, size: UInt64, contentType: String, filename: String, available: FileChunks.Available?,
-                progress: @escaping @Sendable (UInt64) -> Void) async throws(MatrixError) -> String {
+    func upload(
+        path: String, size: UInt64, contentType: String, filename: String, available: FileChunks.Available?,
+        progress: @escaping @Sendable (UInt64) -> Void
+    ) async throws(MatrixError) -> String {
         try refuseOnceEncrypted()
-        return try await plain.upload(path: path, size: size, contentType: contentType, filename: filename,
-                                      available: available, progress: progress)
+        return try await plain.upload(
+            path: path, size: size, contentType: contentType, filename: filename,
+            available: available, progress: progress)
     }
 
     func accepts(upload uri: String) -> Bool { !encryption.keepsFile(for: uri) }
@@ -99,8 +112,10 @@ struct PlainRoomBesideEncryption: RoomChannel {
         let encryptedBefore: Bool
         do { encryptedBefore = try encryption.hasEncrypted(for: roomID) } catch { throw error.matrixError }
         guard !encryptedBefore else {
-            // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}. Nothing was sent there unencrypted."
-            throw EncryptionFailure.crypto(tr("the server says the room is no longer encrypted, which cannot be")).matrixError
+            // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}.
+            // Nothing was sent there unencrypted."
+            throw EncryptionFailure.crypto(tr("the server says the room is no longer encrypted, which cannot be"))
+                .matrixError
         }
     }
 }

@@ -51,7 +51,9 @@ public struct EncryptingHomeserver: Homeserver {
 
     /// Plain events carry their transaction id, encrypted ones its tag: both are looked for.
     /// (Only after a sign-in, for deliveries begun under an earlier one.)
-    public func sent(in roomID: String, transactionIDs: Set<String>, since: Int64) async throws(MatrixError) -> [String: String] {
+    public func sent(
+        in roomID: String, transactionIDs: Set<String>, since: Int64
+    ) async throws(MatrixError) -> [String: String] {
         // Whether the room was encrypted is not asked: a sign-in on a new device has just deleted
         // the old device's records (the tag key, the seal key, is the person's and stays).
         let tags: [String: String]

@@ -54,8 +54,10 @@ public actor Encryption {
     /// `m.room_key.withheld` with `m.unverified`. Off by default, as in Element.
     let onlyVerifiedDevices: Bool
 
-    public init(outbox: Outbox, vault: TokenVault, onlyVerifiedDevices: Bool = false, logger: Logger,
-                clock: @escaping @Sendable () -> Int64) {
+    public init(
+        outbox: Outbox, vault: TokenVault, onlyVerifiedDevices: Bool = false, logger: Logger,
+        clock: @escaping @Sendable () -> Int64
+    ) {
         self.onlyVerifiedDevices = onlyVerifiedDevices
         self.outbox = outbox
         self.vault = vault
@@ -154,8 +156,11 @@ public actor Encryption {
                 throw .deviceKeysLost
             }
             seal = StateSeal()
-            guard vault.store(Data(seal.keyBytes).base64EncodedString(), userID: session.userID,
-                              homeserver: session.homeserver) != nil else { throw .noSealKey }
+            guard
+                vault.store(
+                    Data(seal.keyBytes).base64EncodedString(), userID: session.userID,
+                    homeserver: session.homeserver) != nil
+            else { throw .noSealKey }
         }
         let store = CryptoStore(outbox: outbox, seal: seal, clock: clock)
         opened = (session.userID, store)
@@ -166,7 +171,8 @@ public actor Encryption {
     func ready(_ session: Session) async throws(EncryptionFailure) -> (CryptoStore, DeviceRecord) {
         let store = try store(for: session)
         if let device, device.record.userID == session.userID, device.record.deviceID == session.deviceID,
-           clock() - device.checked < Self.topUpInterval {
+            clock() - device.checked < Self.topUpInterval
+        {
             return (store, device.record)
         }
         var record = try store.load("account", as: DeviceRecord.self)
@@ -182,8 +188,9 @@ public actor Encryption {
             var account = OlmAccount()
             account.generateFallbackKey()
             account.generateOneTimeKeys(Self.oneTimeKeyTarget)
-            record = DeviceRecord(userID: session.userID, deviceID: session.deviceID, account: account.state,
-                                  deviceKeysPublished: false)
+            record = DeviceRecord(
+                userID: session.userID, deviceID: session.deviceID, account: account.state,
+                deviceKeysPublished: false)
             try store.write([CryptoStore.set("account", record!)])
             logger.info("made this device's encryption identity", metadata: ["device": "\(session.deviceID)"])
         }
@@ -229,14 +236,18 @@ public actor Encryption {
 
     /// Uploads what the server lacks (the device keys once, new one-time and fallback keys), then
     /// notes it published; an empty upload just counts the keys the server holds.
-    private func upload(_ record: inout DeviceRecord, session: Session, api: DeviceKeysAPI,
-                        store: CryptoStore) async throws(EncryptionFailure) -> [String: Int] {
+    private func upload(
+        _ record: inout DeviceRecord, session: Session, api: DeviceKeysAPI,
+        store: CryptoStore
+    ) async throws(EncryptionFailure) -> [String: Int] {
         var account = try Self.account(record)
         let keys = account.unpublishedKeys(userID: session.userID, deviceID: session.deviceID)
-        let deviceKeys = record.deviceKeysPublished ? nil : account.deviceKeys(userID: session.userID, deviceID: session.deviceID)
+        let deviceKeys =
+            record.deviceKeysPublished ? nil : account.deviceKeys(userID: session.userID, deviceID: session.deviceID)
         let counts: [String: Int]
         do {
-            counts = try await api.upload(deviceKeys: deviceKeys, oneTimeKeys: keys.oneTimeKeys, fallbackKeys: keys.fallbackKeys)
+            counts = try await api.upload(
+                deviceKeys: deviceKeys, oneTimeKeys: keys.oneTimeKeys, fallbackKeys: keys.fallbackKeys)
         } catch {
             throw .server(error)
         }
@@ -249,8 +260,11 @@ public actor Encryption {
     }
 
     static func account(_ record: DeviceRecord) throws(EncryptionFailure) -> OlmAccount {
-        // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}. Nothing was sent there unencrypted."
-        do { return try OlmAccount(state: record.account) } catch { throw .crypto(tr("the kept device identity does not decode")) }
+        do { return try OlmAccount(state: record.account) } catch {
+            // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}.
+            // Nothing was sent there unencrypted."
+            throw .crypto(tr("the kept device identity does not decode"))
+        }
     }
 }
 
@@ -258,10 +272,14 @@ public actor Encryption {
 /// the event that carries them is made (`file:<uri>`).
 extension Encryption {
     func keep(file: JSONValue, for uri: String, session: Session) async throws(EncryptionFailure) {
-        try await exclusively { () throws(EncryptionFailure) in try store(for: session).write([CryptoStore.set("file:\(uri)", file)]) }
+        try await exclusively { () throws(EncryptionFailure) in
+            try store(for: session).write([CryptoStore.set("file:\(uri)", file)])
+        }
     }
 
     func file(for uri: String, session: Session) async throws(EncryptionFailure) -> JSONValue? {
-        try await exclusively { () throws(EncryptionFailure) in try store(for: session).load("file:\(uri)", as: JSONValue.self) }
+        try await exclusively { () throws(EncryptionFailure) in
+            try store(for: session).load("file:\(uri)", as: JSONValue.self)
+        }
     }
 }

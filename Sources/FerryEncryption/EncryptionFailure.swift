@@ -29,27 +29,39 @@ public enum EncryptionFailure: Error, Sendable {
         switch self {
         case .server(let error): return error
         case .storage(let why):
-            // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}. Nothing was sent there unencrypted."; {why} says what went wrong, often in English.
+            // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}.
+            // Nothing was sent there unencrypted."; {why} says what went wrong, often in English.
             reason = tr("its encryption state could not be kept ({why})", ["why": why])
         case .sealedStateUnreadable(let name):
-            // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}. Nothing was sent there unencrypted."; {name} names the state in Ferry's database, such as "room:!abc:example.org".
+            // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}.
+            // Nothing was sent there unencrypted."; {name} names the state in Ferry's database, such as
+            // "room:!abc:example.org".
             reason = tr("the kept encryption state ({name}) does not open with its key", ["name": name])
         case .noSealKey:
-            // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}. Nothing was sent there unencrypted."
+            // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}.
+            // Nothing was sent there unencrypted."
             reason = tr("no key to protect the encryption state could be kept")
         case .sealKeyUnavailable(let why):
             // Passing: retried like a server that is away, never a reason to give the share up.
-            // TRANSLATORS: why a share to an encrypted room waits (Ferry tries again later); {why} is the keyring's own words, often in English.
+            // TRANSLATORS: why a share to an encrypted room waits (Ferry tries again later); {why} is the keyring's own
+            // words, often in English.
             let waiting = tr("the keyring holding Ferry's encryption key did not answer ({why})", ["why": why])
             return MatrixError(kind: .http(status: 503), errcode: MatrixError.encryptionErrcode, message: waiting)
         case .deviceKeysLost:
-            // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}. Nothing was sent there unencrypted."
+            // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}.
+            // Nothing was sent there unencrypted."
             reason = tr("this device's encryption keys are lost; sign out and sign in again")
         case .unsupportedAlgorithm(let algorithm):
-            // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}. Nothing was sent there unencrypted."
-            reason = algorithm.isEmpty ? tr("the room's encryption names no algorithm")
-                // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}. Nothing was sent there unencrypted."; {algorithm} is the name of an encryption algorithm, such as "m.megolm.v1.aes-sha2".
-                : tr("the room asks for encryption by {algorithm}, which Ferry does not speak", ["algorithm": algorithm])
+            reason =
+                algorithm.isEmpty
+                // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}.
+                // Nothing was sent there unencrypted."
+                ? tr("the room's encryption names no algorithm")
+                : tr(
+                    // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it:
+                    // {reason}. Nothing was sent there unencrypted."; {algorithm} is the name of an encryption
+                    // algorithm, such as "m.megolm.v1.aes-sha2".
+                    "the room asks for encryption by {algorithm}, which Ferry does not speak", ["algorithm": algorithm])
         case .crypto(let why): reason = why
         }
         return MatrixError(kind: .refused, errcode: MatrixError.encryptionErrcode, message: reason)

@@ -26,8 +26,10 @@ struct KeySharing {
     }
 
     /// The devices of `users`, by `/keys/query`.
-    static func devices(of users: [String], except me: Session, api: DeviceKeysAPI,
-                        logger: Logger) async throws(EncryptionFailure) -> Listed {
+    static func devices(
+        of users: [String], except me: Session, api: DeviceKeysAPI,
+        logger: Logger
+    ) async throws(EncryptionFailure) -> Listed {
         guard !users.isEmpty else { return Listed() }
         let answer: JSONValue
         do { answer = try await api.queryAnswer(users: users) } catch { throw .server(error) }
@@ -40,12 +42,16 @@ struct KeySharing {
                 do {
                     let device = try DeviceIdentity(verifying: keys, userID: user, deviceID: deviceID)
                     byID[deviceID] = device
-                    if CrossSigning.isVerifiedByOwner(keys, of: device, masterKey: answer["master_keys"]?[user],
-                                                      selfSigningKey: answer["self_signing_keys"]?[user]) {
+                    if CrossSigning.isVerifiedByOwner(
+                        keys, of: device, masterKey: answer["master_keys"]?[user],
+                        selfSigningKey: answer["self_signing_keys"]?[user])
+                    {
                         listed.verifiedByOwner.insert(device.curve25519)
                     }
                 } catch {
-                    logger.warning("left out a device whose keys do not verify", metadata: ["user": "\(user)", "device": "\(deviceID)"])
+                    logger.warning(
+                        "left out a device whose keys do not verify",
+                        metadata: ["user": "\(user)", "device": "\(deviceID)"])
                 }
             }
             listed.devices[user] = byID
@@ -59,7 +65,9 @@ struct KeySharing {
         let repeated = Set(seen.filter { $0.value > 1 }.keys)
         if !repeated.isEmpty {
             logger.warning("left out devices that share an identity key", metadata: ["keys": "\(repeated.count)"])
-            for (user, byID) in listed.devices { listed.devices[user] = byID.filter { !repeated.contains($0.value.curve25519) } }
+            for (user, byID) in listed.devices {
+                listed.devices[user] = byID.filter { !repeated.contains($0.value.curve25519) }
+            }
             listed.verifiedByOwner.subtract(repeated)
         }
         return listed
@@ -72,13 +80,16 @@ struct KeySharing {
 
     /// Sends `roomKey` to `devices`. Olm sessions are kept (their chains stepped) before the
     /// request; the key counts as received once the server took the request.
-    func share(_ roomKey: JSONValue, with devices: [DeviceIdentity], withheld alreadyTold: [String: [String]],
-               roomID: String, sessionID: String) async throws(EncryptionFailure) -> Outcome {
+    func share(
+        _ roomKey: JSONValue, with devices: [DeviceIdentity], withheld alreadyTold: [String: [String]],
+        roomID: String, sessionID: String
+    ) async throws(EncryptionFailure) -> Outcome {
         var sessions: [String: OlmSession] = [:]
         var needSession: [DeviceIdentity] = []
         for device in devices {
             if let state = try store.load("olm:\(device.curve25519)", as: OlmSession.State.self),
-               let session = try? OlmSession(state: state) {
+                let session = try? OlmSession(state: state)
+            {
                 sessions[device.curve25519] = session
             } else {
                 needSession.append(device)
@@ -88,16 +99,19 @@ struct KeySharing {
             let batch = needSession[start..<min(start + Self.batch, needSession.count)]
             let claimed: JSONValue
             do {
-                claimed = try await api.claim(Dictionary(grouping: batch, by: \.userID).mapValues { $0.map(\.deviceID) })
+                claimed = try await api.claim(
+                    Dictionary(grouping: batch, by: \.userID).mapValues { $0.map(\.deviceID) })
             } catch {
                 throw .server(error)
             }
             for device in batch {
                 guard let keys = claimed[device.userID]?[device.deviceID]?.objectValue,
-                      let signed = keys.first(where: { $0.key.hasPrefix("signed_curve25519:") })?.value,
-                      let key = try? device.verifiedOneTimeKey(signed),
-                      let session = try? OlmSession.outbound(from: sender.account, theirIdentityKey: device.curve25519,
-                                                             theirOneTimeKey: key) else { continue }
+                    let signed = keys.first(where: { $0.key.hasPrefix("signed_curve25519:") })?.value,
+                    let key = try? device.verifiedOneTimeKey(signed),
+                    let session = try? OlmSession.outbound(
+                        from: sender.account, theirIdentityKey: device.curve25519,
+                        theirOneTimeKey: key)
+                else { continue }
                 sessions[device.curve25519] = session
             }
         }
@@ -129,7 +143,8 @@ struct KeySharing {
             // Each chain step kept before the request that carries it.
             try store.write(changes)
             do {
-                try await api.sendToDevice(type: "m.room.encrypted", transactionID: Self.transactionID(), messages: messages)
+                try await api.sendToDevice(
+                    type: "m.room.encrypted", transactionID: Self.transactionID(), messages: messages)
             } catch {
                 throw .server(error)
             }
@@ -154,7 +169,9 @@ struct KeySharing {
 
     /// Tells `devices` that the room's key is withheld from them, and why (not encrypted: the
     /// notice holds no secret, and a device without an Olm session could not read it).
-    func withhold(_ code: Withheld, from devices: [DeviceIdentity], roomID: String, sessionID: String) async throws(EncryptionFailure) {
+    func withhold(
+        _ code: Withheld, from devices: [DeviceIdentity], roomID: String, sessionID: String
+    ) async throws(EncryptionFailure) {
         guard !devices.isEmpty else { return }
         let notice: JSONValue = [
             "algorithm": "m.megolm.v1.aes-sha2", "room_id": .string(roomID), "session_id": .string(sessionID),
@@ -167,7 +184,8 @@ struct KeySharing {
                 notices[device.userID, default: [:]][device.deviceID] = notice
             }
             do {
-                try await api.sendToDevice(type: "m.room_key.withheld", transactionID: Self.transactionID(), messages: notices)
+                try await api.sendToDevice(
+                    type: "m.room_key.withheld", transactionID: Self.transactionID(), messages: notices)
             } catch {
                 throw .server(error)
             }

@@ -23,7 +23,8 @@ struct OneAtATime {
 
 extension Encryption {
     /// Runs `body` when no other entry point is running.
-    func exclusively<T: Sendable>(_ body: () async throws(EncryptionFailure) -> T) async throws(EncryptionFailure) -> T {
+    func exclusively<T: Sendable>(_ body: () async throws(EncryptionFailure) -> T) async throws(EncryptionFailure) -> T
+    {
         if !turns.enter() { await withCheckedContinuation { turns.enqueue($0) } }
         defer { turns.leave() }
         return try await body()

@@ -24,8 +24,9 @@ extension Encryption {
         take(changes, asked: asked)
         if var known = tracking?.rooms[roomID] {
             if known.devicesChanged {
-                known.listed = try await KeySharing.devices(of: known.readers.users, except: session,
-                                                            api: DeviceKeysAPI(http: http), logger: logger)
+                known.listed = try await KeySharing.devices(
+                    of: known.readers.users, except: session,
+                    api: DeviceKeysAPI(http: http), logger: logger)
                 known.devicesChanged = false
                 tracking?.rooms[roomID] = known
             }
@@ -41,9 +42,11 @@ extension Encryption {
         } catch {
             throw .server(error)
         }
-        // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}. Nothing was sent there unencrypted."
+        // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}. Nothing
+        // was sent there unencrypted."
         guard let settings else { throw .crypto(tr("the room is no longer encrypted as it was")) }
-        let listed = try await KeySharing.devices(of: readers.users, except: session, api: DeviceKeysAPI(http: http), logger: logger)
+        let listed = try await KeySharing.devices(
+            of: readers.users, except: session, api: DeviceKeysAPI(http: http), logger: logger)
         let known = KnownRoom(settings: settings, readers: readers, listed: listed)
         // Kept only when the token it is tracked from was taken before the room was read: a
         // change in between is then still to come.
@@ -59,7 +62,8 @@ extension Encryption {
         keepVerificationMessages(changes.toDevice)
         if since != nil {
             for room in changes.rooms { tracking?.rooms[room] = nil }
-            for (room, known) in tracking?.rooms ?? [:] where known.readers.users.contains(where: changes.users.contains) {
+            for (room, known) in tracking?.rooms ?? [:]
+            where known.readers.users.contains(where: changes.users.contains) {
                 tracking?.rooms[room]?.devicesChanged = true
             }
         }

@@ -12,15 +12,19 @@ extension Encryption {
     /// The `m.room.encrypted` content for `content` (an event of `type`) in `roomID`, made once per
     /// `transactionID`: asked again (a retry, a restart) it is the same ciphertext, so the server's
     /// transaction id dedupe holds and no message index is ever used twice.
-    public func encrypt(_ content: JSONValue, type: String, roomID: String, transactionID: String,
-                        session: Session) async throws(EncryptionFailure) -> JSONValue {
+    public func encrypt(
+        _ content: JSONValue, type: String, roomID: String, transactionID: String,
+        session: Session
+    ) async throws(EncryptionFailure) -> JSONValue {
         try await exclusively { () async throws(EncryptionFailure) in
             try await makeEncrypted(content, type: type, roomID: roomID, transactionID: transactionID, session: session)
         }
     }
 
-    private func makeEncrypted(_ content: JSONValue, type: String, roomID: String, transactionID: String,
-                               session: Session) async throws(EncryptionFailure) -> JSONValue {
+    private func makeEncrypted(
+        _ content: JSONValue, type: String, roomID: String, transactionID: String,
+        session: Session
+    ) async throws(EncryptionFailure) -> JSONValue {
         let (store, device) = try await ready(session)
         let eventName = "event:\(transactionID)"
         if let made = try store.load(eventName, as: JSONValue.self) { return made }
@@ -38,19 +42,26 @@ extension Encryption {
         // Kept in memory as written (write-through): opening it costs more than the rest of an event.
         var record = roomRecords[roomName]
         if record == nil { record = try store.load(roomName, as: RoomRecord.self) }
-        if let kept = record, let why = Self.rotation(kept, settings: settings, readers: readers, devices: devices,
-                                                      verified: verified, now: clock()) {
+        if let kept = record,
+            let why = Self.rotation(
+                kept, settings: settings, readers: readers, devices: devices,
+                verified: verified, now: clock())
+        {
             logger.info("new room session", metadata: ["why": "\(why)"])
             record = nil
         }
         if record == nil {
-            record = RoomRecord(session: OutboundGroupSession().state, created: clock(), messages: 0, sharedWith: [:],
-                                sharedHistory: readers.sharedHistory)
+            record = RoomRecord(
+                session: OutboundGroupSession().state, created: clock(), messages: 0, sharedWith: [:],
+                sharedHistory: readers.sharedHistory)
             try keep(record!, as: roomName, in: store)
         }
         var room = record!
-        // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}. Nothing was sent there unencrypted."
-        guard var outbound = OutboundGroupSession(state: room.session) else { throw .crypto(tr("the kept room session does not decode")) }
+        guard var outbound = OutboundGroupSession(state: room.session) else {
+            // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}.
+            // Nothing was sent there unencrypted."
+            throw .crypto(tr("the kept room session does not decode"))
+        }
 
         var missing = devices.flatMap { user, byID in
             byID.values.filter { room.sharedWith[user]?[$0.deviceID] != $0.curve25519 }
@@ -69,16 +80,20 @@ extension Encryption {
         }
         if !missing.isEmpty {
             let key = EncryptedEvents.roomKey(outbound, roomID: roomID, sharedHistory: readers.sharedHistory)
-            let outcome = try await sharing.share(key, with: missing,
-                                                  withheld: room.withheldFrom, roomID: roomID, sessionID: outbound.sessionID)
-            for device in outcome.received { room.sharedWith[device.userID, default: [:]][device.deviceID] = device.curve25519 }
+            let outcome = try await sharing.share(
+                key, with: missing,
+                withheld: room.withheldFrom, roomID: roomID, sessionID: outbound.sessionID)
+            for device in outcome.received {
+                room.sharedWith[device.userID, default: [:]][device.deviceID] = device.curve25519
+            }
             for device in outcome.withheld { room.withheldFrom[device.userID, default: []].append(device.deviceID) }
             try keep(room, as: roomName, in: store)
         }
 
         var encrypted: JSONValue
         do {
-            encrypted = try EncryptedEvents.roomEvent(type: type, content: content, roomID: roomID, from: sender, session: &outbound)
+            encrypted = try EncryptedEvents.roomEvent(
+                type: type, content: content, roomID: roomID, from: sender, session: &outbound)
         } catch {
             throw .crypto("\(error)")
         }
@@ -95,8 +110,10 @@ extension Encryption {
     }
 
     /// Writes the room's record (with `other` changes, in one transaction), then remembers it.
-    private func keep(_ room: RoomRecord, as name: String, in store: CryptoStore,
-                      with other: [CryptoStore.Change] = []) throws(EncryptionFailure) {
+    private func keep(
+        _ room: RoomRecord, as name: String, in store: CryptoStore,
+        with other: [CryptoStore.Change] = []
+    ) throws(EncryptionFailure) {
         roomRecords[name] = nil
         try store.write([CryptoStore.set(name, room)] + other)
         roomRecords[name] = room
@@ -108,14 +125,17 @@ extension Encryption {
     /// The devices verified by their owners under the master key Ferry first saw for each owner
     /// (pinned in the store, `master:<user>`): a server that swaps in a master key of its own, to
     /// vouch for a device of its own, gets none of that user's devices counted as verified.
-    private func pinnedVerified(_ listed: KeySharing.Listed, store: CryptoStore) throws(EncryptionFailure) -> Set<String> {
+    private func pinnedVerified(
+        _ listed: KeySharing.Listed, store: CryptoStore
+    ) throws(EncryptionFailure) -> Set<String> {
         var verified = listed.verifiedByOwner
         var pins: [CryptoStore.Change] = []
         for (user, master) in listed.masterKeys {
             let name = "master:\(user)"
             if let pinned = try store.load(name, as: String.self) {
                 guard pinned != master else { continue }
-                logger.warning("a user's master key changed; their devices count as unverified", metadata: ["user": "\(user)"])
+                logger.warning(
+                    "a user's master key changed; their devices count as unverified", metadata: ["user": "\(user)"])
                 for device in listed.devices[user]?.values ?? [:].values { verified.remove(device.curve25519) }
             } else {
                 pins.append(CryptoStore.set(name, master))
@@ -127,8 +147,10 @@ extension Encryption {
 
     /// `verified`: with the setting on, the devices that may have the key; one that had it and is
     /// no longer among them ends the session.
-    static func rotation(_ room: RoomRecord, settings: EncryptedRooms.Settings, readers: EncryptedRooms.Readers,
-                         devices: [String: [String: DeviceIdentity]], verified: Set<String>? = nil, now: Int64) -> String? {
+    static func rotation(
+        _ room: RoomRecord, settings: EncryptedRooms.Settings, readers: EncryptedRooms.Readers,
+        devices: [String: [String: DeviceIdentity]], verified: Set<String>? = nil, now: Int64
+    ) -> String? {
         if let verified, room.sharedWith.values.contains(where: { $0.values.contains { !verified.contains($0) } }) {
             return "a device is no longer verified"
         }

@@ -25,14 +25,18 @@ extension Encryption {
     /// The verification messages syncs took since the last call; when there are none, a sync
     /// held open for up to `wait` milliseconds brings the next ones (or none). Only for the
     /// listener `token`.
-    public func verificationMessages(session: Session, wait: Int, token: Int) async throws(EncryptionFailure) -> [ToDeviceEvent] {
+    public func verificationMessages(
+        session: Session, wait: Int, token: Int
+    ) async throws(EncryptionFailure) -> [ToDeviceEvent] {
         if let kept = takeKept(token), !kept.isEmpty { return kept }
         if tracking?.accessToken != session.accessToken {
             tracking = Tracking(accessToken: session.accessToken)
         }
         let since = tracking?.since
         let changes: RoomChanges
-        do { changes = try await RoomChanges.since(since, wait: wait, http: Self.http(session)) } catch { throw .server(error) }
+        do { changes = try await RoomChanges.since(since, wait: wait, http: Self.http(session)) } catch {
+            throw .server(error)
+        }
         take(changes, asked: since)
         return takeKept(token) ?? []
     }
@@ -48,7 +52,9 @@ extension Encryption {
     /// most 256 between two reads.
     func keepVerificationMessages(_ events: [ToDeviceEvent]) {
         guard let listening = verificationListening else { return }
-        let messages = events.filter { $0.type.hasPrefix("m.key.verification.") && $0.sender.utf8.elementsEqual(listening.userID.utf8) }
+        let messages = events.filter {
+            $0.type.hasPrefix("m.key.verification.") && $0.sender.utf8.elementsEqual(listening.userID.utf8)
+        }
         verificationListening?.inbox += messages.prefix(max(0, 256 - listening.inbox.count))
     }
 }

@@ -16,8 +16,10 @@ public final class ShareIntake: Sendable {
     /// Starts uploads while files are still being copied, for shares that go straight to the queue.
     private let uploadAhead: (any UploadAhead)?
 
-    public init(outbox: Outbox, stager: Stager, limits: Limits, uploadAhead: (any UploadAhead)?,
-                signedInUser: @escaping @Sendable () -> String?, clock: @escaping @Sendable () -> Int64) {
+    public init(
+        outbox: Outbox, stager: Stager, limits: Limits, uploadAhead: (any UploadAhead)?,
+        signedInUser: @escaping @Sendable () -> String?, clock: @escaping @Sendable () -> Int64
+    ) {
         self.outbox = outbox
         self.uploadAhead = uploadAhead
         self.stager = stager
@@ -36,11 +38,13 @@ public final class ShareIntake: Sendable {
         // server before someone has chosen where it goes.
         let ahead = state == .queued ? uploadAhead : nil
         let items = try stager.stage(plan, shareID: id, ahead: ahead)
-        let intent = ShareIntent(items: items, subject: plan.subject, message: plan.message,
-                                 destinations: plan.destinations, source: plan.source,
-                                 suggestedDestinations: plan.suggestedDestinations)
-        let share = Share(id: id, intent: intent, state: state, created: now, updated: now,
-                          account: state == .queued ? user : nil)
+        let intent = ShareIntent(
+            items: items, subject: plan.subject, message: plan.message,
+            destinations: plan.destinations, source: plan.source,
+            suggestedDestinations: plan.suggestedDestinations)
+        let share = Share(
+            id: id, intent: intent, state: state, created: now, updated: now,
+            account: state == .queued ? user : nil)
         do {
             try outbox.insert(share)
         } catch {

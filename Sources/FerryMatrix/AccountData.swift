@@ -15,7 +15,7 @@ public struct AccountData: Sendable {
     public func get(_ type: String) async throws(MatrixError) -> JSONValue? {
         do {
             return try await http.call(.GET, path(type), as: LenientJSON.self).value
-        } catch where error.status == 404 {
+        } catch let error where error.status == 404 {
             return nil
         }
     }

@@ -12,13 +12,16 @@ public struct DeviceKeysAPI: Sendable {
 
     /// `POST /keys/upload`: the device keys (once; nil afterwards), new one-time keys and a new
     /// fallback key. Returns how many one-time keys the server now holds, by algorithm.
-    public func upload(deviceKeys: JSONValue?, oneTimeKeys: [String: JSONValue], fallbackKeys: [String: JSONValue]) async throws(MatrixError) -> [String: Int] {
+    public func upload(
+        deviceKeys: JSONValue?, oneTimeKeys: [String: JSONValue], fallbackKeys: [String: JSONValue]
+    ) async throws(MatrixError) -> [String: Int] {
         var body: [String: JSONValue] = [:]
         if let deviceKeys { body["device_keys"] = deviceKeys }
         if !oneTimeKeys.isEmpty { body["one_time_keys"] = .object(oneTimeKeys) }
         if !fallbackKeys.isEmpty { body["fallback_keys"] = .object(fallbackKeys) }
         struct Answer: Decodable { var one_time_key_counts: [String: LenientNumber]? }
-        let answer = try await http.call(.POST, "/_matrix/client/v3/keys/upload", json: JSONValue.object(body), as: Answer.self)
+        let answer = try await http.call(
+            .POST, "/_matrix/client/v3/keys/upload", json: JSONValue.object(body), as: Answer.self)
         return (answer.one_time_key_counts ?? [:]).compactMapValues { $0.value.flatMap { Int(exactly: $0) } }
     }
 
@@ -31,23 +34,32 @@ public struct DeviceKeysAPI: Sendable {
     /// `POST /keys/query`'s whole answer: `device_keys`, and the cross-signing keys
     /// (`master_keys`, `self_signing_keys`: user → key object).
     public func queryAnswer(users: [String]) async throws(MatrixError) -> JSONValue {
-        let body: JSONValue = ["device_keys": .object(Dictionary(users.map { ($0, JSONValue.array([])) }, uniquingKeysWith: { a, _ in a }))]
+        let body: JSONValue = [
+            "device_keys": .object(Dictionary(users.map { ($0, JSONValue.array([])) }, uniquingKeysWith: { a, _ in a }))
+        ]
         return try await http.call(.POST, "/_matrix/client/v3/keys/query", json: body, as: LenientJSON.self).value
     }
 
     /// `POST /keys/claim`: one `signed_curve25519` key for each device (user → device ids);
     /// the answer's `one_time_keys` (user → device → key id → signed key).
     public func claim(_ devices: [String: [String]]) async throws(MatrixError) -> JSONValue {
-        let wanted = devices.mapValues { ids in JSONValue.object(Dictionary(uniqueKeysWithValues: ids.map { ($0, JSONValue.string("signed_curve25519")) })) }
+        let wanted = devices.mapValues { ids in
+            JSONValue.object(Dictionary(uniqueKeysWithValues: ids.map { ($0, JSONValue.string("signed_curve25519")) }))
+        }
         let body: JSONValue = ["one_time_keys": .object(wanted)]
-        return try await http.call(.POST, "/_matrix/client/v3/keys/claim", json: body, as: LenientJSON.self).value["one_time_keys"] ?? [:]
+        return try await http.call(.POST, "/_matrix/client/v3/keys/claim", json: body, as: LenientJSON.self).value[
+            "one_time_keys"] ?? [:]
     }
 
     /// `PUT /sendToDevice/{type}/{txn}`: one message per device (user → device → content); the
     /// same transaction id again is not delivered twice.
-    public func sendToDevice(type: String, transactionID: String, messages: [String: [String: JSONValue]]) async throws(MatrixError) {
+    public func sendToDevice(
+        type: String, transactionID: String, messages: [String: [String: JSONValue]]
+    ) async throws(MatrixError) {
         let body: JSONValue = ["messages": .object(messages.mapValues { .object($0) })]
-        let path = "/_matrix/client/v3/sendToDevice/\(MatrixHTTP.percentEncoded(type))/\(MatrixHTTP.percentEncoded(transactionID))"
+        let path =
+            "/_matrix/client/v3/sendToDevice/"
+            + "\(MatrixHTTP.percentEncoded(type))/\(MatrixHTTP.percentEncoded(transactionID))"
         _ = try await http.call(.PUT, path, json: body, as: JSONValue.self)
     }
 
@@ -56,7 +68,9 @@ public struct DeviceKeysAPI: Sendable {
     /// taken).
     public func uploadSignatures(_ signed: [String: [String: JSONValue]]) async throws(MatrixError) -> JSONValue {
         let body = JSONValue.object(signed.mapValues { .object($0) })
-        let answer = try await http.call(.POST, "/_matrix/client/v3/keys/signatures/upload", json: body, as: LenientJSON.self).value
+        let answer = try await http.call(
+            .POST, "/_matrix/client/v3/keys/signatures/upload", json: body, as: LenientJSON.self
+        ).value
         return answer["failures"] ?? [:]
     }
 
@@ -64,13 +78,18 @@ public struct DeviceKeysAPI: Sendable {
     /// as the spec asks). Without auth, as MSC3967 servers take an account's first identity; with
     /// a password, through user-interactive auth (`m.login.password`) in the session that the
     /// server's 401 opened.
-    public func uploadSigningKeys(_ keys: [String: JSONValue], password: PasswordAuth? = nil) async throws(MatrixError) {
+    public func uploadSigningKeys(_ keys: [String: JSONValue], password: PasswordAuth? = nil) async throws(MatrixError)
+    {
         var body = keys
         if let password {
-            body["auth"] = ["type": "m.login.password", "session": .string(password.session), "password": .string(password.password),
-                            "identifier": ["type": "m.id.user", "user": .string(password.userID)]]
+            body["auth"] = [
+                "type": "m.login.password", "session": .string(password.session),
+                "password": .string(password.password),
+                "identifier": ["type": "m.id.user", "user": .string(password.userID)],
+            ]
         }
-        _ = try await http.call(.POST, "/_matrix/client/v3/keys/device_signing/upload", json: JSONValue.object(body), as: JSONValue.self)
+        _ = try await http.call(
+            .POST, "/_matrix/client/v3/keys/device_signing/upload", json: JSONValue.object(body), as: JSONValue.self)
     }
 
     /// The password stage of user-interactive auth.

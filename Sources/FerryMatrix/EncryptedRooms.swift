@@ -32,8 +32,10 @@ public struct EncryptedRooms: Sendable {
             }
         }
 
-        public init(algorithm: String, rotationMessages: Int = Self.defaultMessages,
-                    rotationMilliseconds: Int64 = Self.defaultMilliseconds) {
+        public init(
+            algorithm: String, rotationMessages: Int = Self.defaultMessages,
+            rotationMilliseconds: Int64 = Self.defaultMilliseconds
+        ) {
             self.algorithm = algorithm
             self.rotationMessages = rotationMessages
             self.rotationMilliseconds = rotationMilliseconds
@@ -66,7 +68,7 @@ public struct EncryptedRooms: Sendable {
         let content: JSONValue
         do {
             content = try await http.call(.GET, path, as: LenientJSON.self).value
-        } catch where error.status == 404 {
+        } catch let error where error.status == 404 {
             return nil
         }
         return Settings(content: content)
@@ -78,9 +80,10 @@ public struct EncryptedRooms: Sendable {
         let room = "/_matrix/client/v3/rooms/\(MatrixHTTP.percentEncoded(roomID))"
         var visibility = "shared"
         do {
-            let content = try await http.call(.GET, room + "/state/m.room.history_visibility/", as: LenientJSON.self).value
+            let content = try await http.call(.GET, room + "/state/m.room.history_visibility/", as: LenientJSON.self)
+                .value
             if let value = content["history_visibility"]?.stringValue { visibility = value }
-        } catch where error.status == 404 {}
+        } catch let error where error.status == 404 {}
         struct Members: Decodable {
             struct Event: Decodable {
                 struct Content: Decodable { var membership: String? }
@@ -89,13 +92,15 @@ public struct EncryptedRooms: Sendable {
             }
             var chunk: [Event]
         }
-        let members = try await http.call(.GET, room + "/members", query: [("not_membership", "leave")], as: Members.self)
+        let members = try await http.call(
+            .GET, room + "/members", query: [("not_membership", "leave")], as: Members.self)
         let invitedRead = visibility != "joined"
         var users: [String] = []
         var seen = Set<String>()
         for event in members.chunk {
             guard let user = event.state_key, let membership = event.content?.membership,
-                  membership == "join" || (membership == "invite" && invitedRead), seen.insert(user).inserted else { continue }
+                membership == "join" || (membership == "invite" && invitedRead), seen.insert(user).inserted
+            else { continue }
             users.append(user)
         }
         return Readers(users: users, historyVisibility: visibility)

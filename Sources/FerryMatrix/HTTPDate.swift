@@ -17,17 +17,20 @@ enum HTTPDate {
     static func parse(_ text: String) -> Date? {
         let fields = text.split(separator: " ", omittingEmptySubsequences: false)
         guard text.utf8.count == 29, fields.count == 6, weekdays.contains(String(fields[0])), fields[5] == "GMT",
-              let day = number(fields[1], digits: 2), let month = months.firstIndex(of: String(fields[2])),
-              let year = number(fields[3], digits: 4) else { return nil }
+            let day = number(fields[1], digits: 2), let month = months.firstIndex(of: String(fields[2])),
+            let year = number(fields[3], digits: 4)
+        else { return nil }
         let clock = fields[4].split(separator: ":", omittingEmptySubsequences: false)
         guard clock.count == 3, let hour = number(clock[0], digits: 2), let minute = number(clock[1], digits: 2),
-              let second = number(clock[2], digits: 2), (1...31).contains(day), hour < 24, minute < 60, second <= 60
+            let second = number(clock[2], digits: 2), (1...31).contains(day), hour < 24, minute < 60, second <= 60
         else { return nil }
-        let components = DateComponents(year: year, month: month + 1, day: day, hour: hour, minute: minute,
-                                        second: min(second, 59))  // a leap second reads as the one before
+        let components = DateComponents(
+            year: year, month: month + 1, day: day, hour: hour, minute: minute,
+            second: min(second, 59)) // a leap second reads as the one before
         // The calendar rolls 31 Feb over into March: a day that does not exist is refused instead.
         guard let date = calendar.date(from: components),
-              calendar.component(.day, from: date) == day else { return nil }
+            calendar.component(.day, from: date) == day
+        else { return nil }
         return date
     }
 

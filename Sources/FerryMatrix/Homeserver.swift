@@ -33,7 +33,9 @@ public protocol Homeserver: Sendable {
     func channel(to roomID: String, serverSaysEncrypted: Bool) throws(MatrixError) -> any RoomChannel
     /// The events this user sent into the room tagged with any of `transactionIDs` (see
     /// `MessageContent.transaction`), by transaction id, looking back no further than `since`.
-    func sent(in roomID: String, transactionIDs: Set<String>, since: Int64) async throws(MatrixError) -> [String: String]
+    func sent(
+        in roomID: String, transactionIDs: Set<String>, since: Int64
+    ) async throws(MatrixError) -> [String: String]
 }
 
 /// The homeserver over the client-server API, as one signed-in user, without encryption: an
@@ -69,12 +71,15 @@ public struct MatrixClient: Homeserver {
     public func uploadLimit() async throws(MatrixError) -> UInt64? { try await Media(http: http).uploadLimit() }
     public func channel(to roomID: String, serverSaysEncrypted: Bool) throws(MatrixError) -> any RoomChannel {
         guard !serverSaysEncrypted else {
-            // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}. Nothing was sent there unencrypted."
+            // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}.
+            // Nothing was sent there unencrypted."
             throw .cannotEncrypt(tr("this client cannot encrypt"))
         }
         return PlainRoom(roomID: roomID, http: http)
     }
-    public func sent(in roomID: String, transactionIDs: Set<String>, since: Int64) async throws(MatrixError) -> [String: String] {
+    public func sent(
+        in roomID: String, transactionIDs: Set<String>, since: Int64
+    ) async throws(MatrixError) -> [String: String] {
         try await RoomEvents(http: http).sent(in: roomID, by: userID, transactionIDs: transactionIDs, since: since)
     }
 }

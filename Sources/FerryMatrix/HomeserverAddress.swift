@@ -8,20 +8,30 @@ public enum HomeserverAddress {
     /// The address without a trailing slash, or a `.refused` error saying why not.
     public static func checked(_ text: String) throws(MatrixError) -> String {
         guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
-              let host = components.host, !host.isEmpty,
-              components.query == nil, components.fragment == nil, components.user == nil, components.password == nil
+            let host = components.host, !host.isEmpty,
+            components.query == nil, components.fragment == nil, components.user == nil, components.password == nil
         else {
-            // TRANSLATORS: a reason, completing "The homeserver {server} cannot be reached: {reason}."; {address} is what the person typed.
-            throw MatrixError(kind: .refused, message: tr("{address} is not a homeserver address (such as https://matrix.example.org)", ["address": text]))
+            throw MatrixError(
+                kind: .refused,
+                message: tr(
+                    // TRANSLATORS: a reason, completing "The homeserver {server} cannot be reached: {reason}.";
+                    // {address} is what the person typed.
+                    "{address} is not a homeserver address (such as https://matrix.example.org)", ["address": text]))
         }
         switch scheme {
         case "https": break
         case "http" where isLoopback(host): break
         case "http":
-            // TRANSLATORS: a reason, completing "The homeserver {server} cannot be reached: {reason}."; {address} is what the person typed.
-            throw MatrixError(kind: .refused, message: tr("{address} uses plain http://, which anyone on the network can read and change; Ferry talks to a homeserver on another computer only over https://", ["address": text]))
+            throw MatrixError(
+                kind: .refused,
+                message: tr(
+                    // TRANSLATORS: a reason, completing "The homeserver {server} cannot be reached: {reason}.";
+                    // {address} is what the person typed.
+                    "{address} uses plain http://, which anyone on the network can read and change; Ferry talks to a homeserver on another computer only over https://",
+                    ["address": text]))
         default:
-            // TRANSLATORS: a reason, completing "The homeserver {server} cannot be reached: {reason}."; {address} is what the person typed.
+            // TRANSLATORS: a reason, completing "The homeserver {server} cannot be reached: {reason}."; {address} is
+            // what the person typed.
             throw MatrixError(kind: .refused, message: tr("{address} is not an http(s) address", ["address": text]))
         }
         return text.hasSuffix("/") ? String(text.dropLast()) : text

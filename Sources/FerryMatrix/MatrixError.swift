@@ -27,8 +27,10 @@ public struct MatrixError: Error, Sendable, CustomStringConvertible {
     /// The stages of the flows such a 401 offers (`m.login.password`, `m.login.sso`, …).
     public let authFlows: Set<String>
 
-    public init(kind: Kind, errcode: String? = nil, message: String, retryAfterMilliseconds: Int64? = nil,
-                softLogout: Bool = false, authSession: String? = nil, authFlows: Set<String> = []) {
+    public init(
+        kind: Kind, errcode: String? = nil, message: String, retryAfterMilliseconds: Int64? = nil,
+        softLogout: Bool = false, authSession: String? = nil, authFlows: Set<String> = []
+    ) {
         self.authSession = authSession
         self.authFlows = authFlows
         self.kind = kind
@@ -59,7 +61,8 @@ public struct MatrixError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch kind {
         case .transport, .refused: return message
-        // TRANSLATORS: completes "Sending to {room} failed: {reason}."; {detail} says what was wrong with the homeserver's answer, often in English.
+        // TRANSLATORS: completes "Sending to {room} failed: {reason}."; {detail} says what was wrong with the
+        // homeserver's answer, often in English.
         case .malformed: return tr("unexpected answer: {detail}", ["detail": message])
         case .http(let status): return "\(status) \(errcode ?? "")\(errcode == nil ? "" : ": ")\(message)"
         }

@@ -23,9 +23,11 @@ public struct MatrixHTTP: Sendable {
     }
 
     /// Sends a request and decodes a JSON answer of type `Answer`.
-    func call<Answer: Decodable>(_ method: HTTPMethod, _ path: String, query: [(String, String)] = [],
-                                 json: (any Encodable)? = nil, timeout: TimeAmount = .seconds(30),
-                                 as _: Answer.Type = Answer.self) async throws(MatrixError) -> Answer {
+    func call<Answer: Decodable>(
+        _ method: HTTPMethod, _ path: String, query: [(String, String)] = [],
+        json: (any Encodable)? = nil, timeout: TimeAmount = .seconds(30),
+        as _: Answer.Type = Answer.self
+    ) async throws(MatrixError) -> Answer {
         var body: HTTPClientRequest.Body?
         var contentType: String?
         if let json {
@@ -45,8 +47,10 @@ public struct MatrixHTTP: Sendable {
     }
 
     /// Sends a request and returns the body of a 2xx answer; anything else becomes a `MatrixError`.
-    func send(_ method: HTTPMethod, _ path: String, query: [(String, String)] = [], body: HTTPClientRequest.Body?,
-              contentType: String?, timeout: TimeAmount) async throws(MatrixError) -> Data {
+    func send(
+        _ method: HTTPMethod, _ path: String, query: [(String, String)] = [], body: HTTPClientRequest.Body?,
+        contentType: String?, timeout: TimeAmount
+    ) async throws(MatrixError) -> Data {
         var request = HTTPClientRequest(url: baseURL + path + Self.queryString(query))
         request.method = method
         request.headers = headers(contentType: contentType)
@@ -72,7 +76,9 @@ public struct MatrixHTTP: Sendable {
     }
 
     /// The body of a 2xx answer; anything else becomes a `MatrixError`.
-    private static func success(_ status: HTTPResponseStatus, _ body: Data, _ headers: HTTPHeaders) throws(MatrixError) -> Data {
+    private static func success(
+        _ status: HTTPResponseStatus, _ body: Data, _ headers: HTTPHeaders
+    ) throws(MatrixError) -> Data {
         guard (200..<300).contains(status.code) else {
             throw decodeError(status: Int(status.code), body: body, headers: headers)
         }
@@ -102,9 +108,11 @@ public struct MatrixHTTP: Sendable {
     /// deadline that grows with the size still cut slow links off, again at every retry. Instead
     /// a watchdog cancels the upload when no write has finished for `stall`; once the body is
     /// sent, the answer has `answerTimeout`.
-    func sendFile(_ method: HTTPMethod, _ path: String, query: [(String, String)] = [], chunks: FileChunks, size: UInt64,
-                  contentType: String, stall: TimeAmount = uploadStall,
-                  answerTimeout: TimeAmount = .seconds(120)) async throws(MatrixError) -> Data {
+    func sendFile(
+        _ method: HTTPMethod, _ path: String, query: [(String, String)] = [], chunks: FileChunks, size: UInt64,
+        contentType: String, stall: TimeAmount = uploadStall,
+        answerTimeout: TimeAmount = .seconds(120)
+    ) async throws(MatrixError) -> Data {
         let eventLoop = client.eventLoopGroup.any()
         let inFlight = WritesInFlight(limit: Self.chunksInFlight)
         let bodySent = NIOLockedValueBox<NIODeadline?>(nil)
@@ -124,10 +132,12 @@ public struct MatrixHTTP: Sendable {
         }
         let task: HTTPClient.Task<HTTPClient.Response>
         do {
-            let request = try HTTPClient.Request(url: baseURL + path + Self.queryString(query), method: method,
-                                                 headers: headers(contentType: contentType), body: body)
-            task = client.execute(request: request, delegate: ResponseAccumulator(request: request, maxBodySize: 16 << 20),
-                                  eventLoop: .delegate(on: eventLoop), deadline: nil, logger: nil)
+            let request = try HTTPClient.Request(
+                url: baseURL + path + Self.queryString(query), method: method,
+                headers: headers(contentType: contentType), body: body)
+            task = client.execute(
+                request: request, delegate: ResponseAccumulator(request: request, maxBodySize: 16 << 20),
+                eventLoop: .delegate(on: eventLoop), deadline: nil, logger: nil)
         } catch {
             throw MatrixError(kind: .transport, message: Self.describe(error))
         }
@@ -151,10 +161,15 @@ public struct MatrixHTTP: Sendable {
         } catch {
             if stalled.withLockedValue({ $0 }) {
                 let seconds = Int(stall.nanoseconds / 1_000_000_000)
-                let reason = bodySent.withLockedValue({ $0 }) == nil
-                    // TRANSLATORS: why a file was not sent yet, completing a sentence such as "Sending to {room} failed: {reason}."; Ferry tries again later.
-                    ? trn("the upload made no progress for {count} second", "the upload made no progress for {count} seconds", seconds)
-                    // TRANSLATORS: a reason, completing a sentence such as "The homeserver {server} cannot be reached: {reason}."
+                let reason =
+                    bodySent.withLockedValue({ $0 }) == nil
+                    ? trn(
+                        // TRANSLATORS: why a file was not sent yet, completing a sentence such as "Sending to {room}
+                        // failed: {reason}."; Ferry tries again later.
+                        "the upload made no progress for {count} second",
+                        "the upload made no progress for {count} seconds", seconds)
+                    // TRANSLATORS: a reason, completing a sentence such as "The homeserver {server} cannot be reached:
+                    // {reason}."
                     : tr("the homeserver did not answer in time")
                 throw MatrixError(kind: .transport, message: reason)
             }
@@ -176,12 +191,14 @@ public struct MatrixHTTP: Sendable {
         }
         let shape = try? JSONDecoder().decode(Shape.self, from: body)
         // Retry-After is what newer servers send alongside, or instead of, retry_after_ms.
-        let retryAfter = shape?.retry_after_ms?.value.flatMap(ServerNumbers.retryDelay(milliseconds:))
+        let retryAfter =
+            shape?.retry_after_ms?.value.flatMap(ServerNumbers.retryDelay(milliseconds:))
             ?? headers.first(name: "Retry-After").flatMap { retryDelay(header: $0, now: now) }
-        return MatrixError(kind: .http(status: status), errcode: shape?.errcode,
-                           message: shape?.error ?? "HTTP \(status)", retryAfterMilliseconds: retryAfter,
-                           softLogout: shape?.soft_logout ?? false, authSession: status == 401 ? shape?.session : nil,
-                           authFlows: Set((shape?.flows ?? []).compactMap { $0.stages?.count == 1 ? $0.stages?.first : nil }))
+        return MatrixError(
+            kind: .http(status: status), errcode: shape?.errcode,
+            message: shape?.error ?? "HTTP \(status)", retryAfterMilliseconds: retryAfter,
+            softLogout: shape?.soft_logout ?? false, authSession: status == 401 ? shape?.session : nil,
+            authFlows: Set((shape?.flows ?? []).compactMap { $0.stages?.count == 1 ? $0.stages?.first : nil }))
     }
 
     /// A `Retry-After` header in milliseconds, clamped (ServerNumbers): delay-seconds or an
@@ -194,19 +211,26 @@ public struct MatrixHTTP: Sendable {
 
     static func describe(_ error: Error) -> String {
         if let error = error as? HTTPClientError, error == .deadlineExceeded || error == .readTimeout {
-            // TRANSLATORS: a reason, completing a sentence such as "The homeserver {server} cannot be reached: {reason}."
+            // TRANSLATORS: a reason, completing a sentence such as "The homeserver {server} cannot be reached:
+            // {reason}."
             return tr("the homeserver did not answer in time")
         }
         let text = String(describing: error)
         if text.contains("CERTIFICATE_VERIFY_FAILED") || text.contains("failedToValidateHostname") {
-            // TRANSLATORS: a reason, completing a sentence such as "The homeserver {server} cannot be reached: {reason}."
-            return tr("the homeserver's certificate is not trusted by this computer (issued by an authority it does not know, expired, or made for another name)")
+            return tr(
+                // TRANSLATORS: a reason, completing a sentence such as "The homeserver {server} cannot be reached:
+                // {reason}."
+                "the homeserver's certificate is not trusted by this computer (issued by an authority it does not know, expired, or made for another name)"
+            )
         }
         // TRANSLATORS: a reason, completing a sentence such as "The homeserver {server} cannot be reached: {reason}."
         if text.contains("connectTimeout") { return tr("the homeserver did not answer in time") }
-        if text.contains("connection reset") || text.contains("Connection refused") || text.contains("connectionRefused")
-            || text.contains("ECONNREFUSED") || text.contains("errno: 111") {
-            // TRANSLATORS: a reason, completing a sentence such as "The homeserver {server} cannot be reached: {reason}."
+        if text.contains("connection reset") || text.contains("Connection refused")
+            || text.contains("connectionRefused")
+            || text.contains("ECONNREFUSED") || text.contains("errno: 111")
+        {
+            // TRANSLATORS: a reason, completing a sentence such as "The homeserver {server} cannot be reached:
+            // {reason}."
             return tr("the connection was refused")
         }
         return text
@@ -224,8 +248,8 @@ public struct MatrixHTTP: Sendable {
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                 UInt8(ascii: "~"):
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"):
                 result.unicodeScalars.append(Unicode.Scalar(byte))
             default:
                 result += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)

@@ -21,7 +21,7 @@ public struct Media: Sendable {
         }
         do {
             return try await http.call(.GET, "/_matrix/client/v1/media/config", as: Answer.self).bytes
-        } catch where error.status == 404 || error.status == 400 {
+        } catch let error where error.status == 404 || error.status == 400 {
             // Servers older than Matrix 1.11 have only the unauthenticated media config.
             return try await http.call(.GET, "/_matrix/media/v3/config", as: Answer.self).bytes
         }
@@ -32,16 +32,19 @@ public struct Media: Sendable {
     /// from the start may be read (see FileChunks.Available).
     /// `transform` (an encryption) is applied to each chunk on its way, keeping its length;
     /// `filename` nil sends no name (an encrypted file's name is inside its event only).
-    public func upload(path: String, size: UInt64, contentType: String, filename: String?,
-                       available: FileChunks.Available? = nil, transform: FileChunks.Transform? = nil,
-                       progress: @escaping @Sendable (UInt64) -> Void) async throws(MatrixError) -> String {
+    public func upload(
+        path: String, size: UInt64, contentType: String, filename: String?,
+        available: FileChunks.Available? = nil, transform: FileChunks.Transform? = nil,
+        progress: @escaping @Sendable (UInt64) -> Void
+    ) async throws(MatrixError) -> String {
         struct Answer: Decodable { var content_uri: String }
         var chunks = FileChunks(path: path, size: size, available: available, progress: progress)
         chunks.transform = transform
         // No deadline for the whole upload: it may take as long as it keeps moving (sendFile).
-        let data = try await http.sendFile(.POST, "/_matrix/media/v3/upload", query: filename.map { [("filename", $0)] } ?? [],
-                                           chunks: chunks, size: size, contentType: contentType,
-                                           stall: MatrixHTTP.uploadStall)
+        let data = try await http.sendFile(
+            .POST, "/_matrix/media/v3/upload", query: filename.map { [("filename", $0)] } ?? [],
+            chunks: chunks, size: size, contentType: contentType,
+            stall: MatrixHTTP.uploadStall)
         do {
             return try JSONDecoder().decode(Answer.self, from: data).content_uri
         } catch {
@@ -100,7 +103,9 @@ public struct FileChunks: AsyncSequence, Sendable {
         /// One chunk read with O_DIRECT at the position `sent`: whole blocks into the aligned
         /// scratch buffer (at the end of the file the kernel returns what there is), then the
         /// `wanted` bytes into `buffer`. A file system that refuses turns direct reads off.
-        private func readDirect(into buffer: inout ByteBuffer, wanted: Int, scratch: UnsafeMutableRawPointer) throws -> Int {
+        private func readDirect(
+            into buffer: inout ByteBuffer, wanted: Int, scratch: UnsafeMutableRawPointer
+        ) throws -> Int {
             let alignment = DirectIO.alignment
             let length = (wanted + alignment - 1) / alignment * alignment
             let count = pread(descriptor, scratch, length, off_t(sent))
@@ -135,7 +140,9 @@ public struct FileChunks: AsyncSequence, Sendable {
                 // A transform takes whole 16-byte blocks but for the last chunk: until the file
                 // is complete, wait for a block and read whole ones.
                 if chunks.transform != nil {
-                    while readable < chunks.size, readable - sent < 16 { readable = try await available.available(after: readable) }
+                    while readable < chunks.size, readable - sent < 16 {
+                        readable = try await available.available(after: readable)
+                    }
                 }
                 wanted = Int(Swift.min(UInt64(wanted), readable - sent))
                 if chunks.transform != nil, readable < chunks.size { wanted = wanted / 16 * 16 }
@@ -160,7 +167,8 @@ public struct FileChunks: AsyncSequence, Sendable {
             if count == 0 { count = try readFile(into: &ring[slot], wanted: wanted) }
             if count == 0 {
                 if chunks.available != nil {
-                    // TRANSLATORS: a reason a file could not be sent, after "unexpected answer: "; {path} is where Ferry keeps its copy of the file.
+                    // TRANSLATORS: a reason a file could not be sent, after "unexpected answer: "; {path} is where
+                    // Ferry keeps its copy of the file.
                     throw MatrixError(kind: .malformed, message: tr("{path} ended early", ["path": chunks.path]))
                 }
                 return nil
@@ -181,20 +189,24 @@ public struct FileChunks: AsyncSequence, Sendable {
                 if chunks.size >= DirectIO.minimumSize, DirectIO.flag != 0 {
                     descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | DirectIO.flag)
                     if descriptor >= 0 {
-                        scratch = UnsafeMutableRawPointer.allocate(byteCount: FileChunks.chunkSize, alignment: DirectIO.alignment)
+                        scratch = UnsafeMutableRawPointer.allocate(
+                            byteCount: FileChunks.chunkSize, alignment: DirectIO.alignment)
                     }
                 }
                 // Never through a link: a file planted in the spool in place of a copy is not read.
                 if descriptor < 0 { descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
                 guard descriptor >= 0 else {
-                    // TRANSLATORS: a reason a file could not be sent, after "unexpected answer: "; {path} is where Ferry keeps its copy of the file.
+                    // TRANSLATORS: a reason a file could not be sent, after "unexpected answer: "; {path} is where
+                    // Ferry keeps its copy of the file.
                     throw MatrixError(kind: .malformed, message: tr("cannot read {path}", ["path": path]))
                 }
             }
-            let count = try scratch.map { try readDirect(into: &buffer, wanted: wanted, scratch: $0) }
+            let count =
+                try scratch.map { try readDirect(into: &buffer, wanted: wanted, scratch: $0) }
                 ?? readBuffered(into: &buffer, wanted: wanted)
             guard count >= 0 else {
-                // TRANSLATORS: a reason a file could not be sent, after "unexpected answer: "; {path} is where Ferry keeps its copy of the file.
+                // TRANSLATORS: a reason a file could not be sent, after "unexpected answer: "; {path} is where Ferry
+                // keeps its copy of the file.
                 throw MatrixError(kind: .malformed, message: tr("cannot read {path}", ["path": path]))
             }
             return count

@@ -22,7 +22,8 @@ public struct RoomChanges: Sendable {
     /// Changes since `since`, in every room; with no token, only a token to start from (no room's
     /// state, however many rooms there are). `wait`: how long the server may hold the answer
     /// while nothing changes, in milliseconds.
-    public static func since(_ since: String?, wait: Int = 0, http: MatrixHTTP) async throws(MatrixError) -> RoomChanges {
+    public static func since(_ since: String?, wait: Int = 0, http: MatrixHTTP) async throws(MatrixError) -> RoomChanges
+    {
         var room: [String: JSONValue] = [
             "account_data": ["not_types": ["*"]],
             "ephemeral": ["not_types": ["*"]],
@@ -35,11 +36,15 @@ public struct RoomChanges: Sendable {
             "account_data": ["not_types": ["*"]],
             "room": .object(room),
         ]
-        var query = [("timeout", String(max(0, wait))), ("set_presence", "offline"),
-                     ("filter", String(decoding: CanonicalJSON.encode(filter), as: UTF8.self))]
+        var query = [
+            ("timeout", String(max(0, wait))), ("set_presence", "offline"),
+            ("filter", String(decoding: CanonicalJSON.encode(filter), as: UTF8.self)),
+        ]
         if let since { query.append(("since", since)) }
-        let answer = try await http.call(.GET, "/_matrix/client/v3/sync", query: query,
-                                         timeout: .milliseconds(Int64(max(0, wait)) + 30_000), as: LenientJSON.self).value
+        let answer = try await http.call(
+            .GET, "/_matrix/client/v3/sync", query: query,
+            timeout: .milliseconds(Int64(max(0, wait)) + 30_000), as: LenientJSON.self
+        ).value
         guard let next = answer["next_batch"]?.stringValue, !next.isEmpty else {
             throw MatrixError(kind: .malformed, message: "a sync without next_batch")
         }
@@ -53,7 +58,8 @@ public struct RoomChanges: Sendable {
             for (room, content) in answer["rooms"]?[section]?.objectValue ?? [:] {
                 let state = content["state"]?["events"], timeline = content["timeline"]?["events"]
                 if content["timeline"]?["limited"] == .bool(true) || section != "join"
-                    || !(state.flatMap(\.arrayValue) ?? []).isEmpty || !(timeline.flatMap(\.arrayValue) ?? []).isEmpty {
+                    || !(state.flatMap(\.arrayValue) ?? []).isEmpty || !(timeline.flatMap(\.arrayValue) ?? []).isEmpty
+                {
                     changes.rooms.insert(room)
                 }
             }
@@ -85,7 +91,8 @@ public struct ToDeviceEvent: Sendable, Hashable {
     static func list(_ events: JSONValue?) -> [ToDeviceEvent] {
         (events?.arrayValue ?? []).prefix(200).compactMap { event in
             guard let sender = event["sender"]?.stringValue, let type = event["type"]?.stringValue,
-                  let content = event["content"], content.objectValue != nil else { return nil }
+                let content = event["content"], content.objectValue != nil
+            else { return nil }
             return ToDeviceEvent(sender: sender, type: type, content: content)
         }
     }

@@ -14,8 +14,10 @@ public protocol RoomChannel: Sendable {
     var isEncrypted: Bool { get }
     /// Uploads a file for this room, as the room needs it (plain, or encrypted with a fresh key
     /// kept for the event); returns its `mxc:` URI. See `Media.upload`.
-    func upload(path: String, size: UInt64, contentType: String, filename: String, available: FileChunks.Available?,
-                progress: @escaping @Sendable (UInt64) -> Void) async throws(MatrixError) -> String
+    func upload(
+        path: String, size: UInt64, contentType: String, filename: String, available: FileChunks.Available?,
+        progress: @escaping @Sendable (UInt64) -> Void
+    ) async throws(MatrixError) -> String
     /// Whether a file uploaded for another room of the same share serves this room too: a plain
     /// upload serves plain rooms, an encrypted one (whose key is kept) encrypted rooms.
     func accepts(upload uri: String) -> Bool
@@ -37,11 +39,14 @@ public struct PlainRoom: RoomChannel {
 
     public var isEncrypted: Bool { false }
 
-    public func upload(path: String, size: UInt64, contentType: String, filename: String,
-                       available: FileChunks.Available?,
-                       progress: @escaping @Sendable (UInt64) -> Void) async throws(MatrixError) -> String {
-        try await Media(http: http).upload(path: path, size: size, contentType: contentType, filename: filename,
-                                           available: available, progress: progress)
+    public func upload(
+        path: String, size: UInt64, contentType: String, filename: String,
+        available: FileChunks.Available?,
+        progress: @escaping @Sendable (UInt64) -> Void
+    ) async throws(MatrixError) -> String {
+        try await Media(http: http).upload(
+            path: path, size: size, contentType: contentType, filename: filename,
+            available: available, progress: progress)
     }
 
     public func accepts(upload uri: String) -> Bool { true }

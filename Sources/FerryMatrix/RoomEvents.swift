@@ -36,8 +36,10 @@ public struct MessageContent: Encodable, Sendable, Equatable {
         case transaction = "io.github.ferryshare.transaction"
     }
 
-    public init(msgtype: String, body: String, url: String? = nil, filename: String? = nil, info: Info? = nil,
-                transaction: String? = nil) {
+    public init(
+        msgtype: String, body: String, url: String? = nil, filename: String? = nil, info: Info? = nil,
+        transaction: String? = nil
+    ) {
         self.msgtype = msgtype
         self.body = body
         self.url = url
@@ -55,15 +57,20 @@ public struct RoomEvents: Sendable {
     public init(http: MatrixHTTP) { self.http = http }
 
     /// `PUT /rooms/{roomId}/send/m.room.message/{txnId}`; returns the event id.
-    public func send(_ content: MessageContent, to roomID: String, transactionID: String) async throws(MatrixError) -> String {
+    public func send(
+        _ content: MessageContent, to roomID: String, transactionID: String
+    ) async throws(MatrixError) -> String {
         try await send(content, type: "m.room.message", to: roomID, transactionID: transactionID)
     }
 
     /// `PUT /rooms/{roomId}/send/{type}/{txnId}` with any content (`m.room.encrypted`'s, made by
     /// the encryption already); returns the event id.
-    public func send(_ content: some Encodable & Sendable, type: String, to roomID: String,
-                     transactionID: String) async throws(MatrixError) -> String {
-        let path = "/_matrix/client/v3/rooms/\(MatrixHTTP.percentEncoded(roomID))/send/\(MatrixHTTP.percentEncoded(type))/"
+    public func send(
+        _ content: some Encodable & Sendable, type: String, to roomID: String,
+        transactionID: String
+    ) async throws(MatrixError) -> String {
+        let path =
+            "/_matrix/client/v3/rooms/\(MatrixHTTP.percentEncoded(roomID))/send/\(MatrixHTTP.percentEncoded(type))/"
             + MatrixHTTP.percentEncoded(transactionID)
         return try await http.call(.PUT, path, json: content, as: SentEvent.self).event_id
     }
@@ -75,14 +82,17 @@ public struct RoomEvents: Sendable {
     /// newest no further than `since` (microseconds) and at most `pages` pages of 100 of the
     /// sender's messages: where a server no longer knows the device a transaction id was used
     /// on, this is how Ferry learns that an event went out before.
-    public func sent(in roomID: String, by sender: String, transactionIDs: Set<String>, since: Int64,
-                     pages: Int = 10) async throws(MatrixError) -> [String: String] {
+    public func sent(
+        in roomID: String, by sender: String, transactionIDs: Set<String>, since: Int64,
+        pages: Int = 10
+    ) async throws(MatrixError) -> [String: String] {
         struct Tag: Decodable {
             var transaction: String?
             enum CodingKeys: String, CodingKey { case transaction = "io.github.ferryshare.transaction" }
             // Content is whatever the sender put there: an odd field never fails the page.
             init(from decoder: Decoder) {
-                transaction = try? decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(String.self, forKey: .transaction)
+                transaction = try? decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(
+                    String.self, forKey: .transaction)
             }
         }
         struct Event: Decodable {
@@ -108,12 +118,17 @@ public struct RoomEvents: Sendable {
             let chunk = page.chunk ?? []
             var older = false
             for event in chunk {
-                if let time = event.origin_server_ts?.value.flatMap(Rooms.microseconds(timestamp:)), time < since { older = true }
+                if let time = event.origin_server_ts?.value.flatMap(Rooms.microseconds(timestamp:)), time < since {
+                    older = true
+                }
                 guard event.sender == sender, let id = event.event_id, let transaction = event.content?.transaction,
-                      transactionIDs.contains(transaction), found[transaction] == nil else { continue }
+                    transactionIDs.contains(transaction), found[transaction] == nil
+                else { continue }
                 found[transaction] = id
             }
-            guard found.count < transactionIDs.count, !older, !chunk.isEmpty, let end = page.end, end != from else { break }
+            guard found.count < transactionIDs.count, !older, !chunk.isEmpty, let end = page.end, end != from else {
+                break
+            }
             from = end
         }
         return found

@@ -56,7 +56,9 @@ public struct Rooms: Sendable {
         }
         struct Page: Decodable { var chunk: [TimedEvent] }
         struct TimedEvent: Decodable { var origin_server_ts: LenientNumber? }
-        if let page = try? await http.call(.GET, path + "/messages", query: [("dir", "b"), ("limit", "1")], as: Page.self) {
+        if let page = try? await http.call(
+            .GET, path + "/messages", query: [("dir", "b"), ("limit", "1")], as: Page.self)
+        {
             // Only a plausible time orders the list: negative, fractional or far-future stamps are dropped.
             summary.lastActivity = page.chunk.first?.origin_server_ts?.value.flatMap(Self.microseconds(timestamp:))
         }
@@ -69,7 +71,7 @@ public struct Rooms: Sendable {
             let _: Content = try await http.call(
                 .GET, "/_matrix/client/v3/rooms/\(MatrixHTTP.percentEncoded(roomID))/state/m.room.encryption/")
             return true
-        } catch where error.status == 404 {
+        } catch let error where error.status == 404 {
             return false
         }
     }
@@ -77,15 +79,17 @@ public struct Rooms: Sendable {
     /// The room an alias points at (`#room:server` → `!id`).
     public func resolve(alias: String) async throws(MatrixError) -> String {
         struct Answer: Decodable { var room_id: String }
-        return try await http.call(.GET, "/_matrix/client/v3/directory/room/\(MatrixHTTP.percentEncoded(alias))",
-                                   as: Answer.self).room_id
+        return try await http.call(
+            .GET, "/_matrix/client/v3/directory/room/\(MatrixHTTP.percentEncoded(alias))",
+            as: Answer.self
+        ).room_id
     }
 
     /// `m.direct`: the direct chats by the other person's user id.
     public func directChats() async throws(MatrixError) -> [String: [String]] {
         do {
             return try await http.call(.GET, accountDataPath("m.direct"), as: [String: [String]].self)
-        } catch where error.status == 404 {
+        } catch let error where error.status == 404 {
             return [:]
         }
     }
@@ -94,7 +98,9 @@ public struct Rooms: Sendable {
     /// `marker` goes into the room's creation content (`io.github.ferryshare.creation`), so that
     /// the room can be found again should its id be lost (`directChat(createdWith:)`).
     /// `encrypted`: the chat is end-to-end encrypted from its first event, as Element makes them.
-    public func createDirectChat(with person: String, marker: String? = nil, encrypted: Bool = false) async throws(MatrixError) -> String {
+    public func createDirectChat(
+        with person: String, marker: String? = nil, encrypted: Bool = false
+    ) async throws(MatrixError) -> String {
         struct Body: Encodable {
             struct State: Encodable {
                 var type = "m.room.encryption"
@@ -108,8 +114,9 @@ public struct Rooms: Sendable {
             var initial_state: [State]?
         }
         struct Answer: Decodable { var room_id: String }
-        let body = Body(invite: [person], creation_content: marker.map { [Self.creationMarkerKey: $0] },
-                        initial_state: encrypted ? [Body.State()] : nil)
+        let body = Body(
+            invite: [person], creation_content: marker.map { [Self.creationMarkerKey: $0] },
+            initial_state: encrypted ? [Body.State()] : nil)
         let roomID = try await http.call(.POST, "/_matrix/client/v3/createRoom", json: body, as: Answer.self).room_id
         try await recordDirectChat(roomID, with: person)
         return roomID
@@ -147,9 +154,11 @@ public struct Rooms: Sendable {
             struct Result: Decodable { var user_id: String; var display_name: String? }
             var results: [Result]
         }
-        return try await http.call(.POST, "/_matrix/client/v3/user_directory/search",
-                                   json: Body(search_term: term, limit: limit), as: Answer.self)
-            .results.map { DirectoryUser(userID: $0.user_id, displayName: $0.display_name) }
+        return try await http.call(
+            .POST, "/_matrix/client/v3/user_directory/search",
+            json: Body(search_term: term, limit: limit), as: Answer.self
+        )
+        .results.map { DirectoryUser(userID: $0.user_id, displayName: $0.display_name) }
     }
 
     private func accountDataPath(_ type: String) -> String {
@@ -173,7 +182,8 @@ public struct Rooms: Sendable {
     /// number within the years 1970 to 9999; anything else is no time at all.
     static func microseconds(timestamp milliseconds: Double) -> Int64? {
         guard milliseconds.isFinite, milliseconds >= 0, milliseconds < 253_402_300_800_000,
-              milliseconds.rounded(.towardZero) == milliseconds else { return nil }
+            milliseconds.rounded(.towardZero) == milliseconds
+        else { return nil }
         return Int64(milliseconds) * 1000
     }
 }

@@ -43,7 +43,8 @@ public enum SignIn {
         if trimmed.contains("://") { return try HomeserverAddress.checked(trimmed) }
         let origin = "https://" + trimmed
         if let found = try? await MatrixHTTP(baseURL: origin, client: client)
-            .call(.GET, "/.well-known/matrix/client", timeout: .seconds(10), as: WellKnown.self) {
+            .call(.GET, "/.well-known/matrix/client", timeout: .seconds(10), as: WellKnown.self)
+        {
             return try homeserver(named: found, by: trimmed)
         }
         return origin
@@ -60,9 +61,14 @@ public enum SignIn {
     /// loopback (spec: FAIL_ERROR).
     package static func homeserver(named found: WellKnown, by name: String) throws(MatrixError) -> String {
         do { return try HomeserverAddress.checked(found.homeserver.base_url) } catch {
-            // TRANSLATORS: a reason, completing "The homeserver {server} cannot be reached: {reason}."; {name} is the server's name, ".well-known" the file on it that names its address, and {reason} why that address is not used.
-            throw MatrixError(kind: .refused, message: tr("{name}'s .well-known points to an address Ferry does not use: {reason}",
-                                                          ["name": name, "reason": error.message]))
+            throw MatrixError(
+                kind: .refused,
+                message: tr(
+                    // TRANSLATORS: a reason, completing "The homeserver {server} cannot be reached: {reason}."; {name}
+                    // is the server's name, ".well-known" the file on it that names its address, and {reason} why that
+                    // address is not used.
+                    "{name}'s .well-known points to an address Ferry does not use: {reason}",
+                    ["name": name, "reason": error.message]))
         }
     }
 
@@ -71,29 +77,39 @@ public enum SignIn {
             struct Flow: Decodable { var type: String }
             var flows: [Flow]
         }
-        let types = Set(try await http.call(.GET, "/_matrix/client/v3/login", timeout: .seconds(15), as: Answer.self)
-            .flows.map(\.type))
-        return LoginFlows(homeserver: http.baseURL, password: types.contains("m.login.password"),
-                          sso: types.contains("m.login.sso"), token: types.contains("m.login.token"))
+        let types = Set(
+            try await http.call(.GET, "/_matrix/client/v3/login", timeout: .seconds(15), as: Answer.self)
+                .flows.map(\.type))
+        return LoginFlows(
+            homeserver: http.baseURL, password: types.contains("m.login.password"),
+            sso: types.contains("m.login.sso"), token: types.contains("m.login.token"))
     }
 
     /// `m.login.password`. `deviceID` keeps Ferry's device across sign-ins: transaction ids are
     /// remembered per device (MSC3970), so a retry after signing in again cannot double a message.
-    public static func password(_ http: MatrixHTTP, user: String, password: String,
-                                deviceID: String?) async throws(MatrixError) -> Session {
-        try await login(http, LoginBody(type: "m.login.password", identifier: .init(user: user), password: password,
-                                        device_id: deviceID))
+    public static func password(
+        _ http: MatrixHTTP, user: String, password: String,
+        deviceID: String?
+    ) async throws(MatrixError) -> Session {
+        try await login(
+            http,
+            LoginBody(
+                type: "m.login.password", identifier: .init(user: user), password: password,
+                device_id: deviceID))
     }
 
     /// `m.login.token`: the single-use token an SSO redirect hands back.
-    public static func loginToken(_ http: MatrixHTTP, token: String, deviceID: String?) async throws(MatrixError) -> Session {
+    public static func loginToken(
+        _ http: MatrixHTTP, token: String, deviceID: String?
+    ) async throws(MatrixError) -> Session {
         try await login(http, LoginBody(type: "m.login.token", token: token, device_id: deviceID))
     }
 
     /// An access token a person already has, checked with `/account/whoami`.
     public static func accessToken(_ http: MatrixHTTP, token: String) async throws(MatrixError) -> Session {
         struct WhoAmI: Decodable { var user_id: String; var device_id: String? }
-        let who = try await http.with(accessToken: token).call(.GET, "/_matrix/client/v3/account/whoami", as: WhoAmI.self)
+        let who = try await http.with(accessToken: token).call(
+            .GET, "/_matrix/client/v3/account/whoami", as: WhoAmI.self)
         return Session(userID: who.user_id, homeserver: http.baseURL, deviceID: who.device_id ?? "", accessToken: token)
     }
 
@@ -133,7 +149,8 @@ public enum SignIn {
             }
         }
         let answer = try await http.call(.POST, "/_matrix/client/v3/login", json: body, as: Answer.self)
-        return Session(userID: answer.user_id, homeserver: http.baseURL, deviceID: answer.device_id,
-                       accessToken: answer.access_token)
+        return Session(
+            userID: answer.user_id, homeserver: http.baseURL, deviceID: answer.device_id,
+            accessToken: answer.access_token)
     }
 }

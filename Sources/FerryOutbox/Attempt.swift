@@ -6,8 +6,10 @@ extension Logger {
     /// instead of dropping it: `try?` lost a failed outbox write without a trace.
     ///
     /// Use it only where going on is right; where a failure would lose a share's state, handle it.
-    public func attempt<T>(_ what: @autoclosure () -> String, share: String? = nil,
-                           file: String = #fileID, line: UInt = #line, _ body: () throws -> T) -> T? {
+    public func attempt<T>(
+        _ what: @autoclosure () -> String, share: String? = nil,
+        file: String = #fileID, line: UInt = #line, _ body: () throws -> T
+    ) -> T? {
         do { return try body() } catch {
             failed(what(), share: share, error: error, file: file, line: line)
             return nil
@@ -16,8 +18,10 @@ extension Logger {
 
     /// `attempt` for a call that answers nil on its own (a share that is not there, a state that did
     /// not match): nil either way, and only a failure logged.
-    public func attempt<T>(_ what: @autoclosure () -> String, share: String? = nil,
-                           file: String = #fileID, line: UInt = #line, _ body: () throws -> T?) -> T? {
+    public func attempt<T>(
+        _ what: @autoclosure () -> String, share: String? = nil,
+        file: String = #fileID, line: UInt = #line, _ body: () throws -> T?
+    ) -> T? {
         do { return try body() } catch {
             failed(what(), share: share, error: error, file: file, line: line)
             return nil

@@ -18,7 +18,8 @@ final class ColdConnection: @unchecked Sendable {
     /// The connection, or nil when the database is not exactly at OutboxSchema.identifiers.
     init?(path: String) throws {
         var opened: OpaquePointer?
-        let code = sqlite3_open_v2(path, &opened, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | 0x02000000 /* EXRESCODE */, nil)
+        let code = sqlite3_open_v2(
+            path, &opened, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | 0x0200_0000 /* EXRESCODE */, nil)
         guard let opened else { throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "out of memory") }
         handle = opened
         guard code == SQLITE_OK else { throw failure(code) }
@@ -28,7 +29,8 @@ final class ColdConnection: @unchecked Sendable {
         try execute("PRAGMA foreign_keys = ON")
         // No grdb_migrations table (a file just created) fails to prepare: not current either.
         guard let applied = try? strings("SELECT identifier FROM grdb_migrations"),
-              applied.sorted() == OutboxSchema.identifiers.sorted() else {
+            applied.sorted() == OutboxSchema.identifiers.sorted()
+        else {
             return nil
         }
     }
@@ -78,11 +80,12 @@ final class ColdConnection: @unchecked Sendable {
         defer { sqlite3_finalize(statement) }
         for (offset, value) in values.enumerated() {
             let index = Int32(offset + 1)
-            let bound = switch value {
-            case .text(let text): sqlite3_bind_text(statement, index, text, -1, transient)
-            case .integer(let number): sqlite3_bind_int64(statement, index, number)
-            case .null: sqlite3_bind_null(statement, index)
-            }
+            let bound =
+                switch value {
+                case .text(let text): sqlite3_bind_text(statement, index, text, -1, transient)
+                case .integer(let number): sqlite3_bind_int64(statement, index, number)
+                case .null: sqlite3_bind_null(statement, index)
+                }
             guard bound == SQLITE_OK else { throw failure(bound) }
         }
         var rows: [T] = []

@@ -18,7 +18,9 @@ extension Outbox {
     /// The sealed bytes kept under `name`, if any.
     public func cryptoRecord(_ name: String) throws -> [UInt8]? {
         try database.read { db in
-            try Data.fetchOne(db, sql: "SELECT sealed FROM crypto_record WHERE name = ?", arguments: [name]).map { [UInt8]($0) }
+            try Data.fetchOne(db, sql: "SELECT sealed FROM crypto_record WHERE name = ?", arguments: [name]).map {
+                [UInt8]($0)
+            }
         }
     }
 
@@ -32,8 +34,10 @@ extension Outbox {
     /// The records whose names start with `prefix`, with when each was last written (µs).
     public func cryptoRecords(prefix: String) throws -> [(name: String, sealed: [UInt8], updated: Int64)] {
         try database.read { db in
-            try Row.fetchAll(db, sql: "SELECT name, sealed, updated FROM crypto_record WHERE substr(name, 1, ?) = ?",
-                             arguments: [prefix.utf8.count, prefix]).map { row in
+            try Row.fetchAll(
+                db, sql: "SELECT name, sealed, updated FROM crypto_record WHERE substr(name, 1, ?) = ?",
+                arguments: [prefix.utf8.count, prefix]
+            ).map { row in
                 (row["name"], [UInt8](row["sealed"] as Data), row["updated"])
             }
         }
@@ -45,8 +49,9 @@ extension Outbox {
         try database.write { db in
             for change in changes {
                 if let sealed = change.sealed {
-                    try db.execute(sql: "INSERT OR REPLACE INTO crypto_record (name, sealed, updated) VALUES (?, ?, ?)",
-                                   arguments: [change.name, Data(sealed), time])
+                    try db.execute(
+                        sql: "INSERT OR REPLACE INTO crypto_record (name, sealed, updated) VALUES (?, ?, ?)",
+                        arguments: [change.name, Data(sealed), time])
                 } else {
                     try db.execute(sql: "DELETE FROM crypto_record WHERE name = ?", arguments: [change.name])
                 }

@@ -9,7 +9,8 @@ enum DatabaseFile {
         let path: String
         let code: Int32
         var description: String {
-            code == ELOOP ? "cannot use \(path): it is a symbolic link, not a file of Ferry's own; move it away"
+            code == ELOOP
+                ? "cannot use \(path): it is a symbolic link, not a file of Ferry's own; move it away"
                 : "cannot create \(path): \(String(cString: strerror(code)))"
         }
     }

@@ -44,16 +44,19 @@ struct DeliveryRow: Codable, FetchableRecord, PersistableRecord {
     }
 
     var delivery: Delivery {
-        Delivery(destination: destination, roomID: roomID, state: Delivery.State(rawValue: state) ?? .failed,
-                 bytesSent: UInt64(max(0, bytesSent)), bytesTotal: UInt64(max(0, bytesTotal)),
-                 eventsSent: eventsSent, eventsTotal: eventsTotal,
-                 failure: errorName.map { Share.Failure(name: $0, message: errorMessage ?? "") },
-                 retryAt: retryAt, attempts: attempts, signIn: signIn)
+        Delivery(
+            destination: destination, roomID: roomID, state: Delivery.State(rawValue: state) ?? .failed,
+            bytesSent: UInt64(max(0, bytesSent)), bytesTotal: UInt64(max(0, bytesTotal)),
+            eventsSent: eventsSent, eventsTotal: eventsTotal,
+            failure: errorName.map { Share.Failure(name: $0, message: errorMessage ?? "") },
+            retryAt: retryAt, attempts: attempts, signIn: signIn)
     }
 
     static func deliveries(of shareID: String, in db: Database) throws -> [Delivery] {
-        try DeliveryRow.fetchAll(db.cachedStatement(sql: "SELECT * FROM delivery WHERE share_id = ? ORDER BY position"),
-                                 arguments: [shareID]).map(\.delivery)
+        try DeliveryRow.fetchAll(
+            db.cachedStatement(sql: "SELECT * FROM delivery WHERE share_id = ? ORDER BY position"),
+            arguments: [shareID]
+        ).map(\.delivery)
     }
 }
 

@@ -127,9 +127,10 @@ public final class Outbox: Sendable {
 
     /// The statements that insert a share and its items, for either connection.
     static func rows(of share: Share) -> [(sql: String, values: [SQLValue])] {
-        [(ShareRow.insertSQL, ShareRow(share).insertValues)] + share.intent.items.enumerated().map { position, item in
-            (ItemRow.insertSQL, ItemRow(shareID: share.id, position: position, item: item).insertValues)
-        }
+        [(ShareRow.insertSQL, ShareRow(share).insertValues)]
+            + share.intent.items.enumerated().map { position, item in
+                (ItemRow.insertSQL, ItemRow(shareID: share.id, position: position, item: item).insertValues)
+            }
     }
 
     /// A share waiting for the next group commit; `result` is written inside the serialized
@@ -145,7 +146,8 @@ public final class Outbox: Sendable {
     public func share(id: String) throws -> Share? {
         try database.read { db in
             guard let row = try ShareRow.fetch(id: id, in: db) else { return nil }
-            return try row.share(items: ItemRow.items(of: id, in: db), deliveries: DeliveryRow.deliveries(of: id, in: db))
+            return try row.share(
+                items: ItemRow.items(of: id, in: db), deliveries: DeliveryRow.deliveries(of: id, in: db))
         }
     }
 
@@ -185,8 +187,10 @@ public final class Outbox: Sendable {
     /// With `account`, also only when the share is that user's or nobody's yet, and it becomes theirs.
     /// Returns the share as committed, or nil when there is no such share or it did not match.
     @discardableResult
-    public func update(id: String, state: ShareState, failure: Share.Failure? = nil, at time: Int64,
-                       from expected: Set<ShareState>? = nil, account: String? = nil) throws -> Share? {
+    public func update(
+        id: String, state: ShareState, failure: Share.Failure? = nil, at time: Int64,
+        from expected: Set<ShareState>? = nil, account: String? = nil
+    ) throws -> Share? {
         try database.write { db in
             guard var row = try ShareRow.fetch(id: id, in: db) else { return nil }
             if let expected, !expected.contains(where: { $0.rawValue == row.state }) { return nil }
@@ -199,7 +203,8 @@ public final class Outbox: Sendable {
             row.errorName = failure?.name
             row.errorMessage = failure?.message
             try row.update(db)
-            return try row.share(items: ItemRow.items(of: id, in: db), deliveries: DeliveryRow.deliveries(of: id, in: db))
+            return try row.share(
+                items: ItemRow.items(of: id, in: db), deliveries: DeliveryRow.deliveries(of: id, in: db))
         }
     }
 
@@ -212,8 +217,10 @@ public final class Outbox: Sendable {
     /// failed share keeps its files for Retry).
     public func idsNeedingFiles() throws -> Set<String> {
         try database.read { db in
-            Set(try String.fetchAll(db, sql: "SELECT id FROM share WHERE state NOT IN (?, ?)",
-                                    arguments: [ShareState.sent.rawValue, ShareState.cancelled.rawValue]))
+            Set(
+                try String.fetchAll(
+                    db, sql: "SELECT id FROM share WHERE state NOT IN (?, ?)",
+                    arguments: [ShareState.sent.rawValue, ShareState.cancelled.rawValue]))
         }
     }
 
@@ -221,8 +228,9 @@ public final class Outbox: Sendable {
     /// index entry by entry, and asked for every new share it made accepting 10,000 shares quadratic.
     public func count(in state: ShareState, upTo limit: Int = .max) throws -> Int {
         try database.read { db in
-            try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM (SELECT 1 FROM share WHERE state = ? LIMIT ?)"),
-                             arguments: [state.rawValue, limit]) ?? 0
+            try Int.fetchOne(
+                db.cachedStatement(sql: "SELECT COUNT(*) FROM (SELECT 1 FROM share WHERE state = ? LIMIT ?)"),
+                arguments: [state.rawValue, limit]) ?? 0
         }
     }
 
@@ -235,8 +243,9 @@ public final class Outbox: Sendable {
     public func hasShares(in states: [ShareState]) throws -> Bool {
         try database.read { db in
             try states.contains { state in
-                try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM share WHERE state = ?)"),
-                                  arguments: [state.rawValue]) ?? false
+                try Bool.fetchOne(
+                    db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM share WHERE state = ?)"),
+                    arguments: [state.rawValue]) ?? false
             }
         }
     }

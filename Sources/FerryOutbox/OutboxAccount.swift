@@ -10,8 +10,10 @@ public struct StoredAccount: Equatable, Sendable {
     /// Which sign-in this is: `save(newSignIn:)` numbers each new one after the last.
     public var signIn: Int64
 
-    public init(userID: String, homeserver: String, deviceID: String, signedIn: Bool, secretStorage: String?,
-                signIn: Int64 = 0) {
+    public init(
+        userID: String, homeserver: String, deviceID: String, signedIn: Bool, secretStorage: String?,
+        signIn: Int64 = 0
+    ) {
         self.userID = userID
         self.homeserver = homeserver
         self.deviceID = deviceID
@@ -30,8 +32,9 @@ extension StoredAccount {
     /// The account from a row of `selectSQL`; nil without a user or homeserver.
     init?(columns: [SQLValue]) {
         guard columns.count == 6, let user = columns[0].text, let homeserver = columns[1].text else { return nil }
-        self.init(userID: user, homeserver: homeserver, deviceID: columns[2].text ?? "",
-                  signedIn: (columns[3].integer ?? 0) != 0, secretStorage: columns[4].text, signIn: columns[5].integer ?? 0)
+        self.init(
+            userID: user, homeserver: homeserver, deviceID: columns[2].text ?? "",
+            signedIn: (columns[3].integer ?? 0) != 0, secretStorage: columns[4].text, signIn: columns[5].integer ?? 0)
     }
 }
 
@@ -63,13 +66,17 @@ extension Outbox {
     }
 
     private static func write(_ account: StoredAccount, in db: Database) throws {
-        try db.execute(sql: """
-            INSERT INTO account (id, user_id, homeserver, device_id, signed_in, secret_storage, sign_in)
-            VALUES (1, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT(id) DO UPDATE SET user_id = excluded.user_id, homeserver = excluded.homeserver,
-                device_id = excluded.device_id, signed_in = excluded.signed_in,
-                secret_storage = excluded.secret_storage, sign_in = excluded.sign_in
-            """, arguments: [account.userID, account.homeserver, account.deviceID, account.signedIn,
-                             account.secretStorage, account.signIn])
+        try db.execute(
+            sql: """
+                INSERT INTO account (id, user_id, homeserver, device_id, signed_in, secret_storage, sign_in)
+                VALUES (1, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(id) DO UPDATE SET user_id = excluded.user_id, homeserver = excluded.homeserver,
+                    device_id = excluded.device_id, signed_in = excluded.signed_in,
+                    secret_storage = excluded.secret_storage, sign_in = excluded.sign_in
+                """,
+            arguments: [
+                account.userID, account.homeserver, account.deviceID, account.signedIn,
+                account.secretStorage, account.signIn,
+            ])
     }
 }

@@ -7,9 +7,11 @@ extension Outbox {
     /// Shares the sender must work on, oldest first.
     public func shares(in states: [ShareState]) throws -> [Share] {
         let ids: [String] = try database.read { db in
-            try String.fetchAll(db, ShareRow.select(Column("id"))
-                .filter(states.map(\.rawValue).contains(Column("state")))
-                .order(Column("created_at"), Column("id")))
+            try String.fetchAll(
+                db,
+                ShareRow.select(Column("id"))
+                    .filter(states.map(\.rawValue).contains(Column("state")))
+                    .order(Column("created_at"), Column("id")))
         }
         return try ids.compactMap { try share(id: $0) }
     }
@@ -37,21 +39,26 @@ extension Outbox {
                 // Compare-and-set: a share cancelled (or settled) since the sender read it stays so,
                 // and one that is someone else's is not taken up as this user.
                 guard var row = try ShareRow.fetch(id: takeover.id, in: db),
-                      row.state == ShareState.queued.rawValue || row.state == ShareState.sending.rawValue,
-                      row.account == nil || row.account == user else { return nil }
+                    row.state == ShareState.queued.rawValue || row.state == ShareState.sending.rawValue,
+                    row.account == nil || row.account == user
+                else { return nil }
                 row.account = user
-                let existing = try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM delivery WHERE share_id = ?"),
-                                                arguments: [takeover.id]) ?? 0
+                let existing =
+                    try Int.fetchOne(
+                        db.cachedStatement(sql: "SELECT COUNT(*) FROM delivery WHERE share_id = ?"),
+                        arguments: [takeover.id]) ?? 0
                 if existing == 0 {
                     let destinations = row.destinations.split(separator: "\n").map(String.init)
                     for (position, destination) in destinations.enumerated() {
                         // The first destination is the one the sender starts on.
-                        let delivery = Delivery(destination: destination, state: position == 0 ? .sending : .queued,
-                                                bytesTotal: takeover.bytesTotal, eventsTotal: takeover.steps.count,
-                                                signIn: signIn)
+                        let delivery = Delivery(
+                            destination: destination, state: position == 0 ? .sending : .queued,
+                            bytesTotal: takeover.bytesTotal, eventsTotal: takeover.steps.count,
+                            signIn: signIn)
                         try DeliveryRow(shareID: takeover.id, position: position, delivery: delivery).insert(db)
                         for (index, step) in takeover.steps.enumerated() {
-                            try DeliveryStep(shareID: takeover.id, position: position, step: index, composed: step).insert(db)
+                            try DeliveryStep(shareID: takeover.id, position: position, step: index, composed: step)
+                                .insert(db)
                         }
                     }
                 }
@@ -60,21 +67,26 @@ extension Outbox {
                 row.errorName = nil
                 row.errorMessage = nil
                 try row.update(db)
-                return try row.share(items: ItemRow.items(of: takeover.id, in: db),
-                                     deliveries: DeliveryRow.deliveries(of: takeover.id, in: db))
+                return try row.share(
+                    items: ItemRow.items(of: takeover.id, in: db),
+                    deliveries: DeliveryRow.deliveries(of: takeover.id, in: db))
             }
         }
     }
 
-    public func beginSending(id: String, steps: [Composition.Step], bytesTotal: UInt64, as user: String,
-                             signIn: Int64, at time: Int64) throws -> Share? {
-        try beginSending([Takeover(id: id, steps: steps, bytesTotal: bytesTotal)], as: user, signIn: signIn, at: time).first
+    public func beginSending(
+        id: String, steps: [Composition.Step], bytesTotal: UInt64, as user: String,
+        signIn: Int64, at time: Int64
+    ) throws -> Share? {
+        try beginSending([Takeover(id: id, steps: steps, bytesTotal: bytesTotal)], as: user, signIn: signIn, at: time)
+            .first
     }
 
     public func steps(shareID: String, position: Int) throws -> [DeliveryStep] {
         try database.read { db in
             try DeliveryStep.fetchAll(
-                db.cachedStatement(sql: "SELECT * FROM delivery_step WHERE share_id = ? AND position = ? ORDER BY step"),
+                db.cachedStatement(
+                    sql: "SELECT * FROM delivery_step WHERE share_id = ? AND position = ? ORDER BY step"),
                 arguments: [shareID, position])
         }
     }
@@ -90,11 +102,16 @@ extension Outbox {
     public func recordUpload(_ step: DeliveryStep, contentURI: String, forEveryDelivery: Bool = true) throws {
         try writeProgress { db in
             if forEveryDelivery {
-                try db.execute(sql: "UPDATE delivery_step SET content_uri = ? WHERE share_id = ? AND item = ? AND content_uri IS NULL",
-                               arguments: [contentURI, step.shareID, step.item])
+                try db.execute(
+                    sql: """
+                        UPDATE delivery_step SET content_uri = ?
+                        WHERE share_id = ? AND item = ? AND content_uri IS NULL
+                        """,
+                    arguments: [contentURI, step.shareID, step.item])
             } else {
-                try db.execute(sql: "UPDATE delivery_step SET content_uri = ? WHERE share_id = ? AND position = ? AND step = ?",
-                               arguments: [contentURI, step.shareID, step.position, step.step])
+                try db.execute(
+                    sql: "UPDATE delivery_step SET content_uri = ? WHERE share_id = ? AND position = ? AND step = ?",
+                    arguments: [contentURI, step.shareID, step.position, step.step])
             }
         }
     }
@@ -102,8 +119,13 @@ extension Outbox {
     /// Whether every file of the share is on the server already (its staged copies are no longer needed).
     public func allFilesUploaded(shareID: String) throws -> Bool {
         try database.read { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM delivery_step WHERE share_id = ? AND item IS NOT NULL AND content_uri IS NULL",
-                             arguments: [shareID]) == 0
+            try Int.fetchOne(
+                db,
+                sql: """
+                    SELECT COUNT(*) FROM delivery_step
+                    WHERE share_id = ? AND item IS NOT NULL AND content_uri IS NULL
+                    """,
+                arguments: [shareID]) == 0
         }
     }
 
@@ -116,30 +138,43 @@ extension Outbox {
     /// repeats the event with its committed transaction id and the server answers with the event
     /// it already has.
     @discardableResult
-    public func recordEvent(_ step: DeliveryStep, eventID: String, roomID: String? = nil, completesDelivery: Bool = false,
-                            at time: Int64 = 0) throws -> Share? {
+    public func recordEvent(
+        _ step: DeliveryStep, eventID: String, roomID: String? = nil, completesDelivery: Bool = false,
+        at time: Int64 = 0
+    ) throws -> Share? {
         try writeProgress { db in
-            try db.cachedStatement(sql: "UPDATE delivery_step SET event_id = ? WHERE share_id = ? AND position = ? AND step = ?")
-                .execute(arguments: [eventID, step.shareID, step.position, step.step])
+            try db.cachedStatement(
+                sql: "UPDATE delivery_step SET event_id = ? WHERE share_id = ? AND position = ? AND step = ?"
+            )
+            .execute(arguments: [eventID, step.shareID, step.position, step.step])
             if let roomID {
-                try db.cachedStatement(sql: "UPDATE delivery SET room_id = ? WHERE share_id = ? AND position = ? AND room_id IS NULL")
-                    .execute(arguments: [roomID, step.shareID, step.position])
+                try db.cachedStatement(
+                    sql: "UPDATE delivery SET room_id = ? WHERE share_id = ? AND position = ? AND room_id IS NULL"
+                )
+                .execute(arguments: [roomID, step.shareID, step.position])
             }
-            let sent = completesDelivery
-                ? ", state = 'sent', bytes_sent = bytes_total, retry_at = NULL, attempts = 0, error_name = NULL, error_message = NULL"
+            let sent =
+                completesDelivery
+                ? ", state = 'sent', bytes_sent = bytes_total, retry_at = NULL, attempts = 0,"
+                    + " error_name = NULL, error_message = NULL"
                 : ""
-            try db.cachedStatement(sql: "UPDATE delivery SET events_sent = events_sent + 1\(sent) WHERE share_id = ? AND position = ?")
-                .execute(arguments: [step.shareID, step.position])
+            try db.cachedStatement(
+                sql: "UPDATE delivery SET events_sent = events_sent + 1\(sent) WHERE share_id = ? AND position = ?"
+            )
+            .execute(arguments: [step.shareID, step.position])
             if completesDelivery {
-                try db.cachedStatement(sql: """
-                    UPDATE share SET state = 'sent', updated_at = ?, error_name = NULL, error_message = NULL
-                    WHERE id = ? AND state = 'sending'
-                    AND NOT EXISTS (SELECT 1 FROM delivery WHERE share_id = ? AND state != 'sent')
-                    """).execute(arguments: [time, step.shareID, step.shareID])
+                try db.cachedStatement(
+                    sql: """
+                        UPDATE share SET state = 'sent', updated_at = ?, error_name = NULL, error_message = NULL
+                        WHERE id = ? AND state = 'sending'
+                        AND NOT EXISTS (SELECT 1 FROM delivery WHERE share_id = ? AND state != 'sent')
+                        """
+                ).execute(arguments: [time, step.shareID, step.shareID])
             }
             guard let row = try ShareRow.fetch(id: step.shareID, in: db) else { return nil }
-            return try row.share(items: ItemRow.items(of: step.shareID, in: db),
-                                 deliveries: DeliveryRow.deliveries(of: step.shareID, in: db))
+            return try row.share(
+                items: ItemRow.items(of: step.shareID, in: db),
+                deliveries: DeliveryRow.deliveries(of: step.shareID, in: db))
         }
     }
 
@@ -147,12 +182,16 @@ extension Outbox {
     /// cut may lose (bytes sent, see `writeProgress`): such a commit does not wait for the disk,
     /// which during a big upload is busy with the homeserver's own writes.
     @discardableResult
-    public func updateDelivery(shareID: String, position: Int, durable: Bool = true,
-                               _ change: (inout Delivery) -> Void) throws -> Delivery? {
+    public func updateDelivery(
+        shareID: String, position: Int, durable: Bool = true,
+        _ change: (inout Delivery) -> Void
+    ) throws -> Delivery? {
         func apply(_ db: Database) throws -> Delivery? {
-            guard let row = try DeliveryRow.fetchOne(
-                db.cachedStatement(sql: "SELECT * FROM delivery WHERE share_id = ? AND position = ?"),
-                arguments: [shareID, position]) else { return nil }
+            guard
+                let row = try DeliveryRow.fetchOne(
+                    db.cachedStatement(sql: "SELECT * FROM delivery WHERE share_id = ? AND position = ?"),
+                    arguments: [shareID, position])
+            else { return nil }
             var delivery = row.delivery
             change(&delivery)
             try DeliveryRow(shareID: shareID, position: position, delivery: delivery).update(db)
@@ -165,10 +204,12 @@ extension Outbox {
     /// a share is never sent as someone else. Returns the ids of the shares moved.
     public func park(sharesNotOf user: String, at time: Int64) throws -> [String] {
         try database.write { db in
-            let filter = ShareRow.filter([ShareState.queued.rawValue, ShareState.sending.rawValue].contains(Column("state"))
-                                         && Column("account") != nil && Column("account") != user)
+            let filter = ShareRow.filter(
+                [ShareState.queued.rawValue, ShareState.sending.rawValue].contains(Column("state"))
+                    && Column("account") != nil && Column("account") != user)
             let ids = try String.fetchAll(db, filter.select(Column("id")))
-            try filter.updateAll(db, Column("state").set(to: ShareState.awaitingSignIn.rawValue), Column("updated_at").set(to: time))
+            try filter.updateAll(
+                db, Column("state").set(to: ShareState.awaitingSignIn.rawValue), Column("updated_at").set(to: time))
             return ids
         }
     }
@@ -187,16 +228,23 @@ extension Outbox {
     /// Replaces a share's destinations and message (the dialog's choice) and queues it. `text`
     /// replaces the words of a text share (the dialog shows them in its message field). Only from
     /// awaiting-destination: nil when the share is gone or no longer waits (cancelled meanwhile).
-    public func complete(id: String, destinations: [String], message: String?, text: String? = nil, state: ShareState,
-                         account: String?, at time: Int64) throws -> Share? {
+    public func complete(
+        id: String, destinations: [String], message: String?, text: String? = nil, state: ShareState,
+        account: String?, at time: Int64
+    ) throws -> Share? {
         try database.write { db in
             // Compare-and-set: a share cancelled (or completed by another client) meanwhile is not revived.
-            guard var row = try ShareRow.fetchOne(db, key: id), row.state == ShareState.awaitingDestination.rawValue else {
+            guard var row = try ShareRow.fetchOne(db, key: id), row.state == ShareState.awaitingDestination.rawValue
+            else {
                 return nil
             }
             if let text {
-                try db.execute(sql: "UPDATE share_item SET text = ?, name = ?, size = ? WHERE share_id = ? AND position = 0 AND kind = 'text'",
-                               arguments: [text, text, text.utf8.count, id])
+                try db.execute(
+                    sql: """
+                        UPDATE share_item SET text = ?, name = ?, size = ?
+                        WHERE share_id = ? AND position = 0 AND kind = 'text'
+                        """,
+                    arguments: [text, text, text.utf8.count, id])
             }
             row.destinations = destinations.joined(separator: "\n")
             row.message = message
@@ -204,18 +252,21 @@ extension Outbox {
             row.account = account
             row.updatedAt = time
             try row.update(db)
-            return try row.share(items: ItemRow.items(of: id, in: db), deliveries: DeliveryRow.deliveries(of: id, in: db))
+            return try row.share(
+                items: ItemRow.items(of: id, in: db), deliveries: DeliveryRow.deliveries(of: id, in: db))
         }
     }
 
     /// The destinations Ferry sent to, most recent first (for the destination list's recents).
     public func recentRooms(limit: Int) throws -> [String] {
         try database.read { db in
-            try String.fetchAll(db, sql: """
-                SELECT d.room_id FROM delivery d JOIN share s ON s.id = d.share_id
-                WHERE d.state = 'sent' AND d.room_id IS NOT NULL
-                GROUP BY d.room_id ORDER BY MAX(s.updated_at) DESC LIMIT ?
-                """, arguments: [limit])
+            try String.fetchAll(
+                db,
+                sql: """
+                    SELECT d.room_id FROM delivery d JOIN share s ON s.id = d.share_id
+                    WHERE d.state = 'sent' AND d.room_id IS NOT NULL
+                    GROUP BY d.room_id ORDER BY MAX(s.updated_at) DESC LIMIT ?
+                    """, arguments: [limit])
         }
     }
 }

@@ -110,10 +110,12 @@ enum OutboxSchema {
             try db.alter(table: "share") { t in
                 t.add(column: "account", .text)
             }
-            try db.execute(sql: """
-                UPDATE share SET account = (SELECT user_id FROM account WHERE id = 1)
-                WHERE state IN ('queued', 'sending') OR EXISTS (SELECT 1 FROM delivery WHERE delivery.share_id = share.id)
-                """)
+            try db.execute(
+                sql: """
+                    UPDATE share SET account = (SELECT user_id FROM account WHERE id = 1)
+                    WHERE state IN ('queued', 'sending')
+                       OR EXISTS (SELECT 1 FROM delivery WHERE delivery.share_id = share.id)
+                    """)
             try db.alter(table: "account") { t in
                 t.add(column: "sign_in", .integer).notNull().defaults(to: 0)
             }

@@ -56,9 +56,12 @@ struct ShareRow: Codable, FetchableRecord, PersistableRecord {
         """
 
     var insertValues: [SQLValue] {
-        [SQLValue(id), SQLValue(state), SQLValue(action), SQLValue(contentType), SQLValue(subject), SQLValue(message),
-         SQLValue(destinations), SQLValue(source), SQLValue(createdAt), SQLValue(updatedAt), SQLValue(errorName),
-         SQLValue(errorMessage), SQLValue(suggestedDestinations), SQLValue(account)]
+        [
+            SQLValue(id), SQLValue(state), SQLValue(action), SQLValue(contentType), SQLValue(subject),
+            SQLValue(message),
+            SQLValue(destinations), SQLValue(source), SQLValue(createdAt), SQLValue(updatedAt), SQLValue(errorName),
+            SQLValue(errorMessage), SQLValue(suggestedDestinations), SQLValue(account),
+        ]
     }
 
     /// The row of one share (a cached statement: the sender reads shares often).
@@ -67,14 +70,16 @@ struct ShareRow: Codable, FetchableRecord, PersistableRecord {
     }
 
     func share(items: [ShareItem], deliveries: [Delivery] = []) -> Share {
-        let intent = ShareIntent(items: items, subject: subject, message: message,
-                                 destinations: destinations.split(separator: "\n").map(String.init),
-                                 source: IntakeSource(rawValue: source) ?? .share,
-                                 suggestedDestinations: suggestedDestinations.split(separator: "\n").map(String.init))
+        let intent = ShareIntent(
+            items: items, subject: subject, message: message,
+            destinations: destinations.split(separator: "\n").map(String.init),
+            source: IntakeSource(rawValue: source) ?? .share,
+            suggestedDestinations: suggestedDestinations.split(separator: "\n").map(String.init))
         let failure = errorName.map { Share.Failure(name: $0, message: errorMessage ?? "") }
         // An unknown state can only come from a newer Ferry; showing it as failed keeps it visible.
-        return Share(id: id, intent: intent, state: ShareState(rawValue: state) ?? .failed,
-                     created: createdAt, updated: updatedAt, failure: failure, deliveries: deliveries, account: account)
+        return Share(
+            id: id, intent: intent, state: ShareState(rawValue: state) ?? .failed,
+            created: createdAt, updated: updatedAt, failure: failure, deliveries: deliveries, account: account)
     }
 }
 
@@ -113,20 +118,25 @@ struct ItemRow: Codable, FetchableRecord, PersistableRecord {
         """
 
     var insertValues: [SQLValue] {
-        [SQLValue(shareID), SQLValue(Int64(position)), SQLValue(kind), SQLValue(name), SQLValue(contentType),
-         SQLValue(size), SQLValue(uri), SQLValue(text)]
+        [
+            SQLValue(shareID), SQLValue(Int64(position)), SQLValue(kind), SQLValue(name), SQLValue(contentType),
+            SQLValue(size), SQLValue(uri), SQLValue(text),
+        ]
     }
 
     var item: ShareItem {
-        ShareItem(kind: ShareItem.Kind(rawValue: kind) ?? .file, name: name, contentType: contentType,
-                  size: UInt64(max(0, size)), uri: uri, text: text)
+        ShareItem(
+            kind: ShareItem.Kind(rawValue: kind) ?? .file, name: name, contentType: contentType,
+            size: UInt64(max(0, size)), uri: uri, text: text)
     }
 
     // Cached statements: the sender reads a share several times per event, and building the query
     // through GRDB's query interface each time cost more than the SQL itself.
     static func items(of shareID: String, in db: Database) throws -> [ShareItem] {
-        try ItemRow.fetchAll(db.cachedStatement(sql: "SELECT * FROM share_item WHERE share_id = ? ORDER BY position"),
-                             arguments: [shareID]).map(\.item)
+        try ItemRow.fetchAll(
+            db.cachedStatement(sql: "SELECT * FROM share_item WHERE share_id = ? ORDER BY position"),
+            arguments: [shareID]
+        ).map(\.item)
     }
 }
 

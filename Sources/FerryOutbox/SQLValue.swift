@@ -26,12 +26,13 @@ enum SQLValue {
 
     /// A statement's values as GRDB binds them.
     static func arguments(_ values: [SQLValue]) -> StatementArguments {
-        StatementArguments(values.map { value -> (any DatabaseValueConvertible)? in
-            switch value {
-            case .null: nil
-            case .integer(let number): number
-            case .text(let text): text
-            }
-        })
+        StatementArguments(
+            values.map { value -> (any DatabaseValueConvertible)? in
+                switch value {
+                case .null: nil
+                case .integer(let number): number
+                case .text(let text): text
+                }
+            })
     }
 }

@@ -34,8 +34,9 @@ public enum CrashedShares {
                     }
                 }
             }
-            // TRANSLATORS: completes "Sending to {room} failed: {reason}." for a share that had no destination.
-            let error = ShareError.deliveryFailed(share.intent.destinations.first ?? tr("its destinations"), reason: CrashTally.reason)
+            let error = ShareError.deliveryFailed(
+                // TRANSLATORS: completes "Sending to {room} failed: {reason}." for a share that had no destination.
+                share.intent.destinations.first ?? tr("its destinations"), reason: CrashTally.reason)
             let failure = Share.Failure(name: error.name, message: error.message)
             let settled = logger.attempt("failing a share that crashed the service", share: id) {
                 try outbox.update(id: id, state: .failed, failure: failure, at: time, from: [.queued, .sending])

@@ -16,7 +16,9 @@ enum DeliveryFailure: Error {
     static func from(_ error: MatrixError, destination: String, token: String) -> DeliveryFailure {
         if error.isUnknownToken { return .unauthorized(token: token) }
         if error.isTransient { return .transient(error) }
-        if error.errcode == MatrixError.encryptionErrcode { return .permanent(.encryptedRoom(destination, reason: error.message)) }
+        if error.errcode == MatrixError.encryptionErrcode {
+            return .permanent(.encryptedRoom(destination, reason: error.message))
+        }
         switch (error.status, error.errcode) {
         case (403, _): return .permanent(.forbidden(destination, reason: error.message))
         case (404, _), (_, "M_NOT_FOUND"): return .permanent(.roomNotFound(destination))

@@ -29,7 +29,9 @@ final class SendGate: Sendable {
     /// Called when the event request has an answer (or failed).
     func leave(shareID: String, destination: String) {
         onItsWay.withLockedValue { onItsWay in
-            guard var destinations = onItsWay[shareID], let index = destinations.firstIndex(of: destination) else { return }
+            guard var destinations = onItsWay[shareID], let index = destinations.firstIndex(of: destination) else {
+                return
+            }
             destinations.remove(at: index)
             onItsWay[shareID] = destinations.isEmpty ? nil : destinations
         }
@@ -40,7 +42,9 @@ final class SendGate: Sendable {
     func cancel(shareID: String, outbox: Outbox, at time: Int64) throws -> (share: Share, tooLateFor: [String])? {
         try onItsWay.withLockedValue { onItsWay in
             let cancellable = Set(ShareState.allCases.filter(\.isCancellable))
-            guard let share = try outbox.update(id: shareID, state: .cancelled, at: time, from: cancellable) else { return nil }
+            guard let share = try outbox.update(id: shareID, state: .cancelled, at: time, from: cancellable) else {
+                return nil
+            }
             return (share, onItsWay[shareID] ?? [])
         }
     }

@@ -25,8 +25,9 @@ extension Sender {
     /// record left it (that delivery sent, and the share too when it was the last), or nil when
     /// there was nothing left to send.
     func deliver(_ share: Share, position: Int, session: Session) async throws(DeliveryFailure) -> Share? {
-        var run = Run(share: share, position: position, session: session, homeserver: connect(session),
-                      delivery: share.deliveries[position])
+        var run = Run(
+            share: share, position: position, session: session, homeserver: connect(session),
+            delivery: share.deliveries[position])
         if run.delivery.state != .sending { change(share.id, position) { $0.state = .sending } }
         let roomID = try await resolve(&run)
         let steps = try readSteps(of: run)
@@ -42,8 +43,10 @@ extension Sender {
         for (index, step) in pending.enumerated() {
             guard stillSending(share.id) else { throw .cancelled }
             let content = try await upload(step, of: run, through: channel, bytesDone: &bytesDone)
-            if let recorded = try await send(content, step: step, last: index == pending.count - 1, of: &run,
-                                             through: channel) {
+            if let recorded = try await send(
+                content, step: step, last: index == pending.count - 1, of: &run,
+                through: channel)
+            {
                 return recorded
             }
         }
@@ -67,16 +70,23 @@ extension Sender {
         let (shareID, position) = (run.shareID, run.position)
         // Unread, a chat begun before might be made a second time: the delivery stops here
         // (the share stays sending for the next pass) rather than guess.
-        guard let begun = logger.attempt("reading whether a room was being made", share: shareID, {
-            try outbox.roomCreationBegun(shareID: shareID, position: position)
-        }) else { throw .cancelled }
+        guard
+            let begun = logger.attempt(
+                "reading whether a room was being made", share: shareID,
+                {
+                    try outbox.roomCreationBegun(shareID: shareID, position: position)
+                })
+        else { throw .cancelled }
         let creation = DestinationResolver.Creation(
             marker: "\(shareID).\(position)",
             begun: begun,
             beginning: { () throws(MatrixError) in
                 do { try outbox.beginRoomCreation(shareID: shareID, position: position) } catch {
-                    // TRANSLATORS: a reason, completing "Sending to {room} failed: unexpected answer: {reason}."; {error} is the database's own words, in English.
-                    throw MatrixError(kind: .malformed, message: tr("the outbox could not note the new chat: {error}", ["error": "\(error)"]))
+                    throw MatrixError(
+                        kind: .malformed,
+                        // TRANSLATORS: a reason, completing "Sending to {room} failed: unexpected answer: {reason}.";
+                        // {error} is the database's own words, in English.
+                        message: tr("the outbox could not note the new chat: {error}", ["error": "\(error)"]))
                 }
             })
         let homeserver = run.homeserver
@@ -99,9 +109,13 @@ extension Sender {
     /// sent: it stops here instead, and the share stays sending for the next pass.
     private func readSteps(of run: Run) throws(DeliveryFailure) -> [DeliveryStep] {
         let outbox = outbox
-        guard let steps = logger.attempt("reading the delivery's steps", share: run.shareID, {
-            try outbox.steps(shareID: run.shareID, position: run.position)
-        }) else { throw .cancelled }
+        guard
+            let steps = logger.attempt(
+                "reading the delivery's steps", share: run.shareID,
+                {
+                    try outbox.steps(shareID: run.shareID, position: run.position)
+                })
+        else { throw .cancelled }
         return steps
     }
 
@@ -114,7 +128,9 @@ extension Sender {
         let toUpload = steps.filter { $0.item != nil && $0.contentURI == nil }
         guard !toUpload.isEmpty else { return }
         let homeserver = run.homeserver
-        guard let limit = try await asking(run, { () async throws(MatrixError) in try await serverUploadLimit(homeserver) })
+        guard
+            let limit = try await asking(
+                run, { () async throws(MatrixError) in try await serverUploadLimit(homeserver) })
         else { return }
         if let tooLarge = steps.compactMap(\.item).map({ items[$0] }).first(where: { $0.size > limit }) {
             throw .permanent(.fileTooLargeForServer(tooLarge.name, size: tooLarge.size, limit: limit))
@@ -126,8 +142,10 @@ extension Sender {
     /// A delivery begun under an earlier sign-in: its device may be gone from the server, and its
     /// transaction ids with it. What went out then is found in the room and recorded, not sent
     /// again; returns the share when that was the whole delivery.
-    private func recoverEarlierSignIn(_ run: inout Run, roomID: String,
-                                      pending: inout [DeliveryStep]) async throws(DeliveryFailure) -> Share? {
+    private func recoverEarlierSignIn(
+        _ run: inout Run, roomID: String,
+        pending: inout [DeliveryStep]
+    ) async throws(DeliveryFailure) -> Share? {
         guard run.delivery.signIn != run.session.signIn else { return nil }
         let delivery = run.delivery
         if delivery.signIn != nil || delivery.attempts > 0 || delivery.eventsSent > 0, !pending.isEmpty {
@@ -139,12 +157,14 @@ extension Sender {
             // Events go out in order: what was found is the start of what is pending.
             while let step = pending.first, let eventID = found[step.transactionID] {
                 pending.removeFirst()
-                logger.info("found an event sent under an earlier sign-in",
-                            metadata: ["share": "\(run.shareID)", "step": "\(step.step)"])
+                logger.info(
+                    "found an event sent under an earlier sign-in",
+                    metadata: ["share": "\(run.shareID)", "step": "\(step.step)"])
                 let (roomToRecord, last) = (run.roomToRecord, pending.isEmpty)
                 let recorded = logger.attempt("recording an event found in the room", share: run.shareID) {
-                    try outbox.recordEvent(step, eventID: eventID, roomID: roomToRecord, completesDelivery: last,
-                                           at: clock())
+                    try outbox.recordEvent(
+                        step, eventID: eventID, roomID: roomToRecord, completesDelivery: last,
+                        at: clock())
                 }
                 if let recorded {
                     run.roomToRecord = nil
@@ -162,8 +182,10 @@ extension Sender {
     /// The step's content: its text, or its file, uploaded through the channel unless an upload
     /// that serves this room is already there (an earlier attempt, another room of the share, an
     /// upload begun while the file was staged).
-    private func upload(_ step: DeliveryStep, of run: Run, through channel: any RoomChannel,
-                        bytesDone: inout UInt64) async throws(DeliveryFailure) -> MessageContent {
+    private func upload(
+        _ step: DeliveryStep, of run: Run, through channel: any RoomChannel,
+        bytesDone: inout UInt64
+    ) async throws(DeliveryFailure) -> MessageContent {
         guard let index = step.item else {
             var content = MessageContent(msgtype: "m.text", body: step.text ?? "")
             content.transaction = step.transactionID
@@ -182,7 +204,8 @@ extension Sender {
             ownUpload = true
         }
         if step.contentURI == nil {
-            let uri = try await uploadFile(item, at: path, index: index, of: run, through: channel, bytesDone: bytesDone)
+            let uri = try await uploadFile(
+                item, at: path, index: index, of: run, through: channel, bytesDone: bytesDone)
             // Not recorded, the file is uploaded again at a retry: a second copy on the server,
             // never a second event.
             _ = logger.attempt("recording an upload", share: shareID) {
@@ -197,15 +220,19 @@ extension Sender {
     }
 
     /// The file's upload: the one begun while it was staged, or a new one from the staged copy.
-    private func uploadFile(_ item: ShareItem, at path: String, index: Int, of run: Run, through channel: any RoomChannel,
-                            bytesDone base: UInt64) async throws(DeliveryFailure) -> String {
+    private func uploadFile(
+        _ item: ShareItem, at path: String, index: Int, of run: Run, through channel: any RoomChannel,
+        bytesDone base: UInt64
+    ) async throws(DeliveryFailure) -> String {
         let (shareID, position) = (run.shareID, run.position)
         let throttle = ProgressThrottle { [weak self] sent in
             guard let self else { return }
             Task { await self.reportProgress(shareID, position, bytes: base + sent) }
         }
-        if let early = await earlyUpload(shareID: shareID, position: index, encrypted: channel.isEncrypted,
-                                         progress: { throttle.update($0) }) {
+        if let early = await earlyUpload(
+            shareID: shareID, position: index, encrypted: channel.isEncrypted,
+            progress: { throttle.update($0) })
+        {
             return early
         }
         // The share may have been cancelled while its early upload was awaited.
@@ -217,8 +244,9 @@ extension Sender {
         }
         do {
             return try await asking(run) { () async throws(MatrixError) in
-                try await channel.upload(path: path, size: item.size, contentType: item.contentType, filename: item.name,
-                                         available: nil, progress: { throttle.update($0) })
+                try await channel.upload(
+                    path: path, size: item.size, contentType: item.contentType, filename: item.name,
+                    available: nil, progress: { throttle.update($0) })
             }
         } catch {
             // Cancel removes the copy while it is read: that is a cancel, not a lost file.
@@ -234,8 +262,10 @@ extension Sender {
     // MARK: - Send
 
     /// Sends one step's event and records it; returns the share when it was the delivery's last.
-    private func send(_ content: MessageContent, step: DeliveryStep, last: Bool, of run: inout Run,
-                      through channel: any RoomChannel) async throws(DeliveryFailure) -> Share? {
+    private func send(
+        _ content: MessageContent, step: DeliveryStep, last: Bool, of run: inout Run,
+        through channel: any RoomChannel
+    ) async throws(DeliveryFailure) -> Share? {
         try await confirmStillPlain(channel, of: run)
         let (shareID, destination) = (run.shareID, run.destination)
         // The last moment a Cancel stops this event; from here until it is recorded, a Cancel
@@ -273,8 +303,12 @@ extension Sender {
         let homeserver = run.homeserver
         let roomID = channel.roomID
         if try await asking(run, { () async throws(MatrixError) in try await isEncrypted(roomID, on: homeserver) }) {
-            // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}. Nothing was sent there unencrypted."
-            throw .permanent(.encryptedRoom(run.destination, reason: tr("the room was end-to-end encrypted while the share was on its way; share it again")))
+            throw .permanent(
+                .encryptedRoom(
+                    run.destination,
+                    // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it:
+                    // {reason}. Nothing was sent there unencrypted."
+                    reason: tr("the room was end-to-end encrypted while the share was on its way; share it again")))
         }
     }
 

@@ -15,17 +15,23 @@ extension Sender: UploadAhead {
     /// Smaller files are copied in a moment; starting their upload early saves nothing.
     public static let uploadAheadMinimumSize: UInt64 = 8 << 20
 
-    public nonisolated func begin(shareID: String, position: Int, path: String, item: ShareItem,
-                                  destinations: [String]) -> GrowingFile? {
+    public nonisolated func begin(
+        shareID: String, position: Int, path: String, item: ShareItem,
+        destinations: [String]
+    ) -> GrowingFile? {
         guard item.size >= Self.uploadAheadMinimumSize, let session = account.currentIfRead, !destinations.isEmpty,
-              // A person's chat may not exist yet; the sender creates it, once.
-              destinations.allSatisfy({ Destination.kind(of: $0) == .roomID || Destination.kind(of: $0) == .roomAlias })
+            // A person's chat may not exist yet; the sender creates it, once.
+            destinations.allSatisfy({ Destination.kind(of: $0) == .roomID || Destination.kind(of: $0) == .roomAlias })
         else { return nil }
         let file = GrowingFile(expectedSize: item.size)
         let progress = ProgressRelay()
-        let task = Task { await self.uploadAhead(item, from: path, file: file, to: destinations, session: session,
-                                                 progress: progress) }
-        earlyUploads.add(.init(task: task, file: file, progress: progress), for: .init(shareID: shareID, position: position))
+        let task = Task {
+            await self.uploadAhead(
+                item, from: path, file: file, to: destinations, session: session,
+                progress: progress)
+        }
+        earlyUploads.add(
+            .init(task: task, file: file, progress: progress), for: .init(shareID: shareID, position: position))
         return file
     }
 
@@ -43,8 +49,10 @@ extension Sender: UploadAhead {
     }
 
     /// The upload itself; nil when it did not happen or failed.
-    private func uploadAhead(_ item: ShareItem, from path: String, file: GrowingFile, to destinations: [String],
-                             session: Session, progress: ProgressRelay) async -> EarlyUploads.Uploaded? {
+    private func uploadAhead(
+        _ item: ShareItem, from path: String, file: GrowingFile, to destinations: [String],
+        session: Session, progress: ProgressRelay
+    ) async -> EarlyUploads.Uploaded? {
         // However it ends, the copy keeps no bytes for this upload any more (until the sender took
         // the early upload, a failed one held the copy's window).
         defer { file.readerStopped() }
@@ -56,10 +64,13 @@ extension Sender: UploadAhead {
                 channels.append(try await channel(to: roomID, on: homeserver))
             }
             // One upload serves every room only when they are all of one kind.
-            guard let first = channels.first, channels.allSatisfy({ $0.isEncrypted == first.isEncrypted }) else { return nil }
+            guard let first = channels.first, channels.allSatisfy({ $0.isEncrypted == first.isEncrypted }) else {
+                return nil
+            }
             if let limit = try await serverUploadLimit(homeserver), item.size > limit { return nil }
-            let uri = try await first.upload(path: path, size: item.size, contentType: item.contentType, filename: item.name,
-                                             available: file, progress: { progress.update($0) })
+            let uri = try await first.upload(
+                path: path, size: item.size, contentType: item.contentType, filename: item.name,
+                available: file, progress: { progress.update($0) })
             return .init(uri: uri, encrypted: first.isEncrypted)
         } catch {
             logger.debug("early upload not used", metadata: ["error": "\(error)"])
@@ -71,8 +82,10 @@ extension Sender: UploadAhead {
     /// or it failed. `progress` hears its bytes sent from now on.
     /// Only an upload of the room's kind is used: plain for a plain room, encrypted for an
     /// encrypted one (a room's encryption may have changed while the file was staged).
-    func earlyUpload(shareID: String, position: Int, encrypted: Bool,
-                     progress: @escaping @Sendable (UInt64) -> Void) async -> String? {
+    func earlyUpload(
+        shareID: String, position: Int, encrypted: Bool,
+        progress: @escaping @Sendable (UInt64) -> Void
+    ) async -> String? {
         guard let upload = earlyUploads.take(shareID: shareID, position: position) else { return nil }
         upload.progress.listen(progress)
         guard let uploaded = await upload.task.value, uploaded.encrypted == encrypted else { return nil }

@@ -42,9 +42,11 @@ public actor Sender {
     /// Makes Cancel and the last check before an event request one step each (SendGate).
     let gate = SendGate()
 
-    public init(outbox: Outbox, spool: Spool, account: any SessionSource, backoff: Backoff, logger: Logger,
-                clock: @escaping @Sendable () -> Int64, working: @escaping @Sendable (String?) -> Void = { _ in },
-                connect: @escaping @Sendable (Session) -> any Homeserver = { MatrixClient(session: $0) }) {
+    public init(
+        outbox: Outbox, spool: Spool, account: any SessionSource, backoff: Backoff, logger: Logger,
+        clock: @escaping @Sendable () -> Int64, working: @escaping @Sendable (String?) -> Void = { _ in },
+        connect: @escaping @Sendable (Session) -> any Homeserver = { MatrixClient(session: $0) }
+    ) {
         self.outbox = outbox
         self.spool = spool
         self.account = account
@@ -154,13 +156,18 @@ public actor Sender {
         let fresh = shares.filter { $0.state == .queued || $0.deliveries.isEmpty }
         guard !fresh.isEmpty else { return shares }
         let takeovers = fresh.map { share in
-            Outbox.Takeover(id: share.id, steps: Composition.steps(for: share.intent),
-                            bytesTotal: share.intent.items.filter { $0.kind == .file }.reduce(0) { $0 + $1.size })
+            Outbox.Takeover(
+                id: share.id, steps: Composition.steps(for: share.intent),
+                bytesTotal: share.intent.items.filter { $0.kind == .file }.reduce(0) { $0 + $1.size })
         }
         // Not taken up here, each share is taken up on its own in send(_:session:retryNow:).
-        guard let begun = logger.attempt("taking up the queue", {
-            try outbox.beginSending(takeovers, as: session.userID, signIn: session.signIn, at: clock())
-        }) else {
+        guard
+            let begun = logger.attempt(
+                "taking up the queue",
+                {
+                    try outbox.beginSending(takeovers, as: session.userID, signIn: session.signIn, at: clock())
+                })
+        else {
             return shares
         }
         begun.forEach { tell(.shareChanged($0)) }
@@ -176,10 +183,15 @@ public actor Sender {
             let steps = Composition.steps(for: share.intent)
             let bytes = share.intent.items.filter { $0.kind == .file }.reduce(0) { $0 + $1.size }
             // A share that cannot be taken up stays queued for the next pass (nil: cancelled meanwhile).
-            guard let begun = logger.attempt("taking up a share", share: share.id, {
-                try outbox.beginSending(id: share.id, steps: steps, bytesTotal: bytes, as: session.userID,
-                                        signIn: session.signIn, at: clock())
-            }) else {
+            guard
+                let begun = logger.attempt(
+                    "taking up a share", share: share.id,
+                    {
+                        try outbox.beginSending(
+                            id: share.id, steps: steps, bytesTotal: bytes, as: session.userID,
+                            signIn: session.signIn, at: clock())
+                    })
+            else {
                 return .finished
             }
             share = begun
@@ -235,11 +247,18 @@ public actor Sender {
                     return .signedOut
                 case .transient(let error):
                     let attempts = delivery.attempts + 1
-                    let retryAt = clock() + backoff.delay(attempt: attempts,
-                                                          retryAfterMilliseconds: error.retryAfterMilliseconds,
-                                                          jitter: Double.random(in: 0..<1))
-                    logger.notice("will retry", metadata: ["share": "\(share.id)", "destination": "\(delivery.destination)",
-                                                           "error": "\(error)", "attempt": "\(attempts)"])
+                    let retryAt =
+                        clock()
+                        + backoff.delay(
+                            attempt: attempts,
+                            retryAfterMilliseconds: error.retryAfterMilliseconds,
+                            jitter: Double.random(in: 0..<1))
+                    logger.notice(
+                        "will retry",
+                        metadata: [
+                            "share": "\(share.id)", "destination": "\(delivery.destination)",
+                            "error": "\(error)", "attempt": "\(attempts)",
+                        ])
                     change(share.id, position) {
                         $0.state = .retrying
                         $0.retryAt = retryAt
@@ -267,8 +286,10 @@ public actor Sender {
     }
 
     @discardableResult
-    func change(_ shareID: String, _ position: Int, durable: Bool = true,
-                        _ body: (inout Delivery) -> Void) -> Delivery? {
+    func change(
+        _ shareID: String, _ position: Int, durable: Bool = true,
+        _ body: (inout Delivery) -> Void
+    ) -> Delivery? {
         let delivery = logger.attempt("updating a delivery", share: shareID) {
             try outbox.updateDelivery(shareID: shareID, position: position, durable: durable, body)
         }
@@ -287,14 +308,19 @@ public actor Sender {
     /// Settles the share's own state from its deliveries once none is left in progress.
     private func finish(_ shareID: String) {
         guard let share = logger.attempt("reading a share", share: shareID, { try outbox.share(id: shareID) }),
-              share.state == .sending else { return }
+            share.state == .sending
+        else { return }
         let state = DeliveryOutcome.shareState(of: share.deliveries)
         guard state != .sending else { return }
         let failure = share.deliveries.first { $0.state == .failed }?.failure
         // Not settled, the share is still sending: the next pass finds every delivery final and settles it.
-        guard let settled = logger.attempt("settling a share", share: shareID, {
-            try outbox.update(id: shareID, state: state, failure: failure, at: clock(), from: [.sending])
-        }) else { return }
+        guard
+            let settled = logger.attempt(
+                "settling a share", share: shareID,
+                {
+                    try outbox.update(id: shareID, state: state, failure: failure, at: clock(), from: [.sending])
+                })
+        else { return }
         tell(.shareChanged(settled))
         settle(settled)
     }
@@ -303,7 +329,8 @@ public actor Sender {
     private func settle(_ share: Share) {
         earlyUploads.abandon(shareID: share.id)
         // A failed share keeps its copies for Retry, unless every file is on the server already.
-        let uploaded = share.state == .sent
+        let uploaded =
+            share.state == .sent
             || logger.attempt("reading whether every file is uploaded", share: share.id) {
                 try outbox.allFilesUploaded(shareID: share.id)
             } == true

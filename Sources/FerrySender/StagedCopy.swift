@@ -20,9 +20,12 @@ enum StagedCopy {
         // TRANSLATORS: completes "Ferry's copy of {name} cannot be sent: {reason}; share the file again."
         guard info.st_mode & S_IFMT == S_IFREG else { return tr("it is no longer a regular file in Ferry's spool") }
         guard UInt64(max(0, info.st_size)) >= size else {
-            // TRANSLATORS: completes "Ferry's copy of {name} cannot be sent: {reason}; share the file again."; {count} and {size} are numbers of bytes, {count} the copy's and {size} the file's.
-            return trn("it is {count} byte instead of {size} (it was cut short)", "it is {count} bytes instead of {size} (it was cut short)",
-                       Int(info.st_size), ["size": String(size)])
+            return trn(
+                // TRANSLATORS: completes "Ferry's copy of {name} cannot be sent: {reason}; share the file again.";
+                // {count} and {size} are numbers of bytes, {count} the copy's and {size} the file's.
+                "it is {count} byte instead of {size} (it was cut short)",
+                "it is {count} bytes instead of {size} (it was cut short)",
+                Int(info.st_size), ["size": String(size)])
         }
         guard access(path, R_OK) == 0 else { return unreadable() }
         return nil
@@ -30,7 +33,8 @@ enum StagedCopy {
 
     /// The system's reason `errno` says, in the sentence of `problem`.
     private static func unreadable() -> String {
-        // TRANSLATORS: completes "Ferry's copy of {name} cannot be sent: {reason}; share the file again."; {error} is the system's reason, such as "Permission denied".
+        // TRANSLATORS: completes "Ferry's copy of {name} cannot be sent: {reason}; share the file again."; {error} is
+        // the system's reason, such as "Permission denied".
         tr("it cannot be read ({error})", ["error": String(cString: strerror(errno))])
     }
 }

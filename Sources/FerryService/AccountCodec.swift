@@ -16,7 +16,8 @@ enum AccountCodec {
             return Credentials(homeserver: request.homeserver, method: .password(user: user, password: password))
         case .accessToken(let token): return Credentials(homeserver: request.homeserver, method: .accessToken(token))
         case .browser:
-            return Credentials(homeserver: request.homeserver, method: .browser(open: { uri in try Launcher.open(uri: uri) }))
+            return Credentials(
+                homeserver: request.homeserver, method: .browser(open: { uri in try Launcher.open(uri: uri) }))
         }
     }
 
@@ -29,22 +30,26 @@ enum AccountCodec {
     }
 
     static func encode(_ flows: FerryMatrix.LoginFlows) -> [String: Variant] {
-        ["homeserver": .string(flows.homeserver), "password": .bool(flows.password), "sso": .bool(flows.sso),
-         "token": .bool(flows.token)]
+        [
+            "homeserver": .string(flows.homeserver), "password": .bool(flows.password), "sso": .bool(flows.sso),
+            "token": .bool(flows.token),
+        ]
     }
 
     static func report(_ status: ServiceStatus) -> StatusReport {
-        StatusReport(signedIn: status.signedIn, userID: status.userID, homeserver: status.homeserver, online: status.online,
-                     secretStorage: status.secretStorage, deviceID: status.deviceID,
-                     deviceVerification: status.verification?.rawValue, shares: status.shares)
+        StatusReport(
+            signedIn: status.signedIn, userID: status.userID, homeserver: status.homeserver, online: status.online,
+            secretStorage: status.secretStorage, deviceID: status.deviceID,
+            deviceVerification: status.verification?.rawValue, shares: status.shares)
     }
 
     /// An emoji verification as its methods answer and EmojiVerificationChanged carries it.
     static func report(_ state: EmojiVerificationState) -> EmojiVerificationReport {
-        EmojiVerificationReport(state: state.stage.rawValue, id: state.id, deviceID: state.deviceID,
-                                deviceName: state.deviceName, emoji: state.emoji.map(\.emoji),
-                                emojiNames: state.emoji.map(\.description),
-                                decimal: state.emoji.isEmpty ? nil : state.decimals.map(String.init).joined(separator: " "),
-                                reason: state.reason.isEmpty ? nil : state.reason, verification: state.verification?.rawValue)
+        EmojiVerificationReport(
+            state: state.stage.rawValue, id: state.id, deviceID: state.deviceID,
+            deviceName: state.deviceName, emoji: state.emoji.map(\.emoji),
+            emojiNames: state.emoji.map(\.description),
+            decimal: state.emoji.isEmpty ? nil : state.decimals.map(String.init).joined(separator: " "),
+            reason: state.reason.isEmpty ? nil : state.reason, verification: state.verification?.rawValue)
     }
 }

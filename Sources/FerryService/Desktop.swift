@@ -26,7 +26,8 @@ import Logging
     /// An Open was refused: a file manager shows nothing when Open fails, so a notification says it.
     nonisolated func refused(_ error: ShareError) {
         MainContext.invoke { [self] in
-            // TRANSLATORS: the title of a notification when files given to Ferry (from a file manager's "Open With") were refused; the body says why.
+            // TRANSLATORS: the title of a notification when files given to Ferry (from a file manager's "Open With")
+            // were refused; the body says why.
             application.sendNotification(id: "refused", title: tr("Ferry could not share this"), body: error.message)
         }
     }
@@ -47,9 +48,10 @@ import Logging
     nonisolated func signInRequired(_ reason: String) {
         MainContext.invoke { [self] in
             guard signInNotices.allow() else { return }
-            application.sendNotification(id: "sign-in", title: tr("Sign in to send your share"), body: reason,
-                                         defaultAction: ("sign-in", nil),
-                                         buttons: [(label: trc("button", "Sign In"), action: "sign-in", target: nil)])
+            application.sendNotification(
+                id: "sign-in", title: tr("Sign in to send your share"), body: reason,
+                defaultAction: ("sign-in", nil),
+                buttons: [(label: trc("button", "Sign In"), action: "sign-in", target: nil)])
         }
     }
 

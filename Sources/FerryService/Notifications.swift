@@ -23,10 +23,13 @@ import GLibAdapter
 
     private func show(_ notice: FinishedNotices.Notice) {
         var buttons: [(label: String, action: String, target: String?)] = []
-        if let share = notice.retryShareID { buttons.append((label: trc("button", "Retry"), action: "retry", target: share)) }
+        if let share = notice.retryShareID {
+            buttons.append((label: trc("button", "Retry"), action: "retry", target: share))
+        }
         // TRANSLATORS: a button on a notification; it opens Ferry's window with the list of shares.
         if notice.showsShares { buttons.append((label: tr("Show Shares"), action: "shares", target: nil)) }
-        application.sendNotification(id: notice.id, title: notice.title, body: notice.body,
-                                     defaultAction: notice.showsShares ? ("shares", nil) : nil, buttons: buttons)
+        application.sendNotification(
+            id: notice.id, title: notice.title, body: notice.body,
+            defaultAction: notice.showsShares ? ("shares", nil) : nil, buttons: buttons)
     }
 }

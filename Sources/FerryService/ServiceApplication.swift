@@ -38,31 +38,42 @@ public enum ServiceApplication {
                 stateLock = try StateLock(path: settings.paths.stateDirectory + "/lock")
             } catch {
                 let owner = error.ownerPID > 0 ? " (process \(error.ownerPID))" : ""
-                logger.error("another Ferry service\(owner) already owns \(settings.paths.stateDirectory); this one stops without touching it")
+                let path = settings.paths.stateDirectory
+                logger.error("another Ferry service\(owner) already owns \(path); this one stops without touching it")
                 return 75
             }
             let spool = try Spool(root: settings.paths.spool)
             let outbox = try Outbox(path: settings.paths.database)
-            let account = Account(outbox: outbox, vault: TokenVault(stateDirectory: settings.paths.stateDirectory,
-                                                                    logger: logger), logger: logger)
-            let encryption = Encryption(outbox: outbox, vault: .encryptionKey(stateDirectory: settings.paths.stateDirectory,
-                                                                              logger: logger),
-                                        onlyVerifiedDevices: settings.onlyVerifiedDevices, logger: logger, clock: SystemClock.microseconds)
-            let sender = Sender(outbox: outbox, spool: spool, account: account, backoff: settings.backoff, logger: logger,
-                                clock: SystemClock.microseconds, working: { CrashWitness.working(on: $0) },
-                                connect: { EncryptingHomeserver(session: $0, encryption: encryption) })
+            let account = Account(
+                outbox: outbox,
+                vault: TokenVault(
+                    stateDirectory: settings.paths.stateDirectory,
+                    logger: logger), logger: logger)
+            let encryption = Encryption(
+                outbox: outbox,
+                vault: .encryptionKey(
+                    stateDirectory: settings.paths.stateDirectory,
+                    logger: logger),
+                onlyVerifiedDevices: settings.onlyVerifiedDevices, logger: logger, clock: SystemClock.microseconds)
+            let sender = Sender(
+                outbox: outbox, spool: spool, account: account, backoff: settings.backoff, logger: logger,
+                clock: SystemClock.microseconds, working: { CrashWitness.working(on: $0) },
+                connect: { EncryptingHomeserver(session: $0, encryption: encryption) })
             // Every part in one step, each given what it needs: what the sender and the verifier
             // report reaches the service through their streams (ShareService.listen).
-            service = ShareService(outbox: outbox, spool: spool, limits: settings.limits, account: account, sender: sender,
-                                   encryption: encryption,
-                                   emojiVerifier: EmojiVerifier(encryption: encryption, logger: logger,
-                                                                timeLimit: settings.verificationTimeLimit),
-                                   logger: logger)
+            service = ShareService(
+                outbox: outbox, spool: spool, limits: settings.limits, account: account, sender: sender,
+                encryption: encryption,
+                emojiVerifier: EmojiVerifier(
+                    encryption: encryption, logger: logger,
+                    timeLimit: settings.verificationTimeLimit),
+                logger: logger)
             service.sweepSpool()
             // The shared session connection is the one GApplication will own the name on:
             // exporting Share1 on it now makes it reachable the moment the name is owned.
-            share1 = Share1Object(service: service, connection: try BusConnection.session(), lifetime: lifetime,
-                                  logger: logger)
+            share1 = Share1Object(
+                service: service, connection: try BusConnection.session(), lifetime: lifetime,
+                logger: logger)
         } catch {
             logger.critical("cannot start: \(error)")
             return 1
@@ -70,8 +81,9 @@ public enum ServiceApplication {
 
         // Where the service's events go: the bus (signals, properties) and the desktop
         // (notifications, dialogs), connected here and nowhere else, before any call can arrive.
-        let desktop = Desktop(application: application, dialogs: DialogLauncher(environment: settings.environment, logger: logger),
-                              logger: logger)
+        let desktop = Desktop(
+            application: application, dialogs: DialogLauncher(environment: settings.environment, logger: logger),
+            logger: logger)
         service.events = ShareService.Events(
             shareChanged: share1.announceShareChanged,
             signInRequired: { reason in
@@ -95,8 +107,9 @@ public enum ServiceApplication {
         let startUp = StartUp { [unowned service] startUp in
             // A share the service crashed on three times is set aside before the sender sees it;
             // from here on, a crash leaves a note naming the share being sent.
-            let crashed = CrashedShares.setAside(notesAt: crashNotes, outbox: service.outbox,
-                                                 at: SystemClock.microseconds(), logger: logger)
+            let crashed = CrashedShares.setAside(
+                notesAt: crashNotes, outbox: service.outbox,
+                at: SystemClock.microseconds(), logger: logger)
             CrashWitness.install(path: crashNotes)
             service.announcePendingWork()
             crashed.forEach(service.senderFinished)
@@ -117,8 +130,9 @@ public enum ServiceApplication {
             startUp.complete()
             // The notification's Retry has nobody to answer: what refused it goes to the log.
             do throws(ShareError) { _ = try service.retry(id: id) } catch {
-                logger.notice("retry from a notification refused",
-                              metadata: ["share": "\(id)", "error": "\(error.shortName)"])
+                logger.notice(
+                    "retry from a notification refused",
+                    metadata: ["share": "\(id)", "error": "\(error.shortName)"])
             }
         })
         do {
@@ -145,8 +159,12 @@ public enum ServiceApplication {
                 application.quit()
             }
         }
-        logger.info("service starting", metadata: ["state": "\(settings.paths.stateDirectory)",
-                                                    "idle-timeout": "\(settings.idleTimeout)s"])
+        logger.info(
+            "service starting",
+            metadata: [
+                "state": "\(settings.paths.stateDirectory)",
+                "idle-timeout": "\(settings.idleTimeout)s",
+            ])
         let status = application.run()
         logger.info("service stopped")
         _ = (lifetime, stateLock)

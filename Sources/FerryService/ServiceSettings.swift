@@ -28,8 +28,10 @@ public struct ServiceSettings: Sendable {
         limits = Limits.fromEnvironment(environment)
         idleTimeout = idleTimeoutOverride ?? environment["FERRY_IDLE_TIMEOUT"].flatMap(UInt32.init) ?? 10
         logLevel = Self.logLevel(environment["FERRY_LOG"])
-        onlyVerifiedDevices = ["1", "true", "yes"].contains(environment["FERRY_ONLY_VERIFIED_DEVICES"]?.lowercased() ?? "")
-        verificationTimeLimit = .seconds(environment["FERRY_VERIFICATION_TIMEOUT_SECONDS"].flatMap(Int64.init).map { min(max($0, 1), 600) } ?? 600)
+        onlyVerifiedDevices = ["1", "true", "yes"].contains(
+            environment["FERRY_ONLY_VERIFIED_DEVICES"]?.lowercased() ?? "")
+        verificationTimeLimit = .seconds(
+            environment["FERRY_VERIFICATION_TIMEOUT_SECONDS"].flatMap(Int64.init).map { min(max($0, 1), 600) } ?? 600)
         backoff = Backoff()
         if let seconds = environment["FERRY_RETRY_MAX_SECONDS"].flatMap(Int64.init), seconds > 0 {
             backoff.maximum = seconds * 1_000_000

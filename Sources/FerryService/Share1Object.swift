@@ -35,9 +35,10 @@ final class Share1Object: @unchecked Sendable {
         // The bytes as they are: a String of them would be validated as UTF-8 first, on a cold
         // start's path (docs/PERFORMANCE.md).
         let interface = try InterfaceDescription(xml: PackageResources.Share1_xml, interface: FerryBus.share1)
-        try connection.register(object: FerryBus.path, interface: interface,
-                                methods: { [unowned self] in self.handle($0) },
-                                properties: { [unowned self] in self.property($0) })
+        try connection.register(
+            object: FerryBus.path, interface: interface,
+            methods: { [unowned self] in self.handle($0) },
+            properties: { [unowned self] in self.property($0) })
         // Open is taken over from GApplication so that a refused share fails the call with Ferry's
         // error, as Share does, instead of an empty reply that says nothing was wrong.
         connection.intercept(path: FerryBus.path, interface: FerryBus.application, member: "Open") {
@@ -47,32 +48,37 @@ final class Share1Object: @unchecked Sendable {
 
     /// `ShareChanged`, carrying the share as GetShare would.
     func announceShareChanged(_ share: Share) {
-        connection.emitSignal(path: FerryBus.path, interface: FerryBus.share1, name: Share1Signal.shareChanged.rawValue,
-                              arguments: .tuple([.string(share.id), .dictionary(ShareCodec.encode(share))]))
+        connection.emitSignal(
+            path: FerryBus.path, interface: FerryBus.share1, name: Share1Signal.shareChanged.rawValue,
+            arguments: .tuple([.string(share.id), .dictionary(ShareCodec.encode(share))]))
     }
 
     /// `SignInRequired`, with the sentence saying how many shares wait.
     func announceSignInRequired(_ reason: String) {
-        connection.emitSignal(path: FerryBus.path, interface: FerryBus.share1, name: Share1Signal.signInRequired.rawValue,
-                              arguments: .tuple([.string(reason)]))
+        connection.emitSignal(
+            path: FerryBus.path, interface: FerryBus.share1, name: Share1Signal.signInRequired.rawValue,
+            arguments: .tuple([.string(reason)]))
     }
 
     /// PropertiesChanged with every Share1 property (they change together: sign-in, sign-out, online).
     func announceAccountChanged() {
-        connection.emitPropertiesChanged(path: FerryBus.path, interface: FerryBus.share1,
-                                         changed: Dictionary(uniqueKeysWithValues: Self.properties.map { ($0, property($0)!) }))
+        connection.emitPropertiesChanged(
+            path: FerryBus.path, interface: FerryBus.share1,
+            changed: Dictionary(uniqueKeysWithValues: Self.properties.map { ($0, property($0)!) }))
     }
 
     /// Tells clients that Open was refused (Open itself cannot return an error).
     func announceRefusal(_ error: ShareError) {
-        connection.emitSignal(path: FerryBus.path, interface: FerryBus.share1, name: Share1Signal.shareRefused.rawValue,
-                              arguments: .tuple([.string(error.name), .string(error.message)]))
+        connection.emitSignal(
+            path: FerryBus.path, interface: FerryBus.share1, name: Share1Signal.shareRefused.rawValue,
+            arguments: .tuple([.string(error.name), .string(error.message)]))
     }
 
     /// `EmojiVerificationChanged`, carrying the verification as its methods answer it.
     func announceEmojiVerification(_ state: EmojiVerificationState) {
-        connection.emitSignal(path: FerryBus.path, interface: FerryBus.share1, name: Share1Signal.emojiVerificationChanged.rawValue,
-                              arguments: .tuple([.dictionary(AccountCodec.report(state).dictionary)]))
+        connection.emitSignal(
+            path: FerryBus.path, interface: FerryBus.share1, name: Share1Signal.emojiVerificationChanged.rawValue,
+            arguments: .tuple([.dictionary(AccountCodec.report(state).dictionary)]))
     }
 
     private static let properties = Share1Property.allCases.map(\.rawValue)
@@ -166,8 +172,13 @@ final class Share1Object: @unchecked Sendable {
         switch request {
         case .signIn(let signIn):
             let session = try await service.signIn(AccountCodec.credentials(signIn))
-            return [.dictionary(SignedInAccount(userID: session.userID, homeserver: session.homeserver,
-                                                deviceID: session.deviceID).dictionary)]
+            return [
+                .dictionary(
+                    SignedInAccount(
+                        userID: session.userID, homeserver: session.homeserver,
+                        deviceID: session.deviceID
+                    ).dictionary)
+            ]
         case .signOut:
             await service.signOut()
             return []
@@ -178,12 +189,23 @@ final class Share1Object: @unchecked Sendable {
             return [.dictionary(["verification": .string(state.rawValue)])]
         case .setUpCrossSigning(let password):
             let setup = try await service.setUpCrossSigning(password: password)
-            return [.dictionary(CrossSigningSetUp(recoveryKey: setup.recoveryKey,
-                                                  verification: setup.verification.rawValue).dictionary)]
+            return [
+                .dictionary(
+                    CrossSigningSetUp(
+                        recoveryKey: setup.recoveryKey,
+                        verification: setup.verification.rawValue
+                    ).dictionary)
+            ]
         case .startEmojiVerification(let deviceID):
-            return [.dictionary(AccountCodec.report(try await service.startEmojiVerification(deviceID: deviceID)).dictionary)]
+            return [
+                .dictionary(
+                    AccountCodec.report(try await service.startEmojiVerification(deviceID: deviceID)).dictionary)
+            ]
         case .answerEmojiVerification(let id, let match):
-            return [.dictionary(AccountCodec.report(try await service.answerEmojiVerification(id: id, match: match)).dictionary)]
+            return [
+                .dictionary(
+                    AccountCodec.report(try await service.answerEmojiVerification(id: id, match: match)).dictionary)
+            ]
         case .cancelEmojiVerification(let id):
             return [.dictionary(AccountCodec.report(try await service.cancelEmojiVerification(id: id)).dictionary)]
         case .getEmojiVerification:

@@ -23,17 +23,20 @@ extension ShareService {
         let isText = current.intent.items.count == 1 && current.intent.items[0].kind == .text
         let words = isText ? current.intent.message : given ?? current.intent.message
         // The event that will go out, as the server counts it (EventSize), for every destination.
-        try EventSize.check(words: [words].compactMap { $0 } + current.intent.items.compactMap { item in
-            item.kind == .file ? nil : (isText ? given ?? item.text : item.text)
-        })
+        try EventSize.check(
+            words: [words].compactMap { $0 }
+                + current.intent.items.compactMap { item in
+                    item.kind == .file ? nil : (isText ? given ?? item.text : item.text)
+                })
         var seen: Set<String> = []
         let unique = destinations.filter { seen.insert($0).inserted }
         let user = account.signedInUser
         let state = Routing.route(destinations: unique, signedIn: user != nil)
         let completed: Share?
         do {
-            completed = try outbox.complete(id: id, destinations: unique, message: words, text: isText ? given : nil,
-                                            state: state, account: state == .queued ? user : nil, at: clock())
+            completed = try outbox.complete(
+                id: id, destinations: unique, message: words, text: isText ? given : nil,
+                state: state, account: state == .queued ? user : nil, at: clock())
         } catch {
             // Not translated here: ShareError.message chooses its whole translated sentence by this English name.
             throw .storageFailed(.destinations, reason: Outbox.reason(for: error))
@@ -57,7 +60,8 @@ extension ShareService {
         guard current.state == .failed || current.state.isPendingWork else {
             throw .notRetryable(id, state: current.state)
         }
-        for (position, delivery) in current.deliveries.enumerated() where delivery.state == .failed || delivery.state == .retrying {
+        for (position, delivery) in current.deliveries.enumerated()
+        where delivery.state == .failed || delivery.state == .retrying {
             do {
                 _ = try outbox.updateDelivery(shareID: id, position: position) {
                     $0.state = .queued
@@ -73,12 +77,14 @@ extension ShareService {
         }
         // Another person's share waits for them to sign in again, however often it is retried.
         let user = account.signedInUser
-        let state = Routing.route(destinations: current.intent.destinations,
-                                  signedIn: user != nil && (current.account == nil || current.account == user))
+        let state = Routing.route(
+            destinations: current.intent.destinations,
+            signedIn: user != nil && (current.account == nil || current.account == user))
         let changed: Share?
         do {
             // Compare-and-set: a share cancelled meanwhile stays cancelled.
-            changed = try outbox.update(id: id, state: state == .queued ? .sending : state, at: clock(), from: [current.state])
+            changed = try outbox.update(
+                id: id, state: state == .queued ? .sending : state, at: clock(), from: [current.state])
         } catch {
             // Not translated here: ShareError.message chooses its whole translated sentence by this English name.
             throw .storageFailed(.retry, reason: Outbox.reason(for: error))
@@ -100,7 +106,11 @@ extension ShareService {
             var names: [String] = []
             for delivery in share.deliveries {
                 let name: String?
-                if let roomID = delivery.roomID, let session { name = await directory.displayName(of: roomID, session: session) } else { name = nil }
+                if let roomID = delivery.roomID, let session {
+                    name = await directory.displayName(of: roomID, session: session)
+                } else {
+                    name = nil
+                }
                 names.append(name ?? delivery.destination)
             }
             events.finished(share, names)
@@ -110,10 +120,11 @@ extension ShareService {
     /// Everything `ferry status` shows.
     public func status() -> ServiceStatus {
         let session = account.current
-        return ServiceStatus(signedIn: session != nil, userID: session?.userID, homeserver: session?.homeserver,
-                             online: online, secretStorage: account.secretStorage, deviceID: session?.deviceID,
-                             verification: deviceVerification(),
-                             shares: logger.attempt("counting the shares") { try outbox.countsByState() } ?? [:])
+        return ServiceStatus(
+            signedIn: session != nil, userID: session?.userID, homeserver: session?.homeserver,
+            online: online, secretStorage: account.secretStorage, deviceID: session?.deviceID,
+            verification: deviceVerification(),
+            shares: logger.attempt("counting the shares") { try outbox.countsByState() } ?? [:])
     }
 }
 

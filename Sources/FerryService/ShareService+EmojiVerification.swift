@@ -20,7 +20,9 @@ extension ShareService {
     /// The person's answer to the emoji: they match, or they do not (which cancels).
     public func answerEmojiVerification(id: String, match: Bool) async throws(ShareError) -> EmojiVerificationState {
         guard let session = account.current else { throw .notSignedIn }
-        do { return try await emojiVerifier.answer(id: id, match: match) } catch { throw shareError(error, session: session) }
+        do { return try await emojiVerifier.answer(id: id, match: match) } catch {
+            throw shareError(error, session: session)
+        }
     }
 
     /// Cancels the emoji verification `id`.

@@ -17,9 +17,10 @@ extension ShareService {
         await directory.forget()
         // Signed in as someone else: what was on its way as the previous person waits for them.
         // Unparked, the sender parks them before its next pass (Sender.drain): never sent as this person.
-        let parked = logger.attempt("parking the shares of others") {
-            try outbox.park(sharesNotOf: session.userID, at: clock())
-        } ?? []
+        let parked =
+            logger.attempt("parking the shares of others") {
+                try outbox.park(sharesNotOf: session.userID, at: clock())
+            } ?? []
         announce(parked)
         resumeWaitingShares(for: session.userID)
         events.accountChanged()
@@ -46,7 +47,9 @@ extension ShareService {
                 try await encryption.prepareDevice(for: session)
                 await refreshVerification()
             } catch {
-                logger.warning("the device's encryption keys could not be uploaded yet", metadata: ["error": "\(error.matrixError.message)"])
+                logger.warning(
+                    "the device's encryption keys could not be uploaded yet",
+                    metadata: ["error": "\(error.matrixError.message)"])
             }
         }
     }
@@ -76,8 +79,10 @@ extension ShareService {
         } catch {
             // TRANSLATORS: completes "The homeserver {server} cannot be reached: {reason}."
             let notMatrix = tr("it does not answer as a Matrix homeserver")
-            throw .homeserverUnreachable(homeserver, reason: error.kind == .transport || error.kind == .refused
-                                             ? error.message : notMatrix)
+            throw .homeserverUnreachable(
+                homeserver,
+                reason: error.kind == .transport || error.kind == .refused
+                    ? error.message : notMatrix)
         }
     }
 
@@ -105,8 +110,9 @@ extension ShareService {
             let next = state == .queued && !share.deliveries.isEmpty ? .sending : state
             // Not moved, the share keeps waiting for sign-in and is resumed at the next one.
             let moved = logger.attempt("resuming a share after sign-in", share: share.id) {
-                try outbox.update(id: share.id, state: next, at: clock(), from: [.awaitingSignIn],
-                                  account: next == .awaitingDestination ? nil : user)
+                try outbox.update(
+                    id: share.id, state: next, at: clock(), from: [.awaitingSignIn],
+                    account: next == .awaitingDestination ? nil : user)
             }
             if let moved {
                 events.shareChanged(moved)
@@ -119,9 +125,10 @@ extension ShareService {
     private func parkQueuedShares() {
         // Unmoved, the shares stay queued: the sender, signed out, sends nothing, and the next
         // sign-in parks any that are not that person's.
-        let moved = logger.attempt("moving the queue to awaiting-sign-in") {
-            try outbox.move(from: [.queued, .sending], to: .awaitingSignIn, at: clock())
-        } ?? []
+        let moved =
+            logger.attempt("moving the queue to awaiting-sign-in") {
+                try outbox.move(from: [.queued, .sending], to: .awaitingSignIn, at: clock())
+            } ?? []
         announce(moved)
         announcePendingWork()
     }

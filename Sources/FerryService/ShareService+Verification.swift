@@ -63,7 +63,9 @@ extension ShareService {
         let recent = verificationState.withLock { ContinuousClock.now - $0.answered < .seconds(2) }
         if account.current != nil, online, !recent || deviceVerification() == nil {
             let refresh = Task { await refreshVerification() }
-            let timer = Task { try? await Task.sleep(for: .seconds(3)); refresh.cancel() }
+            let timer = Task {
+                try? await Task.sleep(for: .seconds(3)); refresh.cancel()
+            }
             _ = await refresh.value
             timer.cancel()
         }
@@ -76,7 +78,10 @@ extension ShareService {
         let changed = verificationState.withLock { kept -> Bool in
             let same = kept.userID == session.userID && kept.deviceID == session.deviceID
             if same && kept.answered > answered { return false }
-            defer { kept = VerificationState(userID: session.userID, deviceID: session.deviceID, state: state, answered: answered) }
+            defer {
+                kept = VerificationState(
+                    userID: session.userID, deviceID: session.deviceID, state: state, answered: answered)
+            }
             return !same || kept.state != state
         }
         if changed { events.accountChanged() }
@@ -87,43 +92,67 @@ extension ShareService {
         case .invalidRecoveryKey(let problem): return .invalidRecoveryKey(problem.sentence)
         case .wrongKey(let passphrase): return .wrongRecoveryKey(passphrase: passphrase)
         case .noPassphrase:
-            // TRANSLATORS: completes "This device cannot be verified this way: {reason}."
-            return .cannotVerify(tr("the account's secret storage was not set up with a passphrase; use the recovery key"))
+            return .cannotVerify(
+                // TRANSLATORS: completes "This device cannot be verified this way: {reason}."
+                tr("the account's secret storage was not set up with a passphrase; use the recovery key"))
         case .noCrossSigning:
-            // TRANSLATORS: completes "This device cannot be verified this way: {reason}."
-            return .cannotVerify(tr("the account has no cross-signing identity yet; set it up in a Matrix client such as Element first"))
+            return .cannotVerify(
+                // TRANSLATORS: completes "This device cannot be verified this way: {reason}."
+                tr("the account has no cross-signing identity yet; set it up in a Matrix client such as Element first"))
         case .notInSecretStorage:
-            // TRANSLATORS: completes "This device cannot be verified this way: {reason}."
-            return .cannotVerify(tr("the account's secret storage does not hold its self-signing key; verify from another of your devices instead"))
+            return .cannotVerify(
+                tr(
+                    // TRANSLATORS: completes "This device cannot be verified this way: {reason}."
+                    "the account's secret storage does not hold its self-signing key; verify from another of your devices instead"
+                ))
         case .staleSecret:
-            // TRANSLATORS: completes "This device cannot be verified this way: {reason}."
-            return .cannotVerify(tr("the self-signing key in secret storage is not the one the account uses now (its identity was reset elsewhere)"))
+            return .cannotVerify(
+                tr(
+                    // TRANSLATORS: completes "This device cannot be verified this way: {reason}."
+                    "the self-signing key in secret storage is not the one the account uses now (its identity was reset elsewhere)"
+                ))
         case .unreadable(let what):
-            // TRANSLATORS: completes "This device cannot be verified this way: {reason}."; {what} is what could not be read, such as "the stored self-signing key".
+            // TRANSLATORS: completes "This device cannot be verified this way: {reason}."; {what} is what could not be
+            // read, such as "the stored self-signing key".
             return .cannotVerify(tr("Ferry cannot read the account's secret storage ({what})", ["what": what]))
         case .encryption(let failure): return shareError(failure.matrixError, session: session)
         case .server(let error): return shareError(error, session: session)
         case .alreadySetUp:
-            // TRANSLATORS: completes "This device cannot be verified this way: {reason}."
-            return .cannotVerify(tr("the account has a cross-signing identity already; verify this device with its recovery key instead"))
+            return .cannotVerify(
+                // TRANSLATORS: completes "This device cannot be verified this way: {reason}."
+                tr("the account has a cross-signing identity already; verify this device with its recovery key instead")
+            )
         case .secretStorageExists:
-            // TRANSLATORS: completes "This device cannot be verified this way: {reason}."
-            return .cannotVerify(tr("the account has secret storage already, without a cross-signing identity; set it up in the client that made the storage"))
+            return .cannotVerify(
+                tr(
+                    // TRANSLATORS: completes "This device cannot be verified this way: {reason}."
+                    "the account has secret storage already, without a cross-signing identity; set it up in the client that made the storage"
+                ))
         // Not translated here: ShareError.message chooses its whole translated sentence by this English name.
         case .passwordNeeded: return .passwordRequired(.setUpCrossSigning)
         case .otherAuthNeeded:
-            // TRANSLATORS: completes "This device cannot be verified this way: {reason}."
-            return .cannotVerify(tr("the homeserver asks for another confirmation than a password; set up cross-signing in its own client"))
+            return .cannotVerify(
+                tr(
+                    // TRANSLATORS: completes "This device cannot be verified this way: {reason}."
+                    "the homeserver asks for another confirmation than a password; set up cross-signing in its own client"
+                ))
         case .busy:
             // TRANSLATORS: completes "This device cannot be verified this way: {reason}."
             return .cannotVerify(tr("another verification of this device is under way; wait for it to finish"))
         case .wrongPassword: return .signInFailed(tr("The homeserver refused the password; nothing was set up."))
         case .noOtherDevice:
-            // TRANSLATORS: completes "This device cannot be verified this way: {reason}."
-            return .cannotVerify(tr("your account has no other device to compare emoji with; sign in to a Matrix client such as Element first, or use the recovery key"))
+            return .cannotVerify(
+                tr(
+                    // TRANSLATORS: completes "This device cannot be verified this way: {reason}."
+                    "your account has no other device to compare emoji with; sign in to a Matrix client such as Element first, or use the recovery key"
+                ))
         case .unknownDevice:
-            // TRANSLATORS: completes "This device cannot be verified this way: {reason}."; "ferry verify --emoji" and "--device" are a command and its option, typed as they are.
-            return .cannotVerify(tr("that device is not one of your account's devices (ferry verify --emoji without --device asks them all)"))
+            return .cannotVerify(
+                tr(
+                    // TRANSLATORS: completes "This device cannot be verified this way: {reason}."; "ferry verify
+                    // --emoji" and "--device" are a command and its option, typed as they are.
+                    "that device is not one of your account's devices (ferry verify --emoji without --device asks them all)"
+                ))
         case .noSuchVerification:
             // TRANSLATORS: completes "This device cannot be verified this way: {reason}."
             return .cannotVerify(tr("no emoji verification with that id is running"))
@@ -139,7 +168,8 @@ extension ShareService {
             return .notSignedIn
         }
         if error.isTransient { return .homeserverUnreachable(session.homeserver, reason: error.message) }
-        // TRANSLATORS: completes "This device cannot be verified this way: {reason}."; {reason} is the homeserver's own words, often in English.
+        // TRANSLATORS: completes "This device cannot be verified this way: {reason}."; {reason} is the homeserver's own
+        // words, often in English.
         return .cannotVerify(tr("the homeserver refused: {reason}", ["reason": error.message]))
     }
 

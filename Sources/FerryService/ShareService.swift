@@ -58,8 +58,10 @@ public final class ShareService: @unchecked Sendable {
     /// The signed-in device's verification as the server last said (ShareService+Verification).
     let verificationState = Mutex(VerificationState())
 
-    init(outbox: Outbox, spool: Spool, limits: Limits, account: Account, sender: Sender, encryption: Encryption,
-         emojiVerifier: EmojiVerifier, logger: Logger, clock: @escaping @Sendable () -> Int64 = SystemClock.microseconds) {
+    init(
+        outbox: Outbox, spool: Spool, limits: Limits, account: Account, sender: Sender, encryption: Encryption,
+        emojiVerifier: EmojiVerifier, logger: Logger, clock: @escaping @Sendable () -> Int64 = SystemClock.microseconds
+    ) {
         self.outbox = outbox
         self.sender = sender
         self.encryption = encryption
@@ -71,8 +73,9 @@ public final class ShareService: @unchecked Sendable {
         self.clock = clock
         self.events = Events(shareChanged: { _ in }, signInRequired: { _ in })
         directory = DestinationDirectory(outbox: outbox, clock: clock, logger: logger)
-        intake = ShareIntake(outbox: outbox, stager: Stager(spool: spool, limits: limits), limits: limits,
-                             uploadAhead: sender, signedInUser: { account.signedInUser }, clock: clock)
+        intake = ShareIntake(
+            outbox: outbox, stager: Stager(spool: spool, limits: limits), limits: limits,
+            uploadAhead: sender, signedInUser: { account.signedInUser }, clock: clock)
     }
 
     /// Hears what the sender and the emoji verifier report, each in its order, for the life of the
@@ -110,10 +113,12 @@ public final class ShareService: @unchecked Sendable {
             logger.notice("share refused", metadata: ["error": "\(error.shortName)", "source": "\(request.source)"])
             throw error
         }
-        logger.info("share accepted", metadata: [
-            "id": "\(share.id)", "state": "\(share.state.rawValue)", "items": "\(share.intent.items.count)",
-            "type": "\(share.intent.contentType)", "source": "\(share.intent.source)",
-        ])
+        logger.info(
+            "share accepted",
+            metadata: [
+                "id": "\(share.id)", "state": "\(share.state.rawValue)", "items": "\(share.intent.items.count)",
+                "type": "\(share.intent.contentType)", "source": "\(share.intent.source)",
+            ])
         if startUp?.holdBack(share, activationToken: activationToken) != true {
             announceAccepted(share, activationToken: activationToken)
         }
@@ -170,9 +175,13 @@ public final class ShareService: @unchecked Sendable {
     func sweepSpool() {
         let staged = spool.shareIDs()
         // Unread, nothing is removed: the next start sweeps.
-        guard !staged.isEmpty, let needed = logger.attempt("reading which shares need their files", {
-            try outbox.idsNeedingFiles()
-        }) else { return }
+        guard !staged.isEmpty,
+            let needed = logger.attempt(
+                "reading which shares need their files",
+                {
+                    try outbox.idsNeedingFiles()
+                })
+        else { return }
         for id in staged where !needed.contains(id) {
             logger.debug("removing leftover spool directory", metadata: ["id": "\(id)"])
             spool.remove(shareID: id)

@@ -63,7 +63,11 @@ final class StartUp: Sendable {
 
     /// Runs the start-up unless it ran (or is running) already.
     @GLibMain func begin() {
-        guard !state.withLock({ state in defer { state.began = true }; return state.began }) else { return }
+        guard
+            !state.withLock({ state in
+                defer { state.began = true }; return state.began
+            })
+        else { return }
         body(self)
         done.leave()
     }

@@ -16,8 +16,10 @@ enum DirectCopy {
 
     /// Copies everything from `source` to the empty `target`; nil, with nothing written, when the
     /// target's file system takes no O_DIRECT (tmpfs, some network file systems).
-    static func copy(from source: Int32, to target: Int32, limit: UInt64,
-                     copied: (UInt64, UnsafeRawBufferPointer) -> Void) throws -> UInt64? {
+    static func copy(
+        from source: Int32, to target: Int32, limit: UInt64,
+        copied: (UInt64, UnsafeRawBufferPointer) -> Void
+    ) throws -> UInt64? {
         let flags = fcntl(target, F_GETFL)
         guard DirectIO.flag != 0, flags >= 0, fcntl(target, F_SETFL, flags | DirectIO.flag) == 0 else { return nil }
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: chunk, alignment: alignment)

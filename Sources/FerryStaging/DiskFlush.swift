@@ -28,8 +28,11 @@ enum DiskFlush {
         guard fd >= 0 else { throw .stagingFailed(path, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
         if body(fd) != 0 {
-            // TRANSLATORS: the reason in "{path} could not be copied for sending: {reason}."; {error} is the system's reason.
-            throw .stagingFailed(path, reason: tr("it could not be written to disk: {error}", ["error": String(cString: strerror(errno))]))
+            throw .stagingFailed(
+                path,
+                // TRANSLATORS: the reason in "{path} could not be copied for sending: {reason}."; {error} is the
+                // system's reason.
+                reason: tr("it could not be written to disk: {error}", ["error": String(cString: strerror(errno))]))
         }
     }
 }

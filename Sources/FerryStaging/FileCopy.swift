@@ -24,15 +24,18 @@ enum FileCopy {
     /// running total after each chunk, and the chunk's bytes where they passed through memory
     /// (someone may be reading the target as it grows).
     @discardableResult
-    static func copy(from source: Int32, to target: Int32, limit: UInt64,
-                     copied: (UInt64, UnsafeRawBufferPointer) -> Void = { _, _ in }) throws -> UInt64 {
+    static func copy(
+        from source: Int32, to target: Int32, limit: UInt64,
+        copied: (UInt64, UnsafeRawBufferPointer) -> Void = { _, _ in }
+    ) throws -> UInt64 {
         var info = stat()
         if ioctl(target, ficlone, source) == 0, fstat(target, &info) == 0 {
             if UInt64(info.st_size) > limit { throw FileCopyError.tooLarge(UInt64(info.st_size)) }
             return UInt64(info.st_size)
         }
         if fstat(source, &info) == 0, UInt64(info.st_size) >= DirectIO.minimumSize,
-           let total = try DirectCopy.copy(from: source, to: target, limit: limit, copied: copied) {
+            let total = try DirectCopy.copy(from: source, to: target, limit: limit, copied: copied)
+        {
             return total
         }
         var total: UInt64 = 0

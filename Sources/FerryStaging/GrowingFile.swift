@@ -62,7 +62,8 @@ public final class GrowingFile: GrowingSource {
     /// `patienceMilliseconds` and `readerShare` (of the copy's own pace): see ReaderPace.
     public init(expectedSize: UInt64, patienceMilliseconds: UInt64 = 20, readerShare: Double = 0.5) {
         self.expectedSize = expectedSize
-        state = NIOLockedValueBox(State(pace: ReaderPace(patience: patienceMilliseconds * 1_000_000, share: readerShare)))
+        state = NIOLockedValueBox(
+            State(pace: ReaderPace(patience: patienceMilliseconds * 1_000_000, share: readerShare)))
     }
 
     /// The writer: `written` bytes from the start are in the file now, the last of them `bytes`
@@ -80,7 +81,9 @@ public final class GrowingFile: GrowingSource {
             state.pace.copyGoesOn(from: written, now: now)
             if state.keepsWindow() { state.recent.keep(bytes, endingAt: written) }
             state.written = max(state.written, written)
-            guard let waiter = state.waiter, waiter.offset < expectedSize, state.written > waiter.offset else { return nil }
+            guard let waiter = state.waiter, waiter.offset < expectedSize, state.written > waiter.offset else {
+                return nil
+            }
             state.waiter = nil
             return (waiter.continuation, state.written)
         }
@@ -102,7 +105,9 @@ public final class GrowingFile: GrowingSource {
             return state.waiter?.continuation
         }
         guard let waiter else { return }
-        if size == expectedSize { waiter.resume(returning: size) } else {
+        if size == expectedSize {
+            waiter.resume(returning: size)
+        } else {
             waiter.resume(throwing: Failure.sizeChanged(expected: expectedSize, actual: size))
         }
     }
@@ -130,7 +135,8 @@ public final class GrowingFile: GrowingSource {
                 if offset >= expectedSize { state.recent.release() }
                 if state.failed { return .failure(Failure.abandoned) }
                 if let end = state.end {
-                    return end == expectedSize ? .success(end) : .failure(Failure.sizeChanged(expected: expectedSize, actual: end))
+                    return end == expectedSize
+                        ? .success(end) : .failure(Failure.sizeChanged(expected: expectedSize, actual: end))
                 }
                 if offset < expectedSize, state.written > offset { return .success(min(state.written, expectedSize)) }
                 state.waiter = (offset, continuation)

@@ -53,12 +53,15 @@ struct LocalFile {
     /// file system allows, and returns its first bytes (for content sniffing) and the size copied.
     /// `starting` is told those first bytes before the copy begins and may return a GrowingFile to
     /// keep informed: someone reads the copy while it is made.
-    func copy(to destination: String, limits: Limits,
-              starting: (_ leading: [UInt8]) -> GrowingFile? = { _ in nil }) throws(ShareError) -> (leading: [UInt8], size: UInt64) {
+    func copy(
+        to destination: String, limits: Limits,
+        starting: (_ leading: [UInt8]) -> GrowingFile? = { _ in nil }
+    ) throws(ShareError) -> (leading: [UInt8], size: UInt64) {
         // O_NONBLOCK: if the path was swapped for a FIFO since `check`, open must not wait for a writer.
         let source = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
         guard source >= 0 else {
-            throw errno == EACCES ? .permissionDenied(path) : .stagingFailed(path, reason: String(cString: strerror(errno)))
+            throw errno == EACCES
+                ? .permissionDenied(path) : .stagingFailed(path, reason: String(cString: strerror(errno)))
         }
         defer { close(source) }
         var info = stat()
@@ -71,7 +74,9 @@ struct LocalFile {
         let leading = FileCopy.leadingBytes(of: source)
         let reader = starting(leading)
         do {
-            let size = try FileCopy.copy(from: source, to: target, limit: limits.maxFileSize) { reader?.advance(to: $0, bytes: $1) }
+            let size = try FileCopy.copy(from: source, to: target, limit: limits.maxFileSize) {
+                reader?.advance(to: $0, bytes: $1)
+            }
             // Emptied since it was checked: refused like any empty file.
             if size == 0 { throw FileCopyError.emptied }
             reader?.finish(size: size)

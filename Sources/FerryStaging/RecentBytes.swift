@@ -34,7 +34,8 @@ struct RecentBytes {
         let count = Int(min(UInt64(buffer.count), end - offset))
         ring.withUnsafeBytes { ring in
             Self.pieces(count: count, at: Int(offset % UInt64(capacity)), ring: capacity) { position, within, length in
-                buffer.baseAddress!.advanced(by: within).copyMemory(from: ring.baseAddress!.advanced(by: position), byteCount: length)
+                buffer.baseAddress!.advanced(by: within).copyMemory(
+                    from: ring.baseAddress!.advanced(by: position), byteCount: length)
             }
         }
         return count

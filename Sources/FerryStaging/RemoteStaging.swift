@@ -16,29 +16,36 @@ enum RemoteStaging {
         let copied = Copied()
         let info: RemoteFile.Info
         do {
-            info = try RemoteFile.read(uri: uri, stallLimit: limits.remoteStallSeconds, limit: limits.maxFileSize,
-                                       inspect: { info throws(ShareError) in
-                guard info.isRegular else { throw .notRegularFile(uri, kind: .other) }
-                if info.size == 0 { throw .emptyFile(uri) }
-                if info.size > limits.maxFileSize { throw .fileTooLarge(uri, size: info.size, limit: limits.maxFileSize) }
-            }, sink: { chunk in
-                if copied.leading.count < FileCopy.sniffLength {
-                    copied.leading += chunk.prefix(FileCopy.sniffLength - copied.leading.count)
-                }
-                var offset = 0
-                while offset < chunk.count {
-                    let written = write(target, chunk.baseAddress! + offset, chunk.count - offset)
-                    if written < 0 { if errno == EINTR { continue }; throw FileCopyError.io(errno) }
-                    offset += written
-                }
-                copied.size += UInt64(chunk.count)
-            })
+            info = try RemoteFile.read(
+                uri: uri, stallLimit: limits.remoteStallSeconds, limit: limits.maxFileSize,
+                inspect: { info throws(ShareError) in
+                    guard info.isRegular else { throw .notRegularFile(uri, kind: .other) }
+                    if info.size == 0 { throw .emptyFile(uri) }
+                    if info.size > limits.maxFileSize {
+                        throw .fileTooLarge(uri, size: info.size, limit: limits.maxFileSize)
+                    }
+                },
+                sink: { chunk in
+                    if copied.leading.count < FileCopy.sniffLength {
+                        copied.leading += chunk.prefix(FileCopy.sniffLength - copied.leading.count)
+                    }
+                    var offset = 0
+                    while offset < chunk.count {
+                        let written = write(target, chunk.baseAddress! + offset, chunk.count - offset)
+                        if written < 0 { if errno == EINTR { continue }; throw FileCopyError.io(errno) }
+                        offset += written
+                    }
+                    copied.size += UInt64(chunk.count)
+                })
         } catch let error as ShareError {
             throw error
         } catch let error as RemoteFileStalled {
-            // TRANSLATORS: the reason in "{uri} could not be read: {reason}."
-            throw .remoteReadFailed(uri, reason: trn("the location stopped answering (nothing came for {count} second)",
-                                                     "the location stopped answering (nothing came for {count} seconds)", error.seconds))
+            throw .remoteReadFailed(
+                uri,
+                reason: trn(
+                    // TRANSLATORS: the reason in "{uri} could not be read: {reason}."
+                    "the location stopped answering (nothing came for {count} second)",
+                    "the location stopped answering (nothing came for {count} seconds)", error.seconds))
         } catch is RemoteFileTooLarge {
             throw .fileTooLarge(uri, size: copied.size, limit: limits.maxFileSize)
         } catch FileCopyError.io(let code) {
@@ -51,9 +58,10 @@ enum RemoteStaging {
             throw .remoteReadFailed(uri, reason: "\(error)")
         }
         if copied.size == 0 { throw .emptyFile(uri) }
-        return ShareItem(kind: .file, name: info.displayName,
-                         contentType: ContentType.guess(name: info.displayName, leadingBytes: copied.leading),
-                         size: copied.size, uri: uri)
+        return ShareItem(
+            kind: .file, name: info.displayName,
+            contentType: ContentType.guess(name: info.displayName, leadingBytes: copied.leading),
+            size: copied.size, uri: uri)
     }
 
     /// What the reading thread has copied so far. Only touched under RemoteFile's lock, while

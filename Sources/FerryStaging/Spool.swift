@@ -38,7 +38,9 @@ public struct Spool: Sendable {
             return
         }
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(cString: $0.bindMemory(to: CChar.self).baseAddress!)
+            }
             // unlinkat removes a link, never its target; a directory (none of ours) is left.
             if name != "." && name != ".." { unlinkat(shareFD, name, 0) }
         }
@@ -57,7 +59,9 @@ public struct Spool: Sendable {
         defer { closedir(dir) }
         var ids: [String] = []
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(cString: $0.bindMemory(to: CChar.self).baseAddress!)
+            }
             if name != "." && name != ".." { ids.append(name) }
         }
         return ids
@@ -82,7 +86,9 @@ public enum PrivateDirectory {
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else {
             if errno == ELOOP || errno == ENOTDIR {
-                throw StagingIOError(operation: "use \(path)", reason: "it is not a directory of Ferry's own but a symbolic link or a file; move it away")
+                throw StagingIOError(
+                    operation: "use \(path)",
+                    reason: "it is not a directory of Ferry's own but a symbolic link or a file; move it away")
             }
             throw StagingIOError(operation: "open \(path)", errno: errno)
         }

@@ -19,10 +19,13 @@ public struct Stager: Sendable {
 
     /// `ahead`, when given, is told of each local file as its copy begins and may start uploading
     /// it while it is copied; it is told to abandon the share when staging fails.
-    public func stage(_ plan: SharePlan, shareID: String, ahead: (any UploadAhead)? = nil) throws(ShareError) -> [ShareItem] {
+    public func stage(
+        _ plan: SharePlan, shareID: String, ahead: (any UploadAhead)? = nil
+    ) throws(ShareError) -> [ShareItem] {
         let sources = try plan.items.map { item throws(ShareError) in try FileSource.resolve(item, limits: limits) }
         guard sources.contains(where: \.isFile) else { return sources.map { $0.textItem! } }
-        try DiskSpace.check(needed: sources.reduce(UInt64(0)) { $0 &+ $1.knownSize }, in: spool.root, reserve: limits.diskReserve)
+        try DiskSpace.check(
+            needed: sources.reduce(UInt64(0)) { $0 &+ $1.knownSize }, in: spool.root, reserve: limits.diskReserve)
 
         let directory = spool.directory(for: shareID)
         guard mkdir(directory, 0o700) == 0 else {
@@ -34,9 +37,12 @@ public struct Stager: Sendable {
             for (position, source) in sources.enumerated() {
                 let path = spool.path(for: shareID, position: position)
                 if source.isFile { staged.append(path) }
-                items.append(try source.stage(to: path, limits: limits) { item in
-                    ahead?.begin(shareID: shareID, position: position, path: path, item: item, destinations: plan.destinations)
-                })
+                items.append(
+                    try source.stage(to: path, limits: limits) { item in
+                        ahead?.begin(
+                            shareID: shareID, position: position, path: path, item: item,
+                            destinations: plan.destinations)
+                    })
             }
             // The copies are on disk before the share is acknowledged.
             try DiskFlush.flush(files: staged, directories: [directory, spool.root])
@@ -94,13 +100,16 @@ enum FileSource {
 
     /// Copies the item's bytes to `destination`; `starting` hears of a local file's item (its type
     /// sniffed, its size as checked) before the copy begins.
-    func stage(to destination: String, limits: Limits,
-               starting: (ShareItem) -> GrowingFile? = { _ in nil }) throws(ShareError) -> ShareItem {
+    func stage(
+        to destination: String, limits: Limits,
+        starting: (ShareItem) -> GrowingFile? = { _ in nil }
+    ) throws(ShareError) -> ShareItem {
         switch self {
         case .inline(let item): return item
         case .local(let file, let uri):
             let name = Self.baseName(file.path)
-            var item = ShareItem(kind: .file, name: name, contentType: "application/octet-stream", size: file.size, uri: uri)
+            var item = ShareItem(
+                kind: .file, name: name, contentType: "application/octet-stream", size: file.size, uri: uri)
             let copied = try file.copy(to: destination, limits: limits) { leading in
                 item.contentType = ContentType.guess(name: name, leadingBytes: leading)
                 return starting(item)

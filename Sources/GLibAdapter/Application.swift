@@ -41,14 +41,17 @@ import CGLib
         let box = Box(handler)
         retained.append(box)
         let callback: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, userData in
-            GLibMain.assumeIsolated(Unmanaged<Box<@GLibMain () -> Void>>.fromOpaque(userData!).takeUnretainedValue().value)
+            GLibMain.assumeIsolated(
+                Unmanaged<Box<@GLibMain () -> Void>>.fromOpaque(userData!).takeUnretainedValue().value)
         }
         connect("activate", unsafeBitCast(callback, to: GCallback.self), box)
     }
 
     /// An application action (`app.NAME`), reachable through ActivateAction, desktop-file actions
     /// and notification buttons. `parameterType` is a GVariant type string such as "s", or nil.
-    public func addAction(_ name: String, parameterType: String? = nil, _ handler: @escaping @GLibMain (Variant?) -> Void) {
+    public func addAction(
+        _ name: String, parameterType: String? = nil, _ handler: @escaping @GLibMain (Variant?) -> Void
+    ) {
         let type = parameterType.map { g_variant_type_new($0) }
         defer { if let type { g_variant_type_free(type) } }
         let action = g_simple_action_new(name, type ?? nil)!
@@ -60,9 +63,10 @@ import CGLib
             let value = parameter.map { Variant(gvariant: $0) }
             GLibMain.assumeIsolated { box.value(value) }
         }
-        g_signal_connect_data(UnsafeMutableRawPointer(action), "activate",
-                              unsafeBitCast(callback, to: GCallback.self),
-                              Unmanaged.passUnretained(box).toOpaque(), nil, GConnectFlags(rawValue: 0))
+        g_signal_connect_data(
+            UnsafeMutableRawPointer(action), "activate",
+            unsafeBitCast(callback, to: GCallback.self),
+            Unmanaged.passUnretained(box).toOpaque(), nil, GConnectFlags(rawValue: 0))
         g_action_map_add_action(OpaquePointer(gobject), action)
         g_object_unref(UnsafeMutableRawPointer(action))
     }
@@ -78,26 +82,31 @@ import CGLib
 
     /// Shows a desktop notification. `defaultAction` and each button name an `app.` action,
     /// optionally with a string target (e.g. a share id).
-    public func sendNotification(id: String, title: String, body: String,
-                                 defaultAction: (action: String, target: String?)? = nil,
-                                 buttons: [(label: String, action: String, target: String?)] = []) {
+    public func sendNotification(
+        id: String, title: String, body: String,
+        defaultAction: (action: String, target: String?)? = nil,
+        buttons: [(label: String, action: String, target: String?)] = []
+    ) {
         let notification = g_notification_new(title)
         defer { g_object_unref(UnsafeMutableRawPointer(notification)) }
         g_notification_set_body(notification, body)
         if let defaultAction {
             g_notification_set_default_action_and_target_value(
-                notification, "app." + defaultAction.action, defaultAction.target.map { g_variant_new_string($0) } ?? nil)
+                notification, "app." + defaultAction.action,
+                defaultAction.target.map { g_variant_new_string($0) } ?? nil)
         }
         for button in buttons {
             g_notification_add_button_with_target_value(
-                notification, button.label, "app." + button.action, button.target.map { g_variant_new_string($0) } ?? nil)
+                notification, button.label, "app." + button.action,
+                button.target.map { g_variant_new_string($0) } ?? nil)
         }
         g_application_send_notification(raw, id, notification)
     }
 
     private func connect(_ signal: String, _ callback: GCallback, _ box: AnyObject) {
-        g_signal_connect_data(gobject, signal, callback, Unmanaged.passUnretained(box).toOpaque(), nil,
-                              GConnectFlags(rawValue: 0))
+        g_signal_connect_data(
+            gobject, signal, callback, Unmanaged.passUnretained(box).toOpaque(), nil,
+            GConnectFlags(rawValue: 0))
     }
 }
 

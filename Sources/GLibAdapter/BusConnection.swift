@@ -27,8 +27,10 @@ public final class BusConnection: @unchecked Sendable {
 
     /// Calls a method and waits for its reply. `arguments` must be a tuple (or nil for none).
     /// Service activation happens as usual when `destination` is not running.
-    public func call(destination: String, path: String, interface: String, method: String,
-                     arguments: Variant? = nil, timeoutMilliseconds: Int32 = -1) throws -> Variant {
+    public func call(
+        destination: String, path: String, interface: String, method: String,
+        arguments: Variant? = nil, timeoutMilliseconds: Int32 = -1
+    ) throws -> Variant {
         var error: UnsafeMutablePointer<GError>?
         let reply = g_dbus_connection_call_sync(
             raw, destination, path, interface, method, arguments?.makeGVariant(), nil,
@@ -42,21 +44,25 @@ public final class BusConnection: @unchecked Sendable {
     public func emitSignal(path: String, interface: String, name: String, arguments: Variant) {
         var error: UnsafeMutablePointer<GError>?
         if g_dbus_connection_emit_signal(raw, nil, path, interface, name, arguments.makeGVariant(), &error) == 0,
-           let error {
+            let error
+        {
             g_error_free(error)
         }
     }
 
     /// Emits `org.freedesktop.DBus.Properties.PropertiesChanged` for one interface.
     public func emitPropertiesChanged(path: String, interface: String, changed: [String: Variant]) {
-        emitSignal(path: path, interface: "org.freedesktop.DBus.Properties", name: "PropertiesChanged",
-                   arguments: .tuple([.string(interface), .dictionary(changed), .strings([])]))
+        emitSignal(
+            path: path, interface: "org.freedesktop.DBus.Properties", name: "PropertiesChanged",
+            arguments: .tuple([.string(interface), .dictionary(changed), .strings([])]))
     }
 
     /// Subscribes to a signal; the handler runs on the thread-default main context of the caller.
     @discardableResult
-    public func subscribe(sender: String?, interface: String, member: String?, path: String?,
-                          handler: @escaping (_ member: String, _ arguments: Variant) -> Void) -> UInt32 {
+    public func subscribe(
+        sender: String?, interface: String, member: String?, path: String?,
+        handler: @escaping (_ member: String, _ arguments: Variant) -> Void
+    ) -> UInt32 {
         let box = Unmanaged.passRetained(SignalHandlerBox(handler)).toOpaque()
         return g_dbus_connection_signal_subscribe(
             raw, sender, interface, member, path, nil, G_DBUS_SIGNAL_FLAGS_NONE,
@@ -70,25 +76,30 @@ public final class BusConnection: @unchecked Sendable {
 
     /// Exports one interface of an object. Calls arrive on the main context as `MethodInvocation`s,
     /// which may be answered later from any thread.
-    public func register(object path: String, interface: InterfaceDescription,
-                         methods: @escaping (MethodInvocation) -> Void,
-                         properties: @escaping (_ name: String) -> Variant?) throws {
+    public func register(
+        object path: String, interface: InterfaceDescription,
+        methods: @escaping (MethodInvocation) -> Void,
+        properties: @escaping (_ name: String) -> Variant?
+    ) throws {
         let handlers = Unmanaged.passRetained(ObjectHandlers(methods: methods, properties: properties)).toOpaque()
         // GLib copies the vtable; a heap copy keeps this independent of that detail.
         let vtable = UnsafeMutablePointer<GDBusInterfaceVTable>.allocate(capacity: 1)
-        vtable.initialize(to: GDBusInterfaceVTable(
-            method_call: { _, sender, _, _, method, parameters, invocation, userData in
-                let handlers = Unmanaged<ObjectHandlers>.fromOpaque(userData!).takeUnretainedValue()
-                handlers.methods(MethodInvocation(channel: .invocation(invocation!), method: String(cString: method!),
-                                                  sender: sender.map { String(cString: $0) } ?? "",
-                                                  parameters: Variant(gvariant: parameters!)))
-            },
-            get_property: { _, _, _, _, property, _, userData in
-                let handlers = Unmanaged<ObjectHandlers>.fromOpaque(userData!).takeUnretainedValue()
-                return handlers.properties(String(cString: property!))?.makeGVariant()
-            },
-            set_property: nil,
-            padding: (nil, nil, nil, nil, nil, nil, nil, nil)))
+        vtable.initialize(
+            to: GDBusInterfaceVTable(
+                method_call: { _, sender, _, _, method, parameters, invocation, userData in
+                    let handlers = Unmanaged<ObjectHandlers>.fromOpaque(userData!).takeUnretainedValue()
+                    handlers.methods(
+                        MethodInvocation(
+                            channel: .invocation(invocation!), method: String(cString: method!),
+                            sender: sender.map { String(cString: $0) } ?? "",
+                            parameters: Variant(gvariant: parameters!)))
+                },
+                get_property: { _, _, _, _, property, _, userData in
+                    let handlers = Unmanaged<ObjectHandlers>.fromOpaque(userData!).takeUnretainedValue()
+                    return handlers.properties(String(cString: property!))?.makeGVariant()
+                },
+                set_property: nil,
+                padding: (nil, nil, nil, nil, nil, nil, nil, nil)))
         var error: UnsafeMutablePointer<GError>?
         let id = g_dbus_connection_register_object(raw, path, interface.info, vtable, handlers, nil, &error)
         if id == 0 {
@@ -105,26 +116,32 @@ extension BusConnection {
     /// `open` handler makes of the URIs, so a caller could never learn that a share was refused.
     /// A message filter sees the call first; the handler answers it like any other method call,
     /// on the main context. Must be installed before the bus name is owned, like `register`.
-    public func intercept(path: String, interface: String, member: String,
-                          handler: @escaping (MethodInvocation) -> Void) {
+    public func intercept(
+        path: String, interface: String, member: String,
+        handler: @escaping (MethodInvocation) -> Void
+    ) {
         let target = InterceptedMethod(path: path, interface: interface, member: member, handler: handler)
         let userData = Unmanaged.passRetained(target).toOpaque()
-        g_dbus_connection_add_filter(raw, { connection, message, incoming, userData in
-            // Runs on GDBus's worker thread for every message in and out: decide quickly.
-            guard incoming != 0, let message,
-                  g_dbus_message_get_message_type(message) == G_DBUS_MESSAGE_TYPE_METHOD_CALL else { return message }
-            let target = Unmanaged<InterceptedMethod>.fromOpaque(userData!).takeUnretainedValue()
-            guard target.matches(message) else { return message }
-            let body = g_dbus_message_get_body(message)
-            let parameters = body.map { Variant(gvariant: $0) } ?? .tuple([])
-            let sender = g_dbus_message_get_sender(message).map { String(cString: $0) } ?? ""
-            g_object_ref(UnsafeMutableRawPointer(connection))
-            // The filter owns `message`; returning nil drops it, and the invocation keeps the reference.
-            let invocation = MethodInvocation(channel: .message(connection: connection!, call: message),
-                                              method: target.member, sender: sender, parameters: parameters)
-            MainContext.invoke { target.handler(invocation) }
-            return nil
-        }, userData, { Unmanaged<InterceptedMethod>.fromOpaque($0!).release() })
+        g_dbus_connection_add_filter(
+            raw,
+            { connection, message, incoming, userData in
+                // Runs on GDBus's worker thread for every message in and out: decide quickly.
+                guard incoming != 0, let message,
+                    g_dbus_message_get_message_type(message) == G_DBUS_MESSAGE_TYPE_METHOD_CALL
+                else { return message }
+                let target = Unmanaged<InterceptedMethod>.fromOpaque(userData!).takeUnretainedValue()
+                guard target.matches(message) else { return message }
+                let body = g_dbus_message_get_body(message)
+                let parameters = body.map { Variant(gvariant: $0) } ?? .tuple([])
+                let sender = g_dbus_message_get_sender(message).map { String(cString: $0) } ?? ""
+                g_object_ref(UnsafeMutableRawPointer(connection))
+                // The filter owns `message`; returning nil drops it, and the invocation keeps the reference.
+                let invocation = MethodInvocation(
+                    channel: .message(connection: connection!, call: message),
+                    method: target.member, sender: sender, parameters: parameters)
+                MainContext.invoke { target.handler(invocation) }
+                return nil
+            }, userData, { Unmanaged<InterceptedMethod>.fromOpaque($0!).release() })
     }
 }
 
@@ -145,7 +162,8 @@ private final class InterceptedMethod: @unchecked Sendable {
 
     func matches(_ message: OpaquePointer) -> Bool {
         guard let path = g_dbus_message_get_path(message), let member = g_dbus_message_get_member(message),
-              let interface = g_dbus_message_get_interface(message) else { return false }
+            let interface = g_dbus_message_get_interface(message)
+        else { return false }
         return String(cString: member) == self.member && String(cString: interface) == self.interface
             && String(cString: path) == self.path
     }
@@ -170,12 +188,15 @@ public final class InterfaceDescription: @unchecked Sendable {
         let text = Self.withoutComments(xml)
         var error: UnsafeMutablePointer<GError>?
         let parsed = text.withUnsafeBufferPointer { bytes in
-            bytes.baseAddress!.withMemoryRebound(to: CChar.self, capacity: bytes.count) { g_dbus_node_info_new_for_xml($0, &error) }
+            bytes.baseAddress!.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                g_dbus_node_info_new_for_xml($0, &error)
+            }
         }
         guard let node = parsed else { throw GLibError(consuming: error!) }
         guard let info = g_dbus_node_info_lookup_interface(node, name) else {
             g_dbus_node_info_unref(node)
-            throw BusError(name: "org.freedesktop.DBus.Error.UnknownInterface", message: "no interface \(name) in the XML")
+            throw BusError(
+                name: "org.freedesktop.DBus.Error.UnknownInterface", message: "no interface \(name) in the XML")
         }
         self.node = node
         self.info = info
@@ -191,7 +212,8 @@ public final class InterfaceDescription: @unchecked Sendable {
                 var rest = UnsafePointer(base)
                 // An unterminated comment is kept, for GMarkup to report.
                 while let open = strstr(rest, "<!--") as UnsafeMutablePointer<CChar>?,
-                      let close = strstr(open + 4, "-->") as UnsafeMutablePointer<CChar>? {
+                    let close = strstr(open + 4, "-->") as UnsafeMutablePointer<CChar>?
+                {
                     text.append(contentsOf: UnsafeRawBufferPointer(start: rest, count: UnsafePointer(open) - rest))
                     rest = UnsafePointer(close) + 3
                 }

@@ -55,15 +55,17 @@ public enum CrashWitness {
 
     /// Calls the handler that was installed before ours, if it was a function (not the default
     /// action, nor ignore).
-    private static func runPrevious(_ signal: Int32, _ info: UnsafeMutablePointer<siginfo_t>?,
-                                    _ context: UnsafeMutableRawPointer?) {
+    private static func runPrevious(
+        _ signal: Int32, _ info: UnsafeMutablePointer<siginfo_t>?,
+        _ context: UnsafeMutableRawPointer?
+    ) {
         let before = previous[Int(signal)]
         if before.sa_flags & SA_SIGINFO != 0 {
             before.__sigaction_handler.sa_sigaction?(signal, info, context)
             return
         }
-        guard let handler = before.__sigaction_handler.sa_handler else { return }  // SIG_DFL is nil
-        if unsafeBitCast(handler, to: Int.self) == 1 { return }  // SIG_IGN
+        guard let handler = before.__sigaction_handler.sa_handler else { return } // SIG_DFL is nil
+        if unsafeBitCast(handler, to: Int.self) == 1 { return } // SIG_IGN
         handler(signal)
     }
 

@@ -17,35 +17,43 @@ public enum MainContext {
     /// Queues `work` on the default main context; it runs on the main loop's next turn.
     static func queue(_ work: @escaping @Sendable () -> Void) {
         let box = Unmanaged.passRetained(Box(work)).toOpaque()
-        g_idle_add_full(G_PRIORITY_DEFAULT, { userData in
-            Unmanaged<Box<@Sendable () -> Void>>.fromOpaque(userData!).takeUnretainedValue().value()
-            return 0 // G_SOURCE_REMOVE
-        }, box, { userData in
-            Unmanaged<Box<@Sendable () -> Void>>.fromOpaque(userData!).release()
-        })
+        g_idle_add_full(
+            G_PRIORITY_DEFAULT,
+            { userData in
+                Unmanaged<Box<@Sendable () -> Void>>.fromOpaque(userData!).takeUnretainedValue().value()
+                return 0 // G_SOURCE_REMOVE
+            }, box,
+            { userData in
+                Unmanaged<Box<@Sendable () -> Void>>.fromOpaque(userData!).release()
+            })
     }
 
     /// Calls `handler` on the main loop whenever the process receives `signal` (SIGTERM, SIGINT, SIGHUP).
     @GLibMain public static func onUnixSignal(_ signal: Int32, _ handler: @escaping @GLibMain () -> Void) {
         let box = Unmanaged.passRetained(Box(handler)).toOpaque()
-        g_unix_signal_add_full(G_PRIORITY_DEFAULT, signal, { userData in
-            let handler = Unmanaged<Box<@GLibMain () -> Void>>.fromOpaque(userData!).takeUnretainedValue().value
-            GLibMain.assumeIsolated(handler)
-            return 1 // G_SOURCE_CONTINUE
-        }, box, nil)
+        g_unix_signal_add_full(
+            G_PRIORITY_DEFAULT, signal,
+            { userData in
+                let handler = Unmanaged<Box<@GLibMain () -> Void>>.fromOpaque(userData!).takeUnretainedValue().value
+                GLibMain.assumeIsolated(handler)
+                return 1 // G_SOURCE_CONTINUE
+            }, box, nil)
     }
 
     /// Calls `handler` on the main loop after `milliseconds`, once. Callable from any thread: it only
     /// adds a source to the default context.
     public static func after(milliseconds: UInt32, _ handler: @escaping @GLibMain () -> Void) {
         let box = Unmanaged.passRetained(Box(handler)).toOpaque()
-        g_timeout_add_full(G_PRIORITY_DEFAULT, milliseconds, { userData in
-            let handler = Unmanaged<Box<@GLibMain () -> Void>>.fromOpaque(userData!).takeUnretainedValue().value
-            GLibMain.assumeIsolated(handler)
-            return 0
-        }, box, { userData in
-            Unmanaged<Box<@GLibMain () -> Void>>.fromOpaque(userData!).release()
-        })
+        g_timeout_add_full(
+            G_PRIORITY_DEFAULT, milliseconds,
+            { userData in
+                let handler = Unmanaged<Box<@GLibMain () -> Void>>.fromOpaque(userData!).takeUnretainedValue().value
+                GLibMain.assumeIsolated(handler)
+                return 0
+            }, box,
+            { userData in
+                Unmanaged<Box<@GLibMain () -> Void>>.fromOpaque(userData!).release()
+            })
     }
 
     /// Runs a private main loop on the main thread until `done` is called (for the command line).

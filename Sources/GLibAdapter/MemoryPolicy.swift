@@ -38,7 +38,9 @@ public enum MemoryPolicy {
         defer { entries.deallocate() }
         let entry = MemoryLayout<UInt64>.stride
         let size = count * entry
-        guard pread(fd, entries.baseAddress, size, off_t(range.lowerBound / pageSize) * off_t(entry)) == size else { return true }
+        guard pread(fd, entries.baseAddress, size, off_t(range.lowerBound / pageSize) * off_t(entry)) == size else {
+            return true
+        }
         let present: UInt64 = 1 << 63, fileBacked: UInt64 = 1 << 61
         return entries.contains { $0 & present != 0 && $0 & fileBacked == 0 }
     }
@@ -50,7 +52,7 @@ public enum MemoryPolicy {
         guard let address = UnsafePointer<Elf64_Phdr>(bitPattern: UInt(getauxval(UInt(AT_PHDR)))) else { return nil }
         let headers = UnsafeBufferPointer(start: address, count: Int(getauxval(UInt(AT_PHNUM))))
         guard let table = headers.first(where: { $0.p_type == UInt32(PT_PHDR) }),
-              let code = headers.first(where: { $0.p_type == UInt32(PT_LOAD) && $0.p_flags & UInt32(PF_X) != 0 })
+            let code = headers.first(where: { $0.p_type == UInt32(PT_LOAD) && $0.p_flags & UInt32(PF_X) != 0 })
         else { return nil }
         let bias = UInt(bitPattern: address) &- UInt(table.p_vaddr)
         let start = (bias &+ UInt(code.p_vaddr) + pageSize - 1) / pageSize * pageSize

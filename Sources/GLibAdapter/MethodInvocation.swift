@@ -52,8 +52,9 @@ public final class MethodInvocation: @unchecked Sendable {
         case .invocation(let raw):
             g_dbus_method_invocation_return_dbus_error(raw, error.name, error.message)
         case .message(let connection, let call):
-            send(g_dbus_message_new_method_error_literal(call, error.name, error.message)!,
-                 on: connection, answering: call)
+            send(
+                g_dbus_message_new_method_error_literal(call, error.name, error.message)!,
+                on: connection, answering: call)
         }
     }
 

@@ -7,11 +7,13 @@ public enum NetworkMonitor {
     @GLibMain public static func onChange(_ handler: @escaping @GLibMain (_ available: Bool) -> Void) {
         guard let monitor = g_network_monitor_get_default() else { return }
         let box = Unmanaged.passRetained(Box(handler)).toOpaque()
-        let callback: @convention(c) (OpaquePointer?, gboolean, UnsafeMutableRawPointer?) -> Void = { _, available, userData in
+        let callback: @convention(c) (OpaquePointer?, gboolean, UnsafeMutableRawPointer?) -> Void = {
+            _, available, userData in
             let handler = Unmanaged<Box<@GLibMain (Bool) -> Void>>.fromOpaque(userData!).takeUnretainedValue().value
             GLibMain.assumeIsolated { handler(available != 0) }
         }
-        g_signal_connect_data(UnsafeMutableRawPointer(monitor), "network-changed",
-                              unsafeBitCast(callback, to: GCallback.self), box, nil, GConnectFlags(rawValue: 0))
+        g_signal_connect_data(
+            UnsafeMutableRawPointer(monitor), "network-changed",
+            unsafeBitCast(callback, to: GCallback.self), box, nil, GConnectFlags(rawValue: 0))
     }
 }

@@ -19,9 +19,11 @@ public enum RemoteFile {
 
     /// Reads the file at `uri`: `inspect` sees its info first (and may refuse it by throwing),
     /// then `sink` gets its bytes in chunks. More than `limit` bytes is `RemoteFileTooLarge`.
-    public static func read(uri: String, stallLimit seconds: Int, limit: UInt64,
-                            inspect: @escaping (Info) throws -> Void,
-                            sink: @escaping (UnsafeRawBufferPointer) throws -> Void) throws -> Info {
+    public static func read(
+        uri: String, stallLimit seconds: Int, limit: UInt64,
+        inspect: @escaping (Info) throws -> Void,
+        sink: @escaping (UnsafeRawBufferPointer) throws -> Void
+    ) throws -> Info {
         let transfer = Transfer(inspect: inspect, sink: sink)
         let thread = Thread { transfer.run(uri: uri, limit: limit) }
         thread.name = "ferry-remote-read"
@@ -89,16 +91,22 @@ public enum RemoteFile {
             let file = g_file_new_for_uri(uri)
             defer { g_object_unref(UnsafeMutableRawPointer(file)) }
             var error: UnsafeMutablePointer<GError>?
-            guard let fileInfo = g_file_query_info(file, "standard::display-name,standard::size,standard::type",
-                                                   G_FILE_QUERY_INFO_NONE, cancellable, &error) else {
+            guard
+                let fileInfo = g_file_query_info(
+                    file, "standard::display-name,standard::size,standard::type",
+                    G_FILE_QUERY_INFO_NONE, cancellable, &error)
+            else {
                 return end(.failure(GLibError(consuming: error!)))
             }
-            let info = Info(displayName: String(cString: g_file_info_get_display_name(fileInfo)),
-                            size: UInt64(max(0, g_file_info_get_size(fileInfo))),
-                            isRegular: g_file_info_get_file_type(fileInfo) == G_FILE_TYPE_REGULAR)
+            let info = Info(
+                displayName: String(cString: g_file_info_get_display_name(fileInfo)),
+                size: UInt64(max(0, g_file_info_get_size(fileInfo))),
+                isRegular: g_file_info_get_file_type(fileInfo) == G_FILE_TYPE_REGULAR)
             g_object_unref(UnsafeMutableRawPointer(fileInfo))
             guard step({ try inspect(info) }) else { return }
-            guard let stream = g_file_read(file, cancellable, &error) else { return end(.failure(GLibError(consuming: error!))) }
+            guard let stream = g_file_read(file, cancellable, &error) else {
+                return end(.failure(GLibError(consuming: error!)))
+            }
             let input = UnsafeMutableRawPointer(stream).assumingMemoryBound(to: GInputStream.self)
             defer {
                 g_input_stream_close(input, cancellable, nil)
@@ -112,10 +120,12 @@ public enum RemoteFile {
                 if count < 0 { return end(.failure(GLibError(consuming: error!))) }
                 if count == 0 { return end(.success(info)) }
                 total += UInt64(count)
-                guard step({
-                    if total > limit { throw RemoteFileTooLarge() }
-                    try sink(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
-                }) else { return }
+                guard
+                    step({
+                        if total > limit { throw RemoteFileTooLarge() }
+                        try sink(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+                    })
+                else { return }
             }
         }
     }

@@ -35,11 +35,17 @@ public struct SecretService: Sendable {
         }
     }
 
-    private func withSchema(_ attributes: [String: String],
-                            _ body: (LibSecret, OpaquePointer?, OpaquePointer?, UnsafeMutablePointer<GCancellable>?,
-                                     inout UnsafeMutablePointer<GError>?) -> String?) throws(GLibError) -> String? {
+    private func withSchema(
+        _ attributes: [String: String],
+        _ body: (
+            LibSecret, OpaquePointer?, OpaquePointer?, UnsafeMutablePointer<GCancellable>?,
+            inout UnsafeMutablePointer<GError>?
+        ) -> String?
+    ) throws(GLibError) -> String? {
         guard let library = LibSecret.shared else {
-            throw GLibError(message: "libsecret (libsecret-1.so.0) is not installed", ioErrorCode: Int32(G_IO_ERROR_NOT_SUPPORTED.rawValue))
+            throw GLibError(
+                message: "libsecret (libsecret-1.so.0) is not installed",
+                ioErrorCode: Int32(G_IO_ERROR_NOT_SUPPORTED.rawValue))
         }
         let types = g_hash_table_new(g_str_hash, g_str_equal)
         let values = g_hash_table_new(g_str_hash, g_str_equal)
@@ -51,15 +57,18 @@ public struct SecretService: Sendable {
             cStrings.forEach { free($0) }
         }
         for index in stride(from: 0, to: cStrings.count, by: 2) {
-            g_hash_table_insert(types, cStrings[index],
-                                UnsafeMutableRawPointer(bitPattern: Int(LibSecret.attributeString)))
+            g_hash_table_insert(
+                types, cStrings[index],
+                UnsafeMutableRawPointer(bitPattern: Int(LibSecret.attributeString)))
             g_hash_table_insert(values, cStrings[index], cStrings[index + 1])
         }
         let schema = library.schemaNewv(self.schema, LibSecret.schemaNone, types)
         defer { library.schemaUnref(schema) }
         let cancellable = g_cancellable_new()
         defer { g_object_unref(UnsafeMutableRawPointer(cancellable)) }
-        let timer = DispatchWorkItem { [cancellable = UnsafeSendable(cancellable)] in g_cancellable_cancel(cancellable.value) }
+        let timer = DispatchWorkItem { [cancellable = UnsafeSendable(cancellable)] in
+            g_cancellable_cancel(cancellable.value)
+        }
         DispatchQueue.global().asyncAfter(deadline: .now() + timeoutSeconds, execute: timer)
         defer { timer.cancel() }
         var error: UnsafeMutablePointer<GError>?
@@ -85,9 +94,15 @@ struct LibSecret: @unchecked Sendable {
     /// SecretSchema *, used only as a handle.
     typealias Schema = OpaquePointer?
     typealias ErrorOut = UnsafeMutablePointer<UnsafeMutablePointer<GError>?>?
-    let storev: @convention(c) (Schema, OpaquePointer?, UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafePointer<CChar>?,
-                                UnsafeMutablePointer<GCancellable>?, ErrorOut) -> gboolean
-    let lookupv: @convention(c) (Schema, OpaquePointer?, UnsafeMutablePointer<GCancellable>?, ErrorOut) -> UnsafeMutablePointer<CChar>?
+    let storev:
+        @convention(c) (
+            Schema, OpaquePointer?, UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafePointer<CChar>?,
+            UnsafeMutablePointer<GCancellable>?, ErrorOut
+        ) -> gboolean
+    let lookupv:
+        @convention(c) (Schema, OpaquePointer?, UnsafeMutablePointer<GCancellable>?, ErrorOut) -> UnsafeMutablePointer<
+            CChar
+        >?
     let clearv: @convention(c) (Schema, OpaquePointer?, UnsafeMutablePointer<GCancellable>?, ErrorOut) -> gboolean
     let free: @convention(c) (UnsafeMutablePointer<CChar>?) -> Void
     let schemaNewv: @convention(c) (UnsafePointer<CChar>?, UInt32, OpaquePointer?) -> Schema
@@ -106,11 +121,12 @@ struct LibSecret: @unchecked Sendable {
             dlsym(library, name).map { unsafeBitCast($0, to: type) }
         }
         guard let storev = symbol("secret_password_storev_sync", as: type(of: storev)),
-              let lookupv = symbol("secret_password_lookupv_sync", as: type(of: lookupv)),
-              let clearv = symbol("secret_password_clearv_sync", as: type(of: clearv)),
-              let free = symbol("secret_password_free", as: type(of: free)),
-              let schemaNewv = symbol("secret_schema_newv", as: type(of: schemaNewv)),
-              let schemaUnref = symbol("secret_schema_unref", as: type(of: schemaUnref)) else { return nil }
+            let lookupv = symbol("secret_password_lookupv_sync", as: type(of: lookupv)),
+            let clearv = symbol("secret_password_clearv_sync", as: type(of: clearv)),
+            let free = symbol("secret_password_free", as: type(of: free)),
+            let schemaNewv = symbol("secret_schema_newv", as: type(of: schemaNewv)),
+            let schemaUnref = symbol("secret_schema_unref", as: type(of: schemaUnref))
+        else { return nil }
         (self.storev, self.lookupv, self.clearv, self.free) = (storev, lookupv, clearv, free)
         (self.schemaNewv, self.schemaUnref) = (schemaNewv, schemaUnref)
     }

@@ -14,7 +14,8 @@ public enum Spawn {
         var envPointers = env
         let started = argvPointers.withUnsafeMutableBufferPointer { argvBuffer in
             envPointers.withUnsafeMutableBufferPointer { envBuffer in
-                g_spawn_async(nil, argvBuffer.baseAddress, envBuffer.baseAddress, G_SPAWN_DEFAULT, nil, nil, nil, &error)
+                g_spawn_async(
+                    nil, argvBuffer.baseAddress, envBuffer.baseAddress, G_SPAWN_DEFAULT, nil, nil, nil, &error)
             }
         }
         if started == 0, let error { throw GLibError(consuming: error) }

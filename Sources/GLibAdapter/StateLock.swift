@@ -25,7 +25,8 @@ public final class StateLock: Sendable {
             var text = [UInt8](repeating: 0, count: 16)
             let count = read(fd, &text, 15)
             close(fd)
-            throw Held(path: path, ownerPID: count > 0 ? Int32(String(decoding: text[..<count], as: UTF8.self)) ?? 0 : 0)
+            throw Held(
+                path: path, ownerPID: count > 0 ? Int32(String(decoding: text[..<count], as: UTF8.self)) ?? 0 : 0)
         }
         // Who holds it, for the second one's message; the lock itself is the flock, not this text.
         let pid = Array("\(getpid())".utf8)

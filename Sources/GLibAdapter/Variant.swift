@@ -123,9 +123,10 @@ extension Variant {
             defer { g_variant_unref(inner) }
             self = .boxed(Variant(gvariant: inner))
         case "as":
-            self = .strings(Self.mapChildren(of: value) { child in
-                String(cString: g_variant_get_string(child, nil))
-            })
+            self = .strings(
+                Self.mapChildren(of: value) { child in
+                    String(cString: g_variant_get_string(child, nil))
+                })
         case "a{sv}":
             self = .dictionary(Self.readDictionary(value))
         case "aa{sv}":

@@ -27,22 +27,26 @@ public final class WindowApplication {
     /// value is the launching process's exit status.
     public func onLaunch(_ handler: @escaping (Launch) -> Int32) {
         let box = LaunchHandler(handler)
-        let callback: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<GApplicationCommandLine>?, UnsafeMutableRawPointer?) -> Int32 = {
-            _, commandLine, data in
-            let handler = Unmanaged<LaunchHandler>.fromOpaque(data!).takeUnretainedValue()
-            var argc: Int32 = 0
-            let argv = g_application_command_line_get_arguments(commandLine, &argc)
-            defer { g_strfreev(argv) }
-            let arguments = (0..<Int(argc)).dropFirst().map { String(cString: argv![$0]!) }
-            g_object_ref(UnsafeMutableRawPointer(commandLine))
-            defer { g_object_unref(UnsafeMutableRawPointer(commandLine)) }
-            let launch = Launch(arguments: arguments) { name in
-                g_application_command_line_getenv(commandLine, name).map { String(cString: $0) }
+        let callback:
+            @convention(c) (
+                UnsafeMutableRawPointer?, UnsafeMutablePointer<GApplicationCommandLine>?, UnsafeMutableRawPointer?
+            ) -> Int32 = {
+                _, commandLine, data in
+                let handler = Unmanaged<LaunchHandler>.fromOpaque(data!).takeUnretainedValue()
+                var argc: Int32 = 0
+                let argv = g_application_command_line_get_arguments(commandLine, &argc)
+                defer { g_strfreev(argv) }
+                let arguments = (0..<Int(argc)).dropFirst().map { String(cString: argv![$0]!) }
+                g_object_ref(UnsafeMutableRawPointer(commandLine))
+                defer { g_object_unref(UnsafeMutableRawPointer(commandLine)) }
+                let launch = Launch(arguments: arguments) { name in
+                    g_application_command_line_getenv(commandLine, name).map { String(cString: $0) }
+                }
+                return handler.body(launch)
             }
-            return handler.body(launch)
-        }
-        g_signal_connect_data(UnsafeMutableRawPointer(gtk), "command-line", unsafeBitCast(callback, to: GCallback.self),
-                              Unmanaged.passRetained(box).toOpaque(), nil, GConnectFlags(rawValue: 0))
+        g_signal_connect_data(
+            UnsafeMutableRawPointer(gtk), "command-line", unsafeBitCast(callback, to: GCallback.self),
+            Unmanaged.passRetained(box).toOpaque(), nil, GConnectFlags(rawValue: 0))
     }
 
     /// Once, in the instance that stays running, before the first launch is handled.

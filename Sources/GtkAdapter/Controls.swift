@@ -11,7 +11,6 @@ public final class Label: Widget {
         if let style { addStyle(style) }
     }
 
-
     /// Plain text: never parsed as markup, so names from outside cannot inject any.
     public var text: String {
         get { String(cString: gtk_label_get_text(cast(raw))) }
@@ -68,7 +67,6 @@ public final class Button: Widget {
         tooltip = title
         if let style { addStyle(style) }
     }
-
 
     public var title: String {
         get { caption.text }
@@ -128,7 +126,6 @@ public final class TextField: Widget {
         if kind == .plain { gtk_entry_set_activates_default(cast(raw), 1) }
     }
 
-
     public var text: String {
         get { String(cString: gtk_editable_get_text(cast(raw))) }
         set { gtk_editable_set_text(cast(raw), newValue) }
@@ -170,7 +167,6 @@ public final class CheckButton: Widget {
         super.init(gtk_check_button_new_with_label(title))
     }
 
-
     public var isChecked: Bool {
         get { gtk_check_button_get_active(cast(raw)) != 0 }
         set { gtk_check_button_set_active(cast(raw), newValue ? 1 : 0) }
@@ -190,7 +186,6 @@ public final class TextArea: Widget {
         gtk_text_view_set_left_margin(cast(raw), 8)
         gtk_text_view_set_right_margin(cast(raw), 8)
     }
-
 
     public var text: String {
         get {

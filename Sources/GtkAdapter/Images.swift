@@ -30,7 +30,8 @@ public final class Thumbnail: Widget {
         guard gdk_pixbuf_get_file_info(path, &width, &height) != nil, width > 0, height > 0 else { return nil }
         // Never larger than the image itself: a small picture stays sharp.
         var error: UnsafeMutablePointer<GError>?
-        guard let pixbuf = gdk_pixbuf_new_from_file_at_scale(path, min(size, width), min(size, height), 1, &error) else {
+        guard let pixbuf = gdk_pixbuf_new_from_file_at_scale(path, min(size, width), min(size, height), 1, &error)
+        else {
             if let error { g_error_free(error) }
             return nil
         }

@@ -6,11 +6,12 @@ public final class Box: Widget {
     private var children: [Widget] = []
 
     public init(_ orientation: Orientation, spacing: Int32 = 0, _ children: [Widget] = []) {
-        super.init(gtk_box_new(orientation == .horizontal ? GTK_ORIENTATION_HORIZONTAL : GTK_ORIENTATION_VERTICAL,
-                               spacing))
+        super.init(
+            gtk_box_new(
+                orientation == .horizontal ? GTK_ORIENTATION_HORIZONTAL : GTK_ORIENTATION_VERTICAL,
+                spacing))
         children.forEach(append)
     }
-
 
     public func append(_ child: Widget) {
         children.append(child)
@@ -37,11 +38,11 @@ public final class ScrolledWindow: Widget {
 
     public init(_ child: Widget? = nil, horizontalScrolling: Bool = false) {
         super.init(gtk_scrolled_window_new())
-        gtk_scrolled_window_set_policy(cast(raw), horizontalScrolling ? GTK_POLICY_AUTOMATIC : GTK_POLICY_NEVER,
-                                       GTK_POLICY_AUTOMATIC)
+        gtk_scrolled_window_set_policy(
+            cast(raw), horizontalScrolling ? GTK_POLICY_AUTOMATIC : GTK_POLICY_NEVER,
+            GTK_POLICY_AUTOMATIC)
         if let child { setChild(child) }
     }
-
 
     public func setChild(_ child: Widget) {
         self.child = child
@@ -67,7 +68,6 @@ public final class Stack: Widget {
         gtk_stack_set_interpolate_size(cast(raw), 1)
     }
 
-
     public func add(_ page: Widget, name: String) {
         pages[name] = page
         gtk_stack_add_named(cast(raw), page.raw, name)
@@ -80,8 +80,11 @@ public final class Stack: Widget {
         // GTK 4.8 leaves the pages that are not shown in the accessibility tree as if visible;
         // a screen reader (and a test) must not find their controls.
         for (pageName, page) in pages { page.isHiddenFromAccessibility = pageName != name }
-        gtk_stack_set_visible_child_full(cast(raw), name, animated ? GTK_STACK_TRANSITION_TYPE_SLIDE_LEFT_RIGHT
-                                                                : GTK_STACK_TRANSITION_TYPE_NONE)
+        gtk_stack_set_visible_child_full(
+            cast(raw), name,
+            animated
+                ? GTK_STACK_TRANSITION_TYPE_SLIDE_LEFT_RIGHT
+                : GTK_STACK_TRANSITION_TYPE_NONE)
     }
 
     public var visiblePage: String? { gtk_stack_get_visible_child_name(cast(raw)).map { String(cString: $0) } }

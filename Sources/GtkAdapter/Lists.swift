@@ -11,7 +11,6 @@ public final class ListBox: Widget {
         if boxed { addStyle("boxed-list") }
     }
 
-
     public func append(_ row: Row) {
         rows.append(row)
         gtk_list_box_append(cast(raw), row.raw)
@@ -45,7 +44,6 @@ public final class Row: Widget {
         adw_preferences_row_set_use_markup(cast(raw), 0)
         accessibleName = title
     }
-
 
     public var title: String {
         get { String(cString: adw_preferences_row_get_title(cast(raw))) }

@@ -19,7 +19,6 @@ public final class Window: Widget {
         closeOnEscape()
     }
 
-
     public var title: String {
         get { gtk_window_get_title(cast(raw)).map { String(cString: $0) } ?? "" }
         set { gtk_window_set_title(cast(raw), newValue); accessibleName = newValue }
@@ -35,8 +34,9 @@ public final class Window: Widget {
 
     /// A widget between the header bar and the content (an offline banner).
     public func insertBelowHeader(_ widget: Widget) {
-        gtk_box_insert_child_after(cast(column.raw),
-                                   widget.raw, headerBar.raw)
+        gtk_box_insert_child_after(
+            cast(column.raw),
+            widget.raw, headerBar.raw)
         banners.append(widget)
     }
     private var banners: [Widget] = []
@@ -55,7 +55,8 @@ public final class Window: Widget {
         let box = FrameHandler { if !done { done = true; handler() } }
         on("map") { [weak self] in
             guard let self, let surface = gtk_native_get_surface(cast(self.raw)),
-                  let clock = gdk_surface_get_frame_clock(surface) else { return }
+                let clock = gdk_surface_get_frame_clock(surface)
+            else { return }
             Signals.connect(UnsafeMutableRawPointer(clock), "after-paint") { box.body() }
         }
     }
@@ -75,8 +76,9 @@ public final class Window: Widget {
 
     private func closeOnEscape() {
         let controller = gtk_shortcut_controller_new()
-        let shortcut = gtk_shortcut_new(gtk_shortcut_trigger_parse_string("Escape"),
-                                        gtk_named_action_new("window.close"))
+        let shortcut = gtk_shortcut_new(
+            gtk_shortcut_trigger_parse_string("Escape"),
+            gtk_named_action_new("window.close"))
         gtk_shortcut_controller_add_shortcut(cast(UnsafeMutableRawPointer(controller!)), shortcut)
         gtk_shortcut_controller_set_scope(cast(UnsafeMutableRawPointer(controller!)), GTK_SHORTCUT_SCOPE_GLOBAL)
         gtk_widget_add_controller(raw, controller)

@@ -7,8 +7,9 @@ import Testing
 /// for people, from plain values.
 struct OutputTests {
     @Test func aSignedOutStatusIsNullsInJSONAndOneLineForPeople() {
-        let status = StatusReport(signedIn: false, userID: nil, homeserver: nil, online: true, secretStorage: nil,
-                                  deviceID: nil, deviceVerification: nil, shares: [.queued: 1])
+        let status = StatusReport(
+            signedIn: false, userID: nil, homeserver: nil, online: true, secretStorage: nil,
+            deviceID: nil, deviceVerification: nil, shares: [.queued: 1])
         let json = StatusJSON.object(status)
         #expect(json.contains("\"user_id\" : null") && json.contains("\"signed_in\" : false"))
         #expect(json.contains("\"queued\" : 1") && json.contains("\"failed\" : 0"))
@@ -16,9 +17,10 @@ struct OutputTests {
     }
 
     @Test func aSignedInStatusNamesTheDeviceAndCountsOnlyStatesThatHaveShares() {
-        let status = StatusReport(signedIn: true, userID: "@ann:h", homeserver: "https://h", online: false,
-                                  secretStorage: "file", deviceID: "DEV", deviceVerification: "unverified",
-                                  shares: [.sent: 3, .failed: 1])
+        let status = StatusReport(
+            signedIn: true, userID: "@ann:h", homeserver: "https://h", online: false,
+            secretStorage: "file", deviceID: "DEV", deviceVerification: "unverified",
+            shares: [.sent: 3, .failed: 1])
         let lines = StatusJSON.text(status).split(separator: "\n")
         #expect(lines.first == "Signed in as @ann:h on https://h.")
         #expect(lines.contains("Offline: shares wait until the homeserver answers again."))

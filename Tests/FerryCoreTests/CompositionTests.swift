@@ -26,8 +26,10 @@ final class CompositionTests: XCTestCase {
     }
 
     func testFilesWithAMessageAreTheMessageFirstThenEachFileInOrder() {
-        let steps = Composition.steps(for: intent([file("a.png", "image/png"), file("b.pdf", "application/pdf")],
-                                                  message: "Two things"))
+        let steps = Composition.steps(
+            for: intent(
+                [file("a.png", "image/png"), file("b.pdf", "application/pdf")],
+                message: "Two things"))
 
         XCTAssertEqual(steps, [.text("Two things"), .file(item: 0), .file(item: 1)])
     }

@@ -31,7 +31,8 @@ final class ContractTests: XCTestCase {
         let calls = Share1RequestTests.calls.map { ($0.method, $0.arguments) }
         XCTAssertEqual(Set(calls.map(\.0)), Set(Share1Method.allCases), "a typed call for every method")
         for (method, arguments) in calls {
-            XCTAssertEqual(arguments.map(\.typeString).joined(), inputSignature(of: method.rawValue, in: xml), method.rawValue)
+            XCTAssertEqual(
+                arguments.map(\.typeString).joined(), inputSignature(of: method.rawValue, in: xml), method.rawValue)
         }
     }
 
@@ -46,7 +47,8 @@ final class ContractTests: XCTestCase {
     private func inputSignature(of method: String, in xml: String) -> String {
         if xml.contains("<method name=\"\(method)\"/>") { return "" }
         guard let start = xml.range(of: "<method name=\"\(method)\">"),
-              let end = xml.range(of: "</method>", range: start.upperBound..<xml.endIndex) else { return "?" }
+            let end = xml.range(of: "</method>", range: start.upperBound..<xml.endIndex)
+        else { return "?" }
         let body = String(xml[start.upperBound..<end.lowerBound])
         let pattern = try! NSRegularExpression(pattern: "<arg type=\"([^\"]+)\" name=\"[^\"]*\" direction=\"in\"")
         return pattern.matches(in: body, range: NSRange(body.startIndex..., in: body))

@@ -24,7 +24,7 @@ final class EventSizeTests: XCTestCase {
     }
 
     func testControlCharactersCountAsTheSixBytesJSONMakesOfThem() {
-        let text = String(repeating: "\u{1}", count: 12_000)  // 12,000 bytes, under the 32,768 text limit
+        let text = String(repeating: "\u{1}", count: 12_000) // 12,000 bytes, under the 32,768 text limit
         XCTAssertThrowsError(try SharePlan(request: ShareRequest(text: text, source: .share), limits: Limits()))
     }
 

@@ -13,7 +13,8 @@ final class FerryLinkTests: XCTestCase {
 
     private func assertInvalidURI(_ uri: String, file: StaticString = #filePath, line: UInt = #line) {
         guard case .invalidURI(let named, _) = error(uri) else {
-            return XCTFail("expected invalidURI for \(uri), got \(String(describing: error(uri)))", file: file, line: line)
+            return XCTFail(
+                "expected invalidURI for \(uri), got \(String(describing: error(uri)))", file: file, line: line)
         }
         XCTAssertEqual(named, uri, "the error names the URI", file: file, line: line)
     }
@@ -48,7 +49,8 @@ final class FerryLinkTests: XCTestCase {
     }
 
     func testALinksToIsOnlyASuggestionTheCallsOwnDestinationsStay() throws {
-        let plan = try plan("ferry:share?text=hi&to=%21room%3Aexample.org&to=%23a%3Ab&to=%23a%3Ab", destinations: ["@u:s"])
+        let plan = try plan(
+            "ferry:share?text=hi&to=%21room%3Aexample.org&to=%23a%3Ab&to=%23a%3Ab", destinations: ["@u:s"])
 
         // Any web page can open a link: what it names is never a destination by itself.
         XCTAssertEqual(plan.destinations, ["@u:s"])
@@ -99,8 +101,10 @@ final class FerryLinkTests: XCTestCase {
     }
 
     func testInvalidPercentEncodingIsRefusedAsInvalidURI() {
-        for uri in ["ferry:share?text=%zz", "ferry:share?text=abc%", "ferry:share?text=%4", "ferry:share?text=%C3",
-                    "ferry:share?text=%FF%FE"] {
+        for uri in [
+            "ferry:share?text=%zz", "ferry:share?text=abc%", "ferry:share?text=%4", "ferry:share?text=%C3",
+            "ferry:share?text=%FF%FE",
+        ] {
             assertInvalidURI(uri)
         }
     }
@@ -121,13 +125,17 @@ final class FerryLinkTests: XCTestCase {
     func testAFerryURIMixedWithOtherURIsIsRefusedAsInvalidArgument() {
         let error = planError(ShareRequest(uris: ["file:///a.png", "ferry:share?text=hi"], source: .open))
 
-        guard case .invalidArgument = error else { return XCTFail("expected invalidArgument, got \(String(describing: error))") }
+        guard case .invalidArgument = error else {
+            return XCTFail("expected invalidArgument, got \(String(describing: error))")
+        }
     }
 
     func testAFerryURIWithItsOwnTextArgumentIsRefusedAsInvalidArgument() {
         let error = planError(ShareRequest(uris: ["ferry:share?text=hi"], text: "more", source: .share))
 
-        guard case .invalidArgument = error else { return XCTFail("expected invalidArgument, got \(String(describing: error))") }
+        guard case .invalidArgument = error else {
+            return XCTFail("expected invalidArgument, got \(String(describing: error))")
+        }
     }
 
     // MARK: Parsing alone

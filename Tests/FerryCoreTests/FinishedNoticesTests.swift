@@ -9,8 +9,9 @@ final class FinishedNoticesTests: XCTestCase {
     private func share(_ id: String, _ state: ShareState, failure: String? = nil) -> Share {
         let text = ShareItem(kind: .text, name: "hello", contentType: "text/plain", size: 5, text: "hello")
         let intent = ShareIntent(items: [text], subject: nil, message: nil, destinations: ["!r:s"], source: .share)
-        return Share(id: id, intent: intent, state: state, created: 0, updated: 0,
-                     failure: failure.map { Share.Failure(name: "io.github.ferryshare.Ferry.Error.Forbidden", message: $0) })
+        return Share(
+            id: id, intent: intent, state: state, created: 0, updated: 0,
+            failure: failure.map { Share.Failure(name: "io.github.ferryshare.Ferry.Error.Forbidden", message: $0) })
     }
 
     func testASentShareOnItsOwnNamesItsRooms() {
@@ -42,13 +43,15 @@ final class FinishedNoticesTests: XCTestCase {
         XCTAssertFalse(notices.hasPending)
         XCTAssertEqual(notices.flush(at: 2 * second), [])
         // A share a second later in the same burst updates the count at once.
-        XCTAssertEqual(notices.finished(share("s100", .sent), rooms: ["Other"], at: 2 * second)?.body,
-                       "101 shares sent to Drain and Other.")
+        XCTAssertEqual(
+            notices.finished(share("s100", .sent), rooms: ["Other"], at: 2 * second)?.body,
+            "101 shares sent to Drain and Other.")
     }
 
     func testALoneFailureOffersRetryForThatShare() {
         var notices = FinishedNotices()
-        let notice = notices.finished(share("f", .failed, failure: "You may not post in Lobby."), rooms: ["Lobby"], at: 0)
+        let notice = notices.finished(
+            share("f", .failed, failure: "You may not post in Lobby."), rooms: ["Lobby"], at: 0)
         XCTAssertEqual(notice?.body, "You may not post in Lobby.")
         XCTAssertEqual(notice?.retryShareID, "f")
         XCTAssertEqual(notice?.id, "share-f")

@@ -15,7 +15,8 @@ enum ProjectDocuments {
     static func lines(of text: String, from start: String, to end: String) -> [Substring] {
         let all = text.split(separator: "\n", omittingEmptySubsequences: false)
         guard let first = all.firstIndex(where: { $0.contains(start) }),
-              let last = all[first...].firstIndex(where: { $0.contains(end) }) else { return [] }
+            let last = all[first...].firstIndex(where: { $0.contains(end) })
+        else { return [] }
         return Array(all[first..<last])
     }
 }
@@ -27,13 +28,15 @@ enum InterfaceDocument {
     /// The error names in the "Errors." list: four spaces, a capitalised name, then its description.
     static func errorNames() throws -> Set<String> {
         let lines = ProjectDocuments.lines(of: try text(), from: "Errors.", to: "Unknown keys")
-        return Set(lines.compactMap { line in firstWord(of: line, indent: 4).flatMap { $0.first!.isUppercase ? $0 : nil } })
+        return Set(
+            lines.compactMap { line in firstWord(of: line, indent: 4).flatMap { $0.first!.isUppercase ? $0 : nil } })
     }
 
     /// The state names in the list that follows "moves through these states".
     static func stateNames() throws -> Set<String> {
         let lines = ProjectDocuments.lines(of: try text(), from: "moves through these states", to: "Errors.")
-        return Set(lines.compactMap { line in firstWord(of: line, indent: 4).flatMap { $0.first!.isLowercase ? $0 : nil } })
+        return Set(
+            lines.compactMap { line in firstWord(of: line, indent: 4).flatMap { $0.first!.isLowercase ? $0 : nil } })
     }
 
     /// The word that starts at exactly `indent` spaces, if the line has one there.

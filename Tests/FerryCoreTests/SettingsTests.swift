@@ -4,7 +4,9 @@ import XCTest
 /// Where Ferry keeps its files and which limits it applies, from the service's environment.
 final class FerryPathsTests: XCTestCase {
     func testXDGVariablesDecideTheDirectories() {
-        let paths = FerryPaths(environment: ["HOME": "/home/me", "XDG_STATE_HOME": "/state", "XDG_CONFIG_HOME": "/config"])
+        let paths = FerryPaths(environment: [
+            "HOME": "/home/me", "XDG_STATE_HOME": "/state", "XDG_CONFIG_HOME": "/config",
+        ])
 
         XCTAssertEqual(paths.stateDirectory, "/state/ferry")
         XCTAssertEqual(paths.configDirectory, "/config/ferry")

@@ -7,22 +7,25 @@ import Testing
 /// went, empty values on the bus read as nothing, and the keys are the interface XML's.
 struct Share1AnswerTests {
     @Test func aStatusComesBackAsItWentWithEveryStateCounted() {
-        let status = StatusReport(signedIn: true, userID: "@ann:h", homeserver: "https://h", online: false,
-                                  secretStorage: "file", deviceID: "DEV", deviceVerification: "unverified",
-                                  shares: [.queued: 2, .sent: 5])
+        let status = StatusReport(
+            signedIn: true, userID: "@ann:h", homeserver: "https://h", online: false,
+            secretStorage: "file", deviceID: "DEV", deviceVerification: "unverified",
+            shares: [.queued: 2, .sent: 5])
         #expect(StatusReport(status.dictionary) == status)
         #expect(status.shares.count == ShareState.allCases.count)
         #expect(status.shares["failed"] == 0 && status.shares["queued"] == 2)
-        let signedOut = StatusReport(signedIn: false, userID: nil, homeserver: nil, online: true, secretStorage: nil,
-                                     deviceID: nil, deviceVerification: nil, shares: [:])
+        let signedOut = StatusReport(
+            signedIn: false, userID: nil, homeserver: nil, online: true, secretStorage: nil,
+            deviceID: nil, deviceVerification: nil, shares: [:])
         #expect(signedOut.dictionary["user-id"]?.stringValue == "", "the XML documents empty strings, not missing keys")
         #expect(StatusReport(signedOut.dictionary) == signedOut)
     }
 
     @Test func destinationsComeBackAsTheyWent() throws {
         let entries = [
-            DestinationListing(id: "!r", kind: .room, name: "Harbour", alias: "#h:x", members: 3, encrypted: true,
-                               lastActivity: 1_700_000_000_000_000, recent: true),
+            DestinationListing(
+                id: "!r", kind: .room, name: "Harbour", alias: "#h:x", members: 3, encrypted: true,
+                lastActivity: 1_700_000_000_000_000, recent: true),
             DestinationListing(id: "@bo:x", kind: .person, name: "Bo", userID: "@bo:x"),
         ]
         for entry in entries { #expect(DestinationListing(entry.dictionary) == entry) }
@@ -30,10 +33,12 @@ struct Share1AnswerTests {
     }
 
     @Test func anEmojiVerificationComesBackAsItWentAndNoneReadsAsNone() {
-        let comparing = EmojiVerificationReport(state: "comparing", id: "v1", deviceID: "PHONE", deviceName: "Phone",
-                                                emoji: ["🐶", "🔑"], emojiNames: ["Dog", "Key"], decimal: "1234 5678 9012")
+        let comparing = EmojiVerificationReport(
+            state: "comparing", id: "v1", deviceID: "PHONE", deviceName: "Phone",
+            emoji: ["🐶", "🔑"], emojiNames: ["Dog", "Key"], decimal: "1234 5678 9012")
         #expect(EmojiVerificationReport(comparing.dictionary) == comparing)
-        let ended = EmojiVerificationReport(state: "done", id: "v1", deviceID: "PHONE", deviceName: "", verification: "verified")
+        let ended = EmojiVerificationReport(
+            state: "done", id: "v1", deviceID: "PHONE", deviceName: "", verification: "verified")
         #expect(EmojiVerificationReport(ended.dictionary) == ended)
         #expect(ended.hasEnded && !comparing.hasEnded)
         #expect(EmojiVerificationReport([:]) == nil)

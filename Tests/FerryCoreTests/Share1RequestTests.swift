@@ -12,19 +12,28 @@ struct Share1RequestTests {
         (Share1.getShare("s").method, Share1.getShare("s").arguments),
         (Share1.listShares().method, Share1.listShares().arguments),
         (Share1.cancel("s").method, Share1.cancel("s").arguments),
-        (Share1.completeShare("s", destinations: ["!r"], message: "m").method,
-         Share1.completeShare("s", destinations: ["!r"], message: "m").arguments),
+        (
+            Share1.completeShare("s", destinations: ["!r"], message: "m").method,
+            Share1.completeShare("s", destinations: ["!r"], message: "m").arguments
+        ),
         (Share1.retry("s").method, Share1.retry("s").arguments),
-        (Share1.signIn(SignInRequest(homeserver: "h", method: .browser)).method,
-         Share1.signIn(SignInRequest(homeserver: "h", method: .browser)).arguments),
+        (
+            Share1.signIn(SignInRequest(homeserver: "h", method: .browser)).method,
+            Share1.signIn(SignInRequest(homeserver: "h", method: .browser)).arguments
+        ),
         (Share1.signOut().method, Share1.signOut().arguments),
         (Share1.getLoginFlows("h").method, Share1.getLoginFlows("h").arguments),
         (Share1.getStatus().method, Share1.getStatus().arguments),
-        (Share1.verifyDevice(.recoveryKey("k")).method,
-         Share1.verifyDevice(.recoveryKey("k")).arguments),
+        (
+            Share1.verifyDevice(.recoveryKey("k")).method,
+            Share1.verifyDevice(.recoveryKey("k")).arguments
+        ),
         (Share1.setUpCrossSigning(password: "p").method, Share1.setUpCrossSigning(password: "p").arguments),
         (Share1.startEmojiVerification(deviceID: "D").method, Share1.startEmojiVerification(deviceID: "D").arguments),
-        (Share1.answerEmojiVerification("v", match: true).method, Share1.answerEmojiVerification("v", match: true).arguments),
+        (
+            Share1.answerEmojiVerification("v", match: true).method,
+            Share1.answerEmojiVerification("v", match: true).arguments
+        ),
         (Share1.cancelEmojiVerification("v").method, Share1.cancelEmojiVerification("v").arguments),
         (Share1.getEmojiVerification().method, Share1.getEmojiVerification().arguments),
         (Share1.listDestinations("q", limit: 5).method, Share1.listDestinations("q", limit: 5).arguments),
@@ -39,13 +48,15 @@ struct Share1RequestTests {
     }
 
     @Test func argumentsArriveAsTheClientSentThem() throws {
-        let complete = try Share1Request(method: "CompleteShare", arguments: [.string("s1"), .strings(["!a", "!b"]), .string("hi")])
+        let complete = try Share1Request(
+            method: "CompleteShare", arguments: [.string("s1"), .strings(["!a", "!b"]), .string("hi")])
         guard case .completeShare("s1", ["!a", "!b"], "hi") = complete else { Issue.record("\(complete)"); return }
         let answer = try Share1Request(method: "AnswerEmojiVerification", arguments: [.string("v1"), .bool(false)])
         guard case .answerEmojiVerification("v1", false) = answer else { Issue.record("\(answer)"); return }
         let list = try Share1Request(method: "ListDestinations", arguments: [.string("ali"), .uint32(7)])
         guard case .listDestinations("ali", 7) = list else { Issue.record("\(list)"); return }
-        let open = try Share1Request(method: "Open", arguments: [.strings(["file:///a"]), .dictionary(["desktop-startup-id": .string("t")])])
+        let open = try Share1Request(
+            method: "Open", arguments: [.strings(["file:///a"]), .dictionary(["desktop-startup-id": .string("t")])])
         guard case .open(["file:///a"], "t") = open else { Issue.record("\(open)"); return }
         #expect(open.makesShare && !open.waitsForHomeserver && list.waitsForHomeserver)
     }
@@ -62,19 +73,35 @@ struct Share1RequestTests {
         }
     }
 
-    @Test(arguments: [
-        ("CompleteShare", [Variant.string("s1"), .string("!a"), .string("hi")], "CompleteShare takes (s, as, s)."),
-        ("Open", [Variant.string("file:///a")], "Open takes a list of URIs"),
-        ("SignIn", [Variant.dictionary(["homeserver": .string("h"), "sso": .string("yes")])], "“sso” must be of type “b”"),
-        ("SignIn", [Variant.dictionary(["user": .string("ann"), "password": .string("pw")])], "Say which homeserver"),
-        ("SignIn", [Variant.dictionary(["homeserver": .string("h"), "access-token": .string("")])], "The access token is empty."),
-        ("VerifyDevice", [Variant.dictionary(["recovery-key": .string("k"), "passphrase": .string("p")])], "Give one of"),
-        ("VerifyDevice", [Variant.dictionary(["passphrase": .string("   ")])], "Enter your recovery key"),
-        ("SetUpCrossSigning", [Variant.dictionary(["password": .int64(1)])], "“password” must be of type “s”"),
-        ("StartEmojiVerification", [Variant.dictionary(["device-id": .string(String(repeating: "D", count: 256))])], "“device-id”"),
-        ("Share", [Variant.dictionary(["uris": .string("file:///a")])], "“uris” must be of type “as”"),
-        ("Frobnicate", [Variant](), "Ferry does not implement Frobnicate yet."),
-    ] as [(String, [Variant], String)])
+    @Test(
+        arguments: [
+            ("CompleteShare", [Variant.string("s1"), .string("!a"), .string("hi")], "CompleteShare takes (s, as, s)."),
+            ("Open", [Variant.string("file:///a")], "Open takes a list of URIs"),
+            (
+                "SignIn", [Variant.dictionary(["homeserver": .string("h"), "sso": .string("yes")])],
+                "“sso” must be of type “b”"
+            ),
+            (
+                "SignIn", [Variant.dictionary(["user": .string("ann"), "password": .string("pw")])],
+                "Say which homeserver"
+            ),
+            (
+                "SignIn", [Variant.dictionary(["homeserver": .string("h"), "access-token": .string("")])],
+                "The access token is empty."
+            ),
+            (
+                "VerifyDevice", [Variant.dictionary(["recovery-key": .string("k"), "passphrase": .string("p")])],
+                "Give one of"
+            ),
+            ("VerifyDevice", [Variant.dictionary(["passphrase": .string("   ")])], "Enter your recovery key"),
+            ("SetUpCrossSigning", [Variant.dictionary(["password": .int64(1)])], "“password” must be of type “s”"),
+            (
+                "StartEmojiVerification",
+                [Variant.dictionary(["device-id": .string(String(repeating: "D", count: 256))])], "“device-id”"
+            ),
+            ("Share", [Variant.dictionary(["uris": .string("file:///a")])], "“uris” must be of type “as”"),
+            ("Frobnicate", [Variant](), "Ferry does not implement Frobnicate yet."),
+        ] as [(String, [Variant], String)])
     func aBadArgumentIsInvalidArgumentNamingIt(method: String, arguments: [Variant], sentence: String) {
         do {
             let request = try Share1Request(method: method, arguments: arguments)

@@ -30,7 +30,9 @@ final class ShareIDTests: XCTestCase {
     }
 
     func testIDsMadeAtIncreasingMillisecondsSortInTheSameOrder() {
-        let times: [UInt64] = [0, 1, 31, 32, 1023, 1024, 1_469_918_176_385, 1_763_733_600_123, 1_763_733_600_124, (1 << 48) - 1]
+        let times: [UInt64] = [
+            0, 1, 31, 32, 1023, 1024, 1_469_918_176_385, 1_763_733_600_123, 1_763_733_600_124, (1 << 48) - 1,
+        ]
 
         let ids = times.map { ShareID.make(milliseconds: $0) }
 

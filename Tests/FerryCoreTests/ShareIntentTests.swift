@@ -45,7 +45,9 @@ final class ShareIntentTests: XCTestCase {
     }
 
     func testTextAndLinkItemsArePlainTextSizedInUTF8Bytes() {
-        XCTAssertEqual(ShareItem.text("café"), ShareItem(kind: .text, name: "café", contentType: "text/plain", size: 5, text: "café"))
+        XCTAssertEqual(
+            ShareItem.text("café"),
+            ShareItem(kind: .text, name: "café", contentType: "text/plain", size: 5, text: "café"))
         XCTAssertEqual(ShareItem.link("https://x.org/").kind, .link)
         XCTAssertEqual(ShareItem.link("https://x.org/").size, 14)
     }

@@ -17,6 +17,7 @@ final class SignInReasonTests: XCTestCase {
     }
 
     func testACountThatReachedItsLimitSaysMoreThan() {
-        XCTAssertEqual(SignInReason.sentence(waiting: SignInReason.countLimit), "Sign in to send more than 999 waiting shares.")
+        XCTAssertEqual(
+            SignInReason.sentence(waiting: SignInReason.countLimit), "Sign in to send more than 999 waiting shares.")
     }
 }

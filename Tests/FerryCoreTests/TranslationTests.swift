@@ -6,19 +6,23 @@ final class TranslationTests: XCTestCase {
     // MARK: Filling placeholders
 
     func testPlaceholdersAreFilledByName() {
-        XCTAssertEqual(Translation.fill("{path} is {size}, over the limit of {limit}.",
-                                        ["limit": "4 GB", "path": "“a.iso”", "size": "5 GB"]),
-                       "“a.iso” is 5 GB, over the limit of 4 GB.")
+        XCTAssertEqual(
+            Translation.fill(
+                "{path} is {size}, over the limit of {limit}.",
+                ["limit": "4 GB", "path": "“a.iso”", "size": "5 GB"]),
+            "“a.iso” is 5 GB, over the limit of 4 GB.")
         XCTAssertEqual(Translation.fill("{room}, {room}", ["room": "Family"]), "Family, Family")
     }
 
     func testAValueHoldingAPlaceholderIsNotFilledAgain() {
         // A file may be named "{count}.txt": its name is shown as it is, whatever else the sentence holds.
-        XCTAssertEqual(Translation.fill("{path} and {count} more", ["path": "“{count}.txt”", "count": "2"]),
-                       "“{count}.txt” and 2 more")
+        XCTAssertEqual(
+            Translation.fill("{path} and {count} more", ["path": "“{count}.txt”", "count": "2"]),
+            "“{count}.txt” and 2 more")
         XCTAssertEqual(Translation.fill("{path} does not exist.", ["path": "“{path}”"]), "“{path}” does not exist.")
         XCTAssertEqual(Translation.fill("{a}{b}", ["a": "{", "b": "b}"]), "{b}")
-        XCTAssertEqual(trn("{count} file in {path}", "{count} files in {path}", 2, ["path": "{count}"]), "2 files in {count}")
+        XCTAssertEqual(
+            trn("{count} file in {path}", "{count} files in {path}", 2, ["path": "{count}"]), "2 files in {count}")
     }
 
     func testUnknownPlaceholdersStay() {
@@ -63,24 +67,31 @@ final class TranslationTests: XCTestCase {
     // global, so a second test installing one could change what another one reads.
     func testTrTrnAndTrcGoThroughTheInstalledCatalogue() {
         XCTAssertEqual(tr("Shared"), "Shared", "no catalogue is installed in unit tests: English")
-        Translation.install(TestCatalogue(
-            texts: [
-                "Shared": "Partagé",
-                "{path} does not exist.": "{path} n'existe pas.",
-                "Share {id} is {state}; only a share that failed or is still on its way can be retried.":
-                    "Le partage {id} est {state} ; seul un partage en échec ou en cours peut être relancé.",
-            ],
-            plurals: ["{count} share sent to {rooms}.": ["{count} partage envoyé à {rooms}.", "{count} partages envoyés à {rooms}."]],
-            contexts: ["share state": ["sent": "envoyé"]]))
+        Translation.install(
+            TestCatalogue(
+                texts: [
+                    "Shared": "Partagé",
+                    "{path} does not exist.": "{path} n'existe pas.",
+                    "Share {id} is {state}; only a share that failed or is still on its way can be retried.":
+                        "Le partage {id} est {state} ; seul un partage en échec ou en cours peut être relancé.",
+                ],
+                plurals: [
+                    "{count} share sent to {rooms}.": [
+                        "{count} partage envoyé à {rooms}.", "{count} partages envoyés à {rooms}.",
+                    ]
+                ],
+                contexts: ["share state": ["sent": "envoyé"]]))
         defer { Translation.install(Translation.English()) }
 
         XCTAssertEqual(tr("Shared"), "Partagé")
         XCTAssertEqual(tr("It could not be delivered."), "It could not be delivered.", "not in the catalogue: English")
         XCTAssertEqual(tr("{path} does not exist.", ["path": "“{path}”"]), "“{path}” n'existe pas.")
-        XCTAssertEqual(trn("{count} share sent to {rooms}.", "{count} shares sent to {rooms}.", 1, ["rooms": "Famille"]),
-                       "1 partage envoyé à Famille.")
-        XCTAssertEqual(trn("{count} share sent to {rooms}.", "{count} shares sent to {rooms}.", 3, ["rooms": "Famille"]),
-                       "3 partages envoyés à Famille.")
+        XCTAssertEqual(
+            trn("{count} share sent to {rooms}.", "{count} shares sent to {rooms}.", 1, ["rooms": "Famille"]),
+            "1 partage envoyé à Famille.")
+        XCTAssertEqual(
+            trn("{count} share sent to {rooms}.", "{count} shares sent to {rooms}.", 3, ["rooms": "Famille"]),
+            "3 partages envoyés à Famille.")
         // The context keeps the state apart from the same English word anywhere else.
         XCTAssertEqual(trc("share state", "sent"), "envoyé")
         XCTAssertEqual(tr("sent"), "sent")
@@ -91,8 +102,9 @@ final class TranslationTests: XCTestCase {
         // Ferry's own sentences go through it too, with the state word translated and the raw value untouched.
         XCTAssertEqual(ShareState.sent.displayName, "envoyé")
         XCTAssertEqual(ShareState.sent.rawValue, "sent")
-        XCTAssertEqual(ShareError.notRetryable("01k", state: .sent).message,
-                       "Le partage “01k” est envoyé ; seul un partage en échec ou en cours peut être relancé.")
+        XCTAssertEqual(
+            ShareError.notRetryable("01k", state: .sent).message,
+            "Le partage “01k” est envoyé ; seul un partage en échec ou en cours peut être relancé.")
         XCTAssertEqual(ShareError.fileNotFound("/tmp/{count}").message, "“/tmp/{count}” n'existe pas.")
         var notices = FinishedNotices()
         XCTAssertEqual(notices.finished(share(), rooms: ["Famille"], at: 0)?.title, "Partagé")

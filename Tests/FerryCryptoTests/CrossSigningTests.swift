@@ -11,11 +11,16 @@ struct CrossSigningTests {
     let selfSigning = Curve25519.Signing.PrivateKey()
     let device = OlmAccount()
 
-    static func id(_ key: Curve25519.Signing.PrivateKey) -> String { "ed25519:" + UnpaddedBase64.encode(key.publicKey.rawRepresentation) }
+    static func id(_ key: Curve25519.Signing.PrivateKey) -> String {
+        "ed25519:" + UnpaddedBase64.encode(key.publicKey.rawRepresentation)
+    }
 
     func keyObject(_ key: Curve25519.Signing.PrivateKey, usage: String, user: String? = nil) -> JSONValue {
         let text = UnpaddedBase64.encode(key.publicKey.rawRepresentation)
-        return ["user_id": .string(user ?? self.user), "usage": [.string(usage)], "keys": .object([Self.id(key): .string(text)])]
+        return [
+            "user_id": .string(user ?? self.user), "usage": [.string(usage)],
+            "keys": .object([Self.id(key): .string(text)]),
+        ]
     }
 
     func sign(_ value: JSONValue, with key: Curve25519.Signing.PrivateKey) -> JSONValue {
@@ -31,12 +36,16 @@ struct CrossSigningTests {
         return .object(members)
     }
 
-    func check(deviceKeys: JSONValue? = nil, master masterObject: JSONValue? = nil, selfSigning selfObject: JSONValue? = nil) throws -> Bool {
+    func check(
+        deviceKeys: JSONValue? = nil, master masterObject: JSONValue? = nil, selfSigning selfObject: JSONValue? = nil
+    ) throws -> Bool {
         let keys = deviceKeys ?? sign(device.deviceKeys(userID: user, deviceID: "D"), with: selfSigning)
-        let identity = try DeviceIdentity(verifying: device.deviceKeys(userID: user, deviceID: "D"), userID: user, deviceID: "D")
-        return CrossSigning.isVerifiedByOwner(keys, of: identity,
-                                              masterKey: masterObject ?? keyObject(master, usage: "master"),
-                                              selfSigningKey: selfObject ?? sign(keyObject(selfSigning, usage: "self_signing"), with: master))
+        let identity = try DeviceIdentity(
+            verifying: device.deviceKeys(userID: user, deviceID: "D"), userID: user, deviceID: "D")
+        return CrossSigning.isVerifiedByOwner(
+            keys, of: identity,
+            masterKey: masterObject ?? keyObject(master, usage: "master"),
+            selfSigningKey: selfObject ?? sign(keyObject(selfSigning, usage: "self_signing"), with: master))
     }
 
     @Test func aDeviceSignedThroughTheChainIsVerified() throws {
@@ -49,14 +58,20 @@ struct CrossSigningTests {
         // A self-signing key the master key did not sign
         #expect(try !check(selfSigning: keyObject(selfSigning, usage: "self_signing")))
         // A self-signing key signed by another key than the master
-        #expect(try !check(selfSigning: sign(keyObject(selfSigning, usage: "self_signing"), with: Curve25519.Signing.PrivateKey())))
+        #expect(
+            try !check(
+                selfSigning: sign(keyObject(selfSigning, usage: "self_signing"), with: Curve25519.Signing.PrivateKey()))
+        )
         // Keys made for another usage, or another user
         #expect(try !check(master: keyObject(master, usage: "user_signing")))
         #expect(try !check(selfSigning: sign(keyObject(selfSigning, usage: "user_signing"), with: master)))
         #expect(try !check(master: keyObject(master, usage: "master", user: "@eve:x")))
         // Missing keys
-        let identity = try DeviceIdentity(verifying: device.deviceKeys(userID: user, deviceID: "D"), userID: user, deviceID: "D")
-        #expect(!CrossSigning.isVerifiedByOwner(device.deviceKeys(userID: user, deviceID: "D"), of: identity, masterKey: nil, selfSigningKey: nil))
+        let identity = try DeviceIdentity(
+            verifying: device.deviceKeys(userID: user, deviceID: "D"), userID: user, deviceID: "D")
+        #expect(
+            !CrossSigning.isVerifiedByOwner(
+                device.deviceKeys(userID: user, deviceID: "D"), of: identity, masterKey: nil, selfSigningKey: nil))
         // A signed object whose device key is another than the identity's
         let other = sign(OlmAccount().deviceKeys(userID: user, deviceID: "D"), with: selfSigning)
         #expect(try !check(deviceKeys: other))

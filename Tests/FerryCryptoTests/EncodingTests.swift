@@ -13,8 +13,16 @@ struct CanonicalJSONTests {
         #expect(try canonical("{}") == "{}")
         #expect(try canonical(#"{"one": 1, "two": "Two"}"#) == #"{"one":1,"two":"Two"}"#)
         #expect(try canonical(#"{"b": "2", "a": "1"}"#) == #"{"a":"1","b":"2"}"#)
-        #expect(try canonical(#"{"auth": {"success": true, "mxid": "@john.doe:example.com", "profile": {"display_name": "John Doe", "three_pids": [{"medium": "email", "address": "john.doe@example.org"}, {"medium": "msisdn", "address": "123456789"}]}}}"#)
-            == #"{"auth":{"mxid":"@john.doe:example.com","profile":{"display_name":"John Doe","three_pids":[{"address":"john.doe@example.org","medium":"email"},{"address":"123456789","medium":"msisdn"}]},"success":true}}"#)
+        #expect(
+            try canonical(
+                #"{"auth": {"success": true, "mxid": "@john.doe:example.com", "profile": {"#
+                    + #""display_name": "John Doe", "three_pids": [{"medium": "email", "address": "#
+                    + #""john.doe@example.org"}, {"medium": "msisdn", "address": "123456789"}]}}}"#
+            )
+                == #"{"auth":{"mxid":"@john.doe:example.com","profile":{"display_name":"John Doe","three_pids":"#
+                + #"[{"address":"john.doe@example.org","medium":"email"},{"address":"123456789","medium":"msisdn"}]},"#
+                + #""success":true}}"#
+        )
         #expect(try canonical(#"{"a": "日本語"}"#) == #"{"a":"日本語"}"#)
         #expect(try canonical(#"{"本": 2, "日": 1}"#) == #"{"日":1,"本":2}"#)
         #expect(try canonical(#"{"a": "\u65E5"}"#) == #"{"a":"日"}"#)
@@ -32,7 +40,9 @@ struct CanonicalJSONTests {
     }
 
     @Test func fractionsAreNotSignedJSON() {
-        #expect(throws: DecodingError.self) { try JSONDecoder().decode(JSONValue.self, from: Data(#"{"a": 1.5}"#.utf8)) }
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(JSONValue.self, from: Data(#"{"a": 1.5}"#.utf8))
+        }
     }
 }
 
@@ -73,13 +83,13 @@ struct ProtoFieldsTests {
 
     @Test func hostileBytesAreRefusedNotTrusted() {
         let bad: [[UInt8]] = [
-            [],                                   // nothing at all
-            [3, 0x08],                            // a varint with no bytes
-            [3, 0x08, 0x80],                      // a varint that never ends
+            [], // nothing at all
+            [3, 0x08], // a varint with no bytes
+            [3, 0x08, 0x80], // a varint that never ends
             [3, 0x08] + [UInt8](repeating: 0xFF, count: 9) + [0x02], // more than 64 bits
-            [3, 0x12, 5, 1, 2],                   // a length beyond the end
+            [3, 0x12, 5, 1, 2], // a length beyond the end
             [3, 0x12, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F], // a length of 4 GiB in 7 bytes
-            [3, 0x0D, 1, 2, 3, 4],                // wire type 5
+            [3, 0x0D, 1, 2, 3, 4], // wire type 5
         ]
         for bytes in bad {
             #expect(throws: CryptoError.self, "\(bytes)") { try read(bytes) }
@@ -90,18 +100,24 @@ struct ProtoFieldsTests {
 struct AttachmentEncryptorTests {
     @Test func counterCarriesAcrossBytes() {
         let iv = [UInt8](repeating: 0, count: 7) + [0xAA] + [0, 0, 0, 0, 0, 0, 0xFF, 0xFF]
-        #expect(AttachmentEncryptor.counterBlock(iv, plus: 1) == [UInt8](repeating: 0, count: 7) + [0xAA] + [0, 0, 0, 0, 0, 1, 0, 0])
+        #expect(
+            AttachmentEncryptor.counterBlock(iv, plus: 1) == [UInt8](repeating: 0, count: 7) + [0xAA] + [
+                0, 0, 0, 0, 0, 1, 0, 0,
+            ])
         #expect(AttachmentEncryptor.counterBlock(iv, plus: 0) == iv)
     }
 
     @Test func chunkedEqualsWhole() throws {
-        let key = [UInt8](repeating: 7, count: 32), iv = [UInt8](repeating: 1, count: 8) + [UInt8](repeating: 0, count: 8)
+        let key = [UInt8](repeating: 7, count: 32),
+            iv = [UInt8](repeating: 1, count: 8) + [UInt8](repeating: 0, count: 8)
         let plain = (0..<1000).map { UInt8($0 & 0xFF) }
         var whole = try AttachmentEncryptor(key: key, iv: iv)
         let once = try whole.encrypt(plain)
         var chunked = try AttachmentEncryptor(key: key, iv: iv)
         var pieces: [UInt8] = []
-        for start in stride(from: 0, to: plain.count, by: 48) { pieces += try chunked.encrypt(Array(plain[start..<min(plain.count, start + 48)])) }
+        for start in stride(from: 0, to: plain.count, by: 48) {
+            pieces += try chunked.encrypt(Array(plain[start..<min(plain.count, start + 48)]))
+        }
         #expect(pieces == once)
         #expect(chunked.ciphertextSHA256 == whole.ciphertextSHA256)
         #expect(once != plain)

@@ -5,17 +5,43 @@ import Testing
 /// vodozemac 0.10.0; the live comparison runs in Tests/integration/encryption/test_crypto_interop.py).
 struct MegolmKnownAnswerTests {
     /// A room key libolm's OutboundGroupSession gave at index 0, and what it encrypted with it.
-    static let sessionKey = "AgAAAAClqxDGrUFodDsaWbmdtbsK1OaKDfPZ/o64g98MfkEHPE4Oqg9KoT9dhfS3+cJ6o9VSPRP6z1yxrcTd0JcBeYGJWsMpKOiLfsJwAJOkPGp/CCAu8z1kpKI11FbiahHCwNlgZm+9+x70gH52nVvvmyzfpQ8GQXolvdoflx4Sinerl+HIi+xmyfmLY51zgYuehJtDbd26uBd7tCvqkWAtoDactZwh7QdzXNPtSnkJdDmMBIY8tFWQ1AhEFYjA/YQKbQFpHPlhoUUjuGuwzptoZQUS5/am/pxGj1cyueSL4aW9Ag"
+    static let sessionKey =
+        "AgAAAAClqxDGrUFodDsaWbmdtbsK1OaKDfPZ/o64g98MfkEHPE4Oqg9KoT9dhfS3+cJ6o9VSPRP6z1yxrcTd0JcBeYGJWsMp"
+        + "KOiLfsJwAJOkPGp/CCAu8z1kpKI11FbiahHCwNlgZm+9+x70gH52nVvvmyzfpQ8GQXolvdoflx4Sinerl+HIi+xmyfmLY51z"
+        + "gYuehJtDbd26uBd7tCvqkWAtoDactZwh7QdzXNPtSnkJdDmMBIY8tFWQ1AhEFYjA/YQKbQFpHPlhoUUjuGuwzptoZQUS5/am"
+        + "/pxGj1cyueSL4aW9Ag"
     static let sessionID = "4ciL7GbJ+YtjnXOBi56Em0Nt3bq4F3u0K+qRYC2gNpw"
     static let messages: [(ciphertext: String, plaintext: String)] = [
-        ("AwgAEhCXeD/WRzYe/RjjAGPpgTRGXEzE+TERgl5C8Yf0RgSwtqPTReears8GWfpITVcrQm35MlAhfiiwgYG7u5+aJPJe1TdgFpFlXQ8aywXQNALi2t/XBxKEm1wN", "first"),
-        ("AwgBEhD9UNsBsznSaq2NwL4PJJZ+iog/+Rtce5Or/BHwbFp2wMdDY2YCt/osnJxiyon/jR0OAWcL3GOe+tXZPqgQTt1I1aWcxTExazJhV3orAsz/JIhdAHDBgOcN", "second ✓"),
-        ("AwgCEhAkR9RE08Zbjd+4ChGZT3F0pk2F7fdBUG9HsibYMFkq2luMODpDN+pn48yYMIu1IydGUGS8897ibTQMoz7AmKEM014K9YnwQQZMs2BzyY2BKqGLms5Um8UH", ""),
+        (
+            "AwgAEhCXeD/WRzYe/RjjAGPpgTRGXEzE+TERgl5C8Yf0RgSwtqPTReears8GWfpITVcrQm35MlAhfiiwgYG7u5+aJPJe1Tdg"
+                + "FpFlXQ8aywXQNALi2t/XBxKEm1wN",
+            "first"
+        ),
+        (
+            "AwgBEhD9UNsBsznSaq2NwL4PJJZ+iog/+Rtce5Or/BHwbFp2wMdDY2YCt/osnJxiyon/jR0OAWcL3GOe+tXZPqgQTt1I1aWc"
+                + "xTExazJhV3orAsz/JIhdAHDBgOcN",
+            "second ✓"
+        ),
+        (
+            "AwgCEhAkR9RE08Zbjd+4ChGZT3F0pk2F7fdBUG9HsibYMFkq2luMODpDN+pn48yYMIu1IydGUGS8897ibTQMoz7AmKEM014K"
+                + "9YnwQQZMs2BzyY2BKqGLms5Um8UH",
+            ""
+        ),
     ]
     /// vodozemac's `export_at` of the same session: the ratchet across an R3 and an R2 boundary.
     static let exports: [(index: UInt32, exported: String)] = [
-        (300, "AQAAASylqxDGrUFodDsaWbmdtbsK1OaKDfPZ/o64g98MfkEHPE4Oqg9KoT9dhfS3+cJ6o9VSPRP6z1yxrcTd0JcBeYGJc0XSoh20CsrTlDdr2lc5HXgqPojQV7LWivUsy1ClCz2rzy2fCLHoDnbJxs8V2BcWVsID23QFz37Lh9pPz9BgGOHIi+xmyfmLY51zgYuehJtDbd26uBd7tCvqkWAtoDac"),
-        (65539, "AQABAAOlqxDGrUFodDsaWbmdtbsK1OaKDfPZ/o64g98MfkEHPG32Iyb2gPakS7pxjT3ndm+M7+ZpFmgfegqieux9+WF2RJdeAkrsri77Bb7o6g93B0pocowG7Z1Y3P+rVhavdheqQCRk8qcsRTlJDQARkvSBJqW7RJbNJLQO25OSw6B8V+HIi+xmyfmLY51zgYuehJtDbd26uBd7tCvqkWAtoDac"),
+        (
+            300,
+            "AQAAASylqxDGrUFodDsaWbmdtbsK1OaKDfPZ/o64g98MfkEHPE4Oqg9KoT9dhfS3+cJ6o9VSPRP6z1yxrcTd0JcBeYGJc0XS"
+                + "oh20CsrTlDdr2lc5HXgqPojQV7LWivUsy1ClCz2rzy2fCLHoDnbJxs8V2BcWVsID23QFz37Lh9pPz9BgGOHIi+xmyfmLY51z"
+                + "gYuehJtDbd26uBd7tCvqkWAtoDac"
+        ),
+        (
+            65539,
+            "AQABAAOlqxDGrUFodDsaWbmdtbsK1OaKDfPZ/o64g98MfkEHPG32Iyb2gPakS7pxjT3ndm+M7+ZpFmgfegqieux9+WF2RJde"
+                + "Akrsri77Bb7o6g93B0pocowG7Z1Y3P+rVhavdheqQCRk8qcsRTlJDQARkvSBJqW7RJbNJLQO25OSw6B8V+HIi+xmyfmLY51z"
+                + "gYuehJtDbd26uBd7tCvqkWAtoDac"
+        ),
     ]
 
     @Test func libolmMessagesDecrypt() throws {

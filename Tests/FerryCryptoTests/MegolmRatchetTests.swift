@@ -20,7 +20,9 @@ struct MegolmRatchetTests {
         var direct = Self.start
         try direct.advance(to: 0x0102_0304)
         var viaStops = Self.start
-        for stop: UInt32 in [0x0000_00FF, 0x0000_FF00, 0x0100_0000, 0x0102_0000, 0x0102_0304] { try viaStops.advance(to: stop) }
+        for stop: UInt32 in [0x0000_00FF, 0x0000_FF00, 0x0100_0000, 0x0102_0000, 0x0102_0304] {
+            try viaStops.advance(to: stop)
+        }
         #expect(direct == viaStops)
         #expect(direct.index == 0x0102_0304)
     }
@@ -49,6 +51,8 @@ struct MegolmRatchetTests {
         var state = OutboundGroupSession().state
         state.index = UInt32.max
         var session = try #require(OutboundGroupSession(state: state))
-        #expect(throws: CryptoError.exhausted("the Megolm session has used its last index")) { try session.encrypt([1]) }
+        #expect(throws: CryptoError.exhausted("the Megolm session has used its last index")) {
+            try session.encrypt([1])
+        }
     }
 }

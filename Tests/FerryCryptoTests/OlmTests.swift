@@ -7,7 +7,8 @@ import Testing
 func deviceWithOneTimeKey() throws -> (account: OlmAccount, oneTimeKey: String) {
     var account = OlmAccount()
     account.generateOneTimeKeys(1)
-    let key = try #require(account.unpublishedKeys(userID: "@b:x", deviceID: "B").oneTimeKeys.values.first?["key"]?.stringValue)
+    let key = try #require(
+        account.unpublishedKeys(userID: "@b:x", deviceID: "B").oneTimeKeys.values.first?["key"]?.stringValue)
     account.markKeysAsPublished()
     return (account, key)
 }
@@ -16,9 +17,11 @@ func deviceWithOneTimeKey() throws -> (account: OlmAccount, oneTimeKey: String) 
 func pair() throws -> (alice: OlmSession, bob: OlmSession, bobAccount: OlmAccount, aliceAccount: OlmAccount) {
     let aliceAccount = OlmAccount()
     var (bobAccount, oneTime) = try deviceWithOneTimeKey()
-    var alice = try OlmSession.outbound(from: aliceAccount, theirIdentityKey: bobAccount.curve25519, theirOneTimeKey: oneTime)
+    var alice = try OlmSession.outbound(
+        from: aliceAccount, theirIdentityKey: bobAccount.curve25519, theirOneTimeKey: oneTime)
     let first = try alice.encrypt(Array("hi".utf8))
-    let (bob, _) = try OlmSession.inbound(to: &bobAccount, theirIdentityKey: aliceAccount.curve25519, preKeyMessage: first.body)
+    let (bob, _) = try OlmSession.inbound(
+        to: &bobAccount, theirIdentityKey: aliceAccount.curve25519, preKeyMessage: first.body)
     return (alice, bob, bobAccount, aliceAccount)
 }
 
@@ -35,22 +38,31 @@ struct OlmTests {
         #expect(bobAccount.unpublishedKeys(userID: "@b:x", deviceID: "B").fallbackKeys.isEmpty)
         let key = try #require(fallback["key"]?.stringValue)
         for sender in [OlmAccount(), OlmAccount()] {
-            var session = try OlmSession.outbound(from: sender, theirIdentityKey: bobAccount.curve25519, theirOneTimeKey: key)
+            var session = try OlmSession.outbound(
+                from: sender, theirIdentityKey: bobAccount.curve25519, theirOneTimeKey: key)
             let message = try session.encrypt([42])
-            #expect(try OlmSession.inbound(to: &bobAccount, theirIdentityKey: sender.curve25519, preKeyMessage: message.body).plaintext == [42])
+            #expect(
+                try OlmSession.inbound(
+                    to: &bobAccount, theirIdentityKey: sender.curve25519, preKeyMessage: message.body
+                ).plaintext == [42])
         }
     }
 
     @Test func aPreKeyMessageClaimingAnotherSenderIsRefused() throws {
         let aliceAccount = OlmAccount()
         var (bobAccount, oneTime) = try deviceWithOneTimeKey()
-        var alice = try OlmSession.outbound(from: aliceAccount, theirIdentityKey: bobAccount.curve25519, theirOneTimeKey: oneTime)
+        var alice = try OlmSession.outbound(
+            from: aliceAccount, theirIdentityKey: bobAccount.curve25519, theirOneTimeKey: oneTime)
         let message = try alice.encrypt([1])
         #expect(throws: CryptoError.self) {
-            try OlmSession.inbound(to: &bobAccount, theirIdentityKey: OlmAccount().curve25519, preKeyMessage: message.body)
+            try OlmSession.inbound(
+                to: &bobAccount, theirIdentityKey: OlmAccount().curve25519, preKeyMessage: message.body)
         }
         // The refusal used nothing up: the genuine sender still gets through.
-        #expect(try OlmSession.inbound(to: &bobAccount, theirIdentityKey: aliceAccount.curve25519, preKeyMessage: message.body).plaintext == [1])
+        #expect(
+            try OlmSession.inbound(
+                to: &bobAccount, theirIdentityKey: aliceAccount.curve25519, preKeyMessage: message.body
+            ).plaintext == [1])
     }
 
     @Test func aMessageTooFarAheadIsRefusedAndChangesNothing() throws {
@@ -67,7 +79,9 @@ struct OlmTests {
         #expect(throws: CryptoError.unsupported("Olm message type 2")) { try bob.decrypt(type: 2, body: "AAAA") }
         #expect(throws: CryptoError.self) { try bob.decrypt(type: 1, body: "%%%") }
         #expect(throws: CryptoError.self) { try bob.decrypt(type: 1, body: "AwoA") }
-        #expect(throws: CryptoError.self) { try bob.decrypt(type: 0, body: UnpaddedBase64.encode([3, 0x0A, 32] + [UInt8](repeating: 0, count: 32))) }
+        #expect(throws: CryptoError.self) {
+            try bob.decrypt(type: 0, body: UnpaddedBase64.encode([3, 0x0A, 32] + [UInt8](repeating: 0, count: 32)))
+        }
     }
 
     @Test func aLowOrderKeyIsRefused() {
@@ -79,11 +93,14 @@ struct OlmTests {
 
     @Test func signedObjectsKeepOtherSignaturesAndUnsigned() {
         let account = OlmAccount()
-        let object: [String: JSONValue] = ["key": "abc", "unsigned": ["note": "x"],
-                                           "signatures": ["@other:x": ["ed25519:O": "sig"]]]
+        let object: [String: JSONValue] = [
+            "key": "abc", "unsigned": ["note": "x"],
+            "signatures": ["@other:x": ["ed25519:O": "sig"]],
+        ]
         let signed = account.signed(object, userID: "@me:x", deviceID: "D")
         #expect(signed["signatures"]?["@other:x"]?["ed25519:O"] == "sig")
-        #expect(signed["signatures"]?["@me:x"]?["ed25519:D"]?.stringValue == account.sign(Array(#"{"key":"abc"}"#.utf8)))
+        #expect(
+            signed["signatures"]?["@me:x"]?["ed25519:D"]?.stringValue == account.sign(Array(#"{"key":"abc"}"#.utf8)))
         #expect(signed["unsigned"] == ["note": "x"])
     }
 }
@@ -111,7 +128,8 @@ struct OlmStateTests {
         var (alice, bob, _, _) = try pair()
         let late = try alice.encrypt([2])
         let reply = try bob.encrypt([3])
-        var keptAlice = try OlmSession(state: JSONDecoder().decode(OlmSession.State.self, from: JSONEncoder().encode(alice.state)))
+        var keptAlice = try OlmSession(
+            state: JSONDecoder().decode(OlmSession.State.self, from: JSONEncoder().encode(alice.state)))
         var keptBob = try OlmSession(state: bob.state)
         #expect(try keptAlice.decrypt(type: reply.type, body: reply.body) == [3])
         #expect(try keptBob.decrypt(type: late.type, body: late.body) == [2])

@@ -24,9 +24,11 @@ struct SasKnownAnswerTests {
     static var aliceKeys: SasKeyPair { SasKeyPair(privateKey: try! .init(rawRepresentation: alicePrivate)) }
     static var bobKeys: SasKeyPair { SasKeyPair(privateKey: try! .init(rawRepresentation: bobPrivate)) }
 
-    static let alice = SasParty(userID: "@alice:example.org", deviceID: "ALICEDEVICE", ed25519: "nE6W2fCblxDcOFmeEtCHNl8/l8bXcu7GKyAswA4r3mM")
-    static let bob = SasParty(userID: "@bob:example.org", deviceID: "BOBDEVICE", ed25519: "VyNIf1MOjJr4JbM3bNc3ZRxRO7ArwGEpCkMgvkBNO9k",
-                              masterKey: "Ws3CmT5KmPtqUyjNK6k4tEsk7OA8qgxDfa6kfG2BJgE")
+    static let alice = SasParty(
+        userID: "@alice:example.org", deviceID: "ALICEDEVICE", ed25519: "nE6W2fCblxDcOFmeEtCHNl8/l8bXcu7GKyAswA4r3mM")
+    static let bob = SasParty(
+        userID: "@bob:example.org", deviceID: "BOBDEVICE", ed25519: "VyNIf1MOjJr4JbM3bNc3ZRxRO7ArwGEpCkMgvkBNO9k",
+        masterKey: "Ws3CmT5KmPtqUyjNK6k4tEsk7OA8qgxDfa6kfG2BJgE")
 
     // What libolm 3.2.16 (python-olm's Sas, made with the keys above through `_create_sas`) gave
     // for this exchange: Alice starts, Bob accepts, transaction "txn-1". `generate_bytes` with the
@@ -35,13 +37,19 @@ struct SasKnownAnswerTests {
     static let sasBytes: [UInt8] = [0x70, 0x5B, 0xC7, 0xF9, 0xFA, 0xC9]
     static let aliceMacs: [SasMacMethod: (device: String, keyIDs: String)] = [
         .hkdfHmacSha256: ("epcCQ//XL1ilMWlsTVdsc1RWZHNjMVJXWkhOak1WSlg", "9dMOT5jpanC+bkMrYmtNclltdE5jbGx0ZEU1amJHeDA"),
-        .hkdfHmacSha256V2: ("epcCdP/XwCilA+WvSG1TI8BoEgQsZ3xcgXfJGVZsBoE", "9dMOf5jpB0S+8oICazyuanRyyXnn26FaGcIlE2McLBo"),
+        .hkdfHmacSha256V2: (
+            "epcCdP/XwCilA+WvSG1TI8BoEgQsZ3xcgXfJGVZsBoE", "9dMOf5jpB0S+8oICazyuanRyyXnn26FaGcIlE2McLBo"
+        ),
     ]
     static let bobMacs: [SasMacMethod: (device: String, master: String, keyIDs: String)] = [
-        .hkdfHmacSha256: ("AOY9OQoFb0a3MGEzTUdFelRVZEZlbFJWWkVabGJGSlc", "+pgfZhz4ejTfalRmYWxSbVlXeFNiVmxYZUZOaVZteFk",
-                          "G076NnGkR2vNMnZOTW5aT1RXNWFUMVJYTldGVU1WSlk"),
-        .hkdfHmacSha256V2: ("AOY9+AoFGbq3einAZcGOmzf7oH072r12YXOlbibnjNA", "+pgfFxz4SmLfDwjWIIdq7Yxtk1D+m49SorE80Bajs8Y",
-                            "G076DXGk3dfNmkuQ9QDC3GN540enpIlJkWXhgYdvvOY"),
+        .hkdfHmacSha256: (
+            "AOY9OQoFb0a3MGEzTUdFelRVZEZlbFJWWkVabGJGSlc", "+pgfZhz4ejTfalRmYWxSbVlXeFNiVmxYZUZOaVZteFk",
+            "G076NnGkR2vNMnZOTW5aT1RXNWFUMVJYTldGVU1WSlk"
+        ),
+        .hkdfHmacSha256V2: (
+            "AOY9+AoFGbq3einAZcGOmzf7oH072r12YXOlbibnjNA", "+pgfFxz4SmLfDwjWIIdq7Yxtk1D+m49SorE80Bajs8Y",
+            "G076DXGk3dfNmkuQ9QDC3GN540enpIlJkWXhgYdvvOY"
+        ),
     ]
 
     @Test func publicKeysAreLibolms() {
@@ -54,14 +62,20 @@ struct SasKnownAnswerTests {
         // libolm's tests/test_sas.cpp info "SAS", 6 bytes (the test compares the two sides only;
         // the value is libolm's output for it).
         #expect(secret.bytes(info: "SAS", count: 6) == [0x39, 0x87, 0xA8, 0x72, 0xE7, 0xB9])
-        let info = SasInfo.sas(starter: Self.alice, starterKey: Self.alicePublic, accepter: Self.bob, accepterKey: Self.bobPublic,
-                               transactionID: "txn-1")
-        #expect(info == "MATRIX_KEY_VERIFICATION_SAS|@alice:example.org|ALICEDEVICE|\(Self.alicePublic)|@bob:example.org|BOBDEVICE|\(Self.bobPublic)|txn-1")
+        let info = SasInfo.sas(
+            starter: Self.alice, starterKey: Self.alicePublic, accepter: Self.bob, accepterKey: Self.bobPublic,
+            transactionID: "txn-1")
+        #expect(
+            info
+                == "MATRIX_KEY_VERIFICATION_SAS|@alice:example.org|ALICEDEVICE|\(Self.alicePublic)"
+                + "|@bob:example.org|BOBDEVICE|\(Self.bobPublic)|txn-1"
+        )
         #expect(secret.bytes(info: info, count: 6) == Self.sasBytes)
         #expect(try Self.bobKeys.agree(with: Self.alicePublic).bytes(info: info, count: 6) == Self.sasBytes)
         // The other order of the sides is another SAS: the starting side must come first.
-        let swapped = SasInfo.sas(starter: Self.bob, starterKey: Self.bobPublic, accepter: Self.alice, accepterKey: Self.alicePublic,
-                                  transactionID: "txn-1")
+        let swapped = SasInfo.sas(
+            starter: Self.bob, starterKey: Self.bobPublic, accepter: Self.alice, accepterKey: Self.alicePublic,
+            transactionID: "txn-1")
         #expect(secret.bytes(info: swapped, count: 6) != Self.sasBytes)
     }
 
@@ -70,7 +84,10 @@ struct SasKnownAnswerTests {
         // libolm's calculate_mac and calculate_mac_fixed_base64 for "Hello world!" / "MAC" (the
         // inputs of tests/test_sas.cpp) and for empty input and info (vodozemac's libolm test).
         let cases: [(input: String, info: String, old: String, v2: String)] = [
-            ("Hello world!", "MAC", "2nSMTXM+TStTU3RUVTNSVVZUTlNWVlpVVGxOV1ZscFY", "2nSMU3M+FMBTCWQg5IoIUoEErFZOjniAZTdqNhf+Dmo"),
+            (
+                "Hello world!", "MAC", "2nSMTXM+TStTU3RUVTNSVVZUTlNWVlpVVGxOV1ZscFY",
+                "2nSMU3M+FMBTCWQg5IoIUoEErFZOjniAZTdqNhf+Dmo"
+            ),
             ("", "", "A9ZaYbG3RzM7ek03ZWswM1pXc3dNMXBYYzNkTk1YQlk", "A9ZahLG38Qw7fU7t8m9n7gc7MLaUwiloA7QE0XouPFw"),
         ]
         for item in cases {
@@ -98,15 +115,20 @@ struct SasKnownAnswerTests {
         let start: JSONValue = [
             "from_device": "XOWLHHFSWM", "transaction_id": "bYxBsirjUJO9osar6ST4i2M2NjrYLA7l", "method": "m.sas.v1",
             "key_agreement_protocols": ["curve25519-hkdf-sha256", "curve25519"], "hashes": ["sha256"],
-            "message_authentication_codes": ["hkdf-hmac-sha256", "hmac-sha256"], "short_authentication_string": ["decimal", "emoji"],
+            "message_authentication_codes": ["hkdf-hmac-sha256", "hmac-sha256"],
+            "short_authentication_string": ["decimal", "emoji"],
         ]
         let key = "Q/NmNFEUS1fS+YeEmiZkjjblKTitrKOAk7cPEumcMlg"
         #expect(SasInfo.commitment(publicKey: key, start: start) == "CCQmB4JCdB0FW21FdAnHj/Hu8+W9+Nb0vgwPEnZZQ4g")
         // Any other key, or any change to the start, is another commitment.
-        #expect(SasInfo.commitment(publicKey: Self.alicePublic, start: start) != "CCQmB4JCdB0FW21FdAnHj/Hu8+W9+Nb0vgwPEnZZQ4g")
+        #expect(
+            SasInfo.commitment(publicKey: Self.alicePublic, start: start)
+                != "CCQmB4JCdB0FW21FdAnHj/Hu8+W9+Nb0vgwPEnZZQ4g")
         var changed = start.objectValue!
         changed["hashes"] = ["sha256", "sha512"]
-        #expect(SasInfo.commitment(publicKey: key, start: .object(changed)) != "CCQmB4JCdB0FW21FdAnHj/Hu8+W9+Nb0vgwPEnZZQ4g")
+        #expect(
+            SasInfo.commitment(publicKey: key, start: .object(changed)) != "CCQmB4JCdB0FW21FdAnHj/Hu8+W9+Nb0vgwPEnZZQ4g"
+        )
     }
 
     @Test func bitsBecomeEmojiAndNumbers() throws {
@@ -126,7 +148,8 @@ struct SasKnownAnswerTests {
         // One bit apart in each group is another picture and another number.
         let flipped = try #require(ShortAuthenticationString(bytes: [0x70, 0x5B, 0xC7, 0xF9, 0xFA, 0xC8]))
         #expect(flipped.emojiNumbers == sas.emojiNumbers) // the last six bits are never shown
-        #expect(try #require(ShortAuthenticationString(bytes: [0x71, 0x5B, 0xC7, 0xF9, 0xFA, 0xC9])).emojiNumbers[1] != 5)
+        #expect(
+            try #require(ShortAuthenticationString(bytes: [0x71, 0x5B, 0xC7, 0xF9, 0xFA, 0xC9])).emojiNumbers[1] != 5)
         #expect(ShortAuthenticationString(bytes: [1, 2, 3, 4, 5]) == nil)
         #expect(ShortAuthenticationString(bytes: [UInt8](repeating: 0, count: 7)) == nil)
     }
@@ -149,10 +172,14 @@ struct SasKnownAnswerTests {
     func theExchangeGivesLibolmsSasAndMacs(method: SasMacMethod) throws {
         // Alice starts; Bob's accept (of her start as sent) is read by Alice with the MAC method
         // under test: the commitment covers the start, not the accept, so she takes it.
-        var (alice, start) = SasVerification.start(transactionID: "txn-1", us: Self.alice, them: Self.bob, keyPair: Self.aliceKeys)
-        var (bob, accept) = try SasVerification.accept(start.content, sender: Self.alice.userID, us: Self.bob, them: Self.alice,
-                                                       keyPair: Self.bobKeys)
-        #expect(accept.content["commitment"]?.stringValue == SasInfo.commitment(publicKey: Self.bobPublic, start: start.content))
+        var (alice, start) = SasVerification.start(
+            transactionID: "txn-1", us: Self.alice, them: Self.bob, keyPair: Self.aliceKeys)
+        var (bob, accept) = try SasVerification.accept(
+            start.content, sender: Self.alice.userID, us: Self.bob, them: Self.alice,
+            keyPair: Self.bobKeys)
+        #expect(
+            accept.content["commitment"]?.stringValue
+                == SasInfo.commitment(publicKey: Self.bobPublic, start: start.content))
         var chosen = accept.content.objectValue!
         chosen["message_authentication_code"] = .string(method.rawValue)
         let aliceKey = try alice.receive(type: accept.type, content: .object(chosen), sender: Self.bob.userID)
@@ -165,31 +192,43 @@ struct SasKnownAnswerTests {
 
         let aliceMac = try #require(alice.confirm().first)
         let expectedAlice = try #require(Self.aliceMacs[method])
-        #expect(aliceMac.content == ["transaction_id": "txn-1", "mac": ["ed25519:ALICEDEVICE": .string(expectedAlice.device)],
-                                     "keys": .string(expectedAlice.keyIDs)])
+        #expect(
+            aliceMac.content == [
+                "transaction_id": "txn-1", "mac": ["ed25519:ALICEDEVICE": .string(expectedAlice.device)],
+                "keys": .string(expectedAlice.keyIDs),
+            ])
         // Bob's MACs as libolm wrote them (his device and master key) are taken by Alice.
         let expectedBob = try #require(Self.bobMacs[method])
         let bobMacContent: JSONValue = [
             "transaction_id": "txn-1", "keys": .string(expectedBob.keyIDs),
-            "mac": ["ed25519:BOBDEVICE": .string(expectedBob.device), "ed25519:\(Self.bob.masterKey!)": .string(expectedBob.master)],
+            "mac": [
+                "ed25519:BOBDEVICE": .string(expectedBob.device),
+                "ed25519:\(Self.bob.masterKey!)": .string(expectedBob.master),
+            ],
         ]
-        #expect(try alice.receive(type: VerificationMessage.mac, content: bobMacContent, sender: Self.bob.userID)
-                    == [VerificationMessage.done(transactionID: "txn-1")])
+        #expect(
+            try alice.receive(type: VerificationMessage.mac, content: bobMacContent, sender: Self.bob.userID)
+                == [VerificationMessage.done(transactionID: "txn-1")])
         #expect(alice.phase == .done)
         #expect(alice.verifiedMasterKey == Self.bob.masterKey)
 
         // Bob accepting a start that offers only this method writes libolm's MACs too, and takes Alice's.
         var offer = start.content.objectValue!
         offer["message_authentication_codes"] = [.string(method.rawValue)]
-        var (bobOnly, acceptOnly) = try SasVerification.accept(.object(offer), sender: Self.alice.userID, us: Self.bob, them: Self.alice,
-                                                               keyPair: Self.bobKeys)
+        var (bobOnly, acceptOnly) = try SasVerification.accept(
+            .object(offer), sender: Self.alice.userID, us: Self.bob, them: Self.alice,
+            keyPair: Self.bobKeys)
         #expect(acceptOnly.content["message_authentication_code"]?.stringValue == method.rawValue)
-        _ = try bobOnly.receive(type: VerificationMessage.key, content: ["transaction_id": "txn-1", "key": .string(Self.alicePublic)],
-                                sender: Self.alice.userID)
+        _ = try bobOnly.receive(
+            type: VerificationMessage.key, content: ["transaction_id": "txn-1", "key": .string(Self.alicePublic)],
+            sender: Self.alice.userID)
         #expect(try bobOnly.receive(type: aliceMac.type, content: aliceMac.content, sender: Self.alice.userID).isEmpty)
         let bobMessages = bobOnly.confirm()
-        #expect(bobMessages == [VerificationMessage(type: VerificationMessage.mac, content: bobMacContent),
-                                VerificationMessage.done(transactionID: "txn-1")])
+        #expect(
+            bobMessages == [
+                VerificationMessage(type: VerificationMessage.mac, content: bobMacContent),
+                VerificationMessage.done(transactionID: "txn-1"),
+            ])
         #expect(bobOnly.phase == .done)
         #expect(bobOnly.verifiedMasterKey == nil) // Bob holds no master key for Alice
     }
@@ -213,12 +252,17 @@ struct SasVerificationTests {
         var benKey: VerificationMessage
     }
 
-    static func exchange(ana anaParty: SasParty = ana, ben benParty: SasParty = ben,
-                         anaSeesBen: SasParty? = nil, benSeesAna: SasParty? = nil) throws -> Exchange {
+    static func exchange(
+        ana anaParty: SasParty = ana, ben benParty: SasParty = ben,
+        anaSeesBen: SasParty? = nil, benSeesAna: SasParty? = nil
+    ) throws -> Exchange {
         var (ana, start) = SasVerification.start(transactionID: "t1", us: anaParty, them: anaSeesBen ?? benParty)
-        var (ben, accept) = try SasVerification.accept(start.content, sender: anaParty.userID, us: benParty, them: benSeesAna ?? anaParty)
-        let anaKey = try #require(ana.receive(type: accept.type, content: accept.content, sender: benParty.userID).first)
-        let benKey = try #require(ben.receive(type: anaKey.type, content: anaKey.content, sender: anaParty.userID).first)
+        var (ben, accept) = try SasVerification.accept(
+            start.content, sender: anaParty.userID, us: benParty, them: benSeesAna ?? anaParty)
+        let anaKey = try #require(
+            ana.receive(type: accept.type, content: accept.content, sender: benParty.userID).first)
+        let benKey = try #require(
+            ben.receive(type: anaKey.type, content: anaKey.content, sender: anaParty.userID).first)
         #expect(try ana.receive(type: benKey.type, content: benKey.content, sender: benParty.userID).isEmpty)
         return Exchange(ana: ana, ben: ben, start: start, accept: accept, anaKey: anaKey, benKey: benKey)
     }
@@ -254,11 +298,14 @@ struct SasVerificationTests {
         #expect(benMessages.map(\.type) == [VerificationMessage.mac, VerificationMessage.done])
         #expect(run.ben.phase == .done)
         #expect(run.ben.verifiedMasterKey == Self.ana.masterKey)
-        #expect(try run.ana.receive(type: benMessages[0].type, content: benMessages[0].content, sender: Self.ben.userID)
-                    == [VerificationMessage.done(transactionID: "t1")])
+        #expect(
+            try run.ana.receive(type: benMessages[0].type, content: benMessages[0].content, sender: Self.ben.userID)
+                == [VerificationMessage.done(transactionID: "t1")])
         #expect(run.ana.phase == .done)
         #expect(run.ana.verifiedMasterKey == Self.ben.masterKey)
-        #expect(try run.ana.receive(type: benMessages[1].type, content: benMessages[1].content, sender: Self.ben.userID).isEmpty)
+        #expect(
+            try run.ana.receive(type: benMessages[1].type, content: benMessages[1].content, sender: Self.ben.userID)
+                .isEmpty)
         #expect(run.ana.theyAreDone)
         // Nothing ends a finished verification.
         #expect(run.ana.cancel(.user, reason: "late") == nil)
@@ -288,11 +335,15 @@ struct SasVerificationTests {
         #expect(run.ben.verifiedMasterKey == nil)
         // Ben sends a master key MAC, but Ana holds another master key for Ben: that MAC is over
         // a key she does not know, so it is skipped, and the device is still verified.
-        let benAsAnaKnowsHim = SasParty(userID: Self.ben.userID, deviceID: Self.ben.deviceID, ed25519: Self.ben.ed25519, masterKey: Self.key())
+        let benAsAnaKnowsHim = SasParty(
+            userID: Self.ben.userID, deviceID: Self.ben.deviceID, ed25519: Self.ben.ed25519, masterKey: Self.key())
         var other = try Self.exchange(anaSeesBen: benAsAnaKnowsHim)
         let benMac = other.ben.confirm()[0]
         _ = other.ana.confirm()
-        #expect(try other.ana.receive(type: benMac.type, content: benMac.content, sender: Self.ben.userID).map(\.type) == [VerificationMessage.done])
+        #expect(
+            try other.ana.receive(type: benMac.type, content: benMac.content, sender: Self.ben.userID).map(\.type) == [
+                VerificationMessage.done
+            ])
         #expect(other.ana.verifiedMasterKey == nil)
     }
 
@@ -301,7 +352,8 @@ struct SasVerificationTests {
         func accepted(_ edit: (inout [String: JSONValue]) -> Void) throws -> JSONValue {
             var content = start
             edit(&content)
-            return try SasVerification.accept(.object(content), sender: Self.ana.userID, us: Self.ben, them: Self.ana).1.content
+            return try SasVerification.accept(.object(content), sender: Self.ana.userID, us: Self.ben, them: Self.ana).1
+                .content
         }
         #expect(try accepted { _ in }["message_authentication_code"] == "hkdf-hmac-sha256.v2")
         // nio's offer: the old MAC and the long-KDF one it also speaks, emoji before decimal.
@@ -314,7 +366,10 @@ struct SasVerificationTests {
         #expect(nio["message_authentication_code"] == "hkdf-hmac-sha256")
         #expect(nio["key_agreement_protocol"] == "curve25519-hkdf-sha256")
         #expect(nio["short_authentication_string"] == ["decimal", "emoji"])
-        #expect(try accepted { $0["short_authentication_string"] = ["decimal", "qr"] }["short_authentication_string"] == ["decimal"])
+        #expect(
+            try accepted { $0["short_authentication_string"] = ["decimal", "qr"] }["short_authentication_string"] == [
+                "decimal"
+            ])
         start["transaction_id"] = "t2"
         #expect(try accepted { _ in }["transaction_id"] == "t2")
     }
@@ -324,7 +379,9 @@ struct SasVerificationTests {
         func code(_ edit: (inout [String: JSONValue]) -> Void) -> VerificationCancel.Code? {
             var content = start
             edit(&content)
-            return Self.cancelCode { _ = try SasVerification.accept(.object(content), sender: Self.ana.userID, us: Self.ben, them: Self.ana) }
+            return Self.cancelCode {
+                _ = try SasVerification.accept(.object(content), sender: Self.ana.userID, us: Self.ben, them: Self.ana)
+            }
         }
         #expect(code { _ in } == nil)
         #expect(code { $0["method"] = "m.reciprocate.v1" } == .unknownMethod)
@@ -340,20 +397,34 @@ struct SasVerificationTests {
         #expect(code { $0["hashes"] = "sha256" } == .invalidMessage)
         #expect(code { $0["hashes"] = ["sha256", 1] } == .invalidMessage)
         #expect(code { $0["hashes"] = .array(Array(repeating: "sha256", count: 65)) } == .invalidMessage)
-        #expect(Self.cancelCode { _ = try SasVerification.accept(["not": "a start"], sender: Self.ana.userID, us: Self.ben, them: Self.ana) }
-                    == .invalidMessage)
-        #expect(Self.cancelCode { _ = try SasVerification.accept("text", sender: Self.ana.userID, us: Self.ben, them: Self.ana) } == .invalidMessage)
+        #expect(
+            Self.cancelCode {
+                _ = try SasVerification.accept(
+                    ["not": "a start"], sender: Self.ana.userID, us: Self.ben, them: Self.ana)
+            }
+                == .invalidMessage)
+        #expect(
+            Self.cancelCode {
+                _ = try SasVerification.accept("text", sender: Self.ana.userID, us: Self.ben, them: Self.ana)
+            } == .invalidMessage)
         // A start from another device or user than the one to verify
         #expect(code { $0["from_device"] = "EVE" } == .userMismatch)
-        #expect(Self.cancelCode { _ = try SasVerification.accept(.object(start), sender: "@eve:x", us: Self.ben, them: Self.ana) } == .userMismatch)
+        #expect(
+            Self.cancelCode {
+                _ = try SasVerification.accept(.object(start), sender: "@eve:x", us: Self.ben, them: Self.ana)
+            } == .userMismatch)
     }
 
     @Test func anAcceptThatChoseWhatWasNotOfferedIsRefused() throws {
         func code(_ edit: (inout [String: JSONValue]) -> Void) throws -> VerificationCancel.Code? {
             var (ana, start) = SasVerification.start(transactionID: "t1", us: Self.ana, them: Self.ben)
-            var accept = try SasVerification.accept(start.content, sender: Self.ana.userID, us: Self.ben, them: Self.ana).1.content.objectValue!
+            var accept = try SasVerification.accept(
+                start.content, sender: Self.ana.userID, us: Self.ben, them: Self.ana
+            ).1.content.objectValue!
             edit(&accept)
-            let code = Self.cancelCode { _ = try ana.receive(type: VerificationMessage.accept, content: .object(accept), sender: Self.ben.userID) }
+            let code = Self.cancelCode {
+                _ = try ana.receive(type: VerificationMessage.accept, content: .object(accept), sender: Self.ben.userID)
+            }
             #expect((code == nil) == (ana.phase == .awaitingKey))
             return code
         }
@@ -370,23 +441,32 @@ struct SasVerificationTests {
     @Test func aKeyOtherThanTheOneCommittedToIsRefused() throws {
         // The accept commits to one key; a man in the middle sends another.
         var (ana, start) = SasVerification.start(transactionID: "t1", us: Self.ana, them: Self.ben)
-        let (_, accept) = try SasVerification.accept(start.content, sender: Self.ana.userID, us: Self.ben, them: Self.ana)
+        let (_, accept) = try SasVerification.accept(
+            start.content, sender: Self.ana.userID, us: Self.ben, them: Self.ana)
         _ = try ana.receive(type: accept.type, content: accept.content, sender: Self.ben.userID)
         let other = SasKeyPair().publicKey
-        #expect(Self.cancelCode { _ = try ana.receive(type: VerificationMessage.key, content: ["transaction_id": "t1", "key": .string(other)],
-                                                     sender: Self.ben.userID) } == .mismatchedCommitment)
+        #expect(
+            Self.cancelCode {
+                _ = try ana.receive(
+                    type: VerificationMessage.key, content: ["transaction_id": "t1", "key": .string(other)],
+                    sender: Self.ben.userID)
+            } == .mismatchedCommitment)
         guard case .cancelledByUs(let cancel) = ana.phase else { Issue.record("not cancelled: \(ana.phase)"); return }
         #expect(cancel.code == .mismatchedCommitment)
         #expect(cancel.message(transactionID: "t1").content["code"] == "m.mismatched_commitment")
 
         // A commitment changed on the way is refused the same way.
         var (ana2, start2) = SasVerification.start(transactionID: "t1", us: Self.ana, them: Self.ben)
-        var (ben2, accept2) = try SasVerification.accept(start2.content, sender: Self.ana.userID, us: Self.ben, them: Self.ana)
+        var (ben2, accept2) = try SasVerification.accept(
+            start2.content, sender: Self.ana.userID, us: Self.ben, them: Self.ana)
         var tampered = accept2.content.objectValue!
         tampered["commitment"] = .string(SasInfo.commitment(publicKey: other, start: start2.content))
         let anaKey = try ana2.receive(type: accept2.type, content: .object(tampered), sender: Self.ben.userID)[0]
         let benKey = try ben2.receive(type: anaKey.type, content: anaKey.content, sender: Self.ana.userID)[0]
-        #expect(Self.cancelCode { _ = try ana2.receive(type: benKey.type, content: benKey.content, sender: Self.ben.userID) } == .mismatchedCommitment)
+        #expect(
+            Self.cancelCode {
+                _ = try ana2.receive(type: benKey.type, content: benKey.content, sender: Self.ben.userID)
+            } == .mismatchedCommitment)
     }
 
     @Test func aSwappedKeyGivesAnotherSasAndMacsThatFail() throws {
@@ -394,57 +474,75 @@ struct SasVerificationTests {
         // commitment to check it against): the people see different emoji, and if they confirm
         // anyway, the MACs do not hold.
         var (ana, start) = SasVerification.start(transactionID: "t1", us: Self.ana, them: Self.ben)
-        var (ben, accept) = try SasVerification.accept(start.content, sender: Self.ana.userID, us: Self.ben, them: Self.ana)
+        var (ben, accept) = try SasVerification.accept(
+            start.content, sender: Self.ana.userID, us: Self.ben, them: Self.ana)
         let anaKey = try ana.receive(type: accept.type, content: accept.content, sender: Self.ben.userID)[0]
         let mallory = SasKeyPair()
-        let benKey = try ben.receive(type: anaKey.type, content: ["transaction_id": "t1", "key": .string(mallory.publicKey)],
-                                     sender: Self.ana.userID)[0]
+        let benKey = try ben.receive(
+            type: anaKey.type, content: ["transaction_id": "t1", "key": .string(mallory.publicKey)],
+            sender: Self.ana.userID)[0]
         _ = try ana.receive(type: benKey.type, content: benKey.content, sender: Self.ben.userID)
         #expect(ana.phase == .comparing && ben.phase == .comparing)
         #expect(ana.shortAuthenticationString != ben.shortAuthenticationString)
         let anaMac = ana.confirm()[0], benMac = ben.confirm()[0]
-        #expect(Self.cancelCode { _ = try ben.receive(type: anaMac.type, content: anaMac.content, sender: Self.ana.userID) } == .keyMismatch)
-        #expect(Self.cancelCode { _ = try ana.receive(type: benMac.type, content: benMac.content, sender: Self.ben.userID) } == .keyMismatch)
+        #expect(
+            Self.cancelCode { _ = try ben.receive(type: anaMac.type, content: anaMac.content, sender: Self.ana.userID) }
+                == .keyMismatch)
+        #expect(
+            Self.cancelCode { _ = try ana.receive(type: benMac.type, content: benMac.content, sender: Self.ben.userID) }
+                == .keyMismatch)
         #expect(ana.phase != .done && ben.phase != .done)
     }
 
     @Test func aTamperedMacIsRefused() throws {
-        func code(_ edit: (inout [String: JSONValue], SasParty) -> Void) throws -> (VerificationCancel.Code?, SasVerification.Phase) {
+        func code(
+            _ edit: (inout [String: JSONValue], SasParty) -> Void
+        ) throws -> (VerificationCancel.Code?, SasVerification.Phase) {
             var run = try Self.exchange()
             var mac = run.ana.confirm()[0].content.objectValue!
             edit(&mac, Self.ana)
-            let code = Self.cancelCode { _ = try run.ben.receive(type: VerificationMessage.mac, content: .object(mac), sender: Self.ana.userID) }
+            let code = Self.cancelCode {
+                _ = try run.ben.receive(type: VerificationMessage.mac, content: .object(mac), sender: Self.ana.userID)
+            }
             return (code, run.ben.phase)
         }
         let master = "ed25519:\(Self.ana.masterKey!)"
         #expect(try code { _, _ in }.0 == nil)
         // One bit of the device key's MAC
-        #expect(try code { mac, _ in
-            var macs = mac["mac"]!.objectValue!
-            var bytes = UnpaddedBase64.decode(macs["ed25519:ANA"]!.stringValue!)!
-            bytes[0] ^= 1
-            macs["ed25519:ANA"] = .string(UnpaddedBase64.encode(bytes))
-            mac["mac"] = .object(macs)
-        }.0 == .keyMismatch)
+        #expect(
+            try code { mac, _ in
+                var macs = mac["mac"]!.objectValue!
+                var bytes = UnpaddedBase64.decode(macs["ed25519:ANA"]!.stringValue!)!
+                bytes[0] ^= 1
+                macs["ed25519:ANA"] = .string(UnpaddedBase64.encode(bytes))
+                mac["mac"] = .object(macs)
+            }.0 == .keyMismatch)
         // The master key's MAC swapped for the device key's
-        #expect(try code { mac, _ in
-            var macs = mac["mac"]!.objectValue!
-            macs[master] = macs["ed25519:ANA"]
-            mac["mac"] = .object(macs)
-        }.0 == .keyMismatch)
+        #expect(
+            try code { mac, _ in
+                var macs = mac["mac"]!.objectValue!
+                macs[master] = macs["ed25519:ANA"]
+                mac["mac"] = .object(macs)
+            }.0 == .keyMismatch)
         // A key dropped from the message: the list of ids no longer matches its MAC
-        #expect(try code { mac, _ in
-            var macs = mac["mac"]!.objectValue!
-            macs[master] = nil
-            mac["mac"] = .object(macs)
-        }.0 == .keyMismatch)
+        #expect(
+            try code { mac, _ in
+                var macs = mac["mac"]!.objectValue!
+                macs[master] = nil
+                mac["mac"] = .object(macs)
+            }.0 == .keyMismatch)
         // The list's MAC changed, or missing, or the MACs not strings, or none, or too many
-        #expect(try code { mac, _ in mac["keys"] = .string(UnpaddedBase64.encode([UInt8](repeating: 0, count: 32))) }.0 == .keyMismatch)
+        #expect(
+            try code { mac, _ in mac["keys"] = .string(UnpaddedBase64.encode([UInt8](repeating: 0, count: 32))) }.0
+                == .keyMismatch)
         #expect(try code { mac, _ in mac["keys"] = nil }.0 == .invalidMessage)
         #expect(try code { mac, _ in mac["mac"] = ["ed25519:ANA": 1] }.0 == .invalidMessage)
         #expect(try code { mac, _ in mac["mac"] = [:] }.0 == .invalidMessage)
-        #expect(try code { mac, _ in mac["mac"] = .object(Dictionary(uniqueKeysWithValues: (0..<33).map { ("ed25519:K\($0)", "x") })) }.0
-                    == .invalidMessage)
+        #expect(
+            try code { mac, _ in
+                mac["mac"] = .object(Dictionary(uniqueKeysWithValues: (0..<33).map { ("ed25519:K\($0)", "x") }))
+            }.0
+                == .invalidMessage)
         let (refused, phase) = try code { mac, _ in mac["keys"] = "AAAA" }
         #expect(refused == .keyMismatch)
         if case .cancelledByUs = phase {} else { Issue.record("a refused MAC left the verification \(phase)") }
@@ -453,9 +551,11 @@ struct SasVerificationTests {
     @Test func aMacWithoutTheDeviceKeyVerifiesNothing() throws {
         // Only the master key MACed, with its list, by a side that holds the secret: every MAC
         // holds, but the device being verified is not among them.
-        var (ana, start) = SasVerification.start(transactionID: "t2", us: Self.ana, them: Self.ben, keyPair: SasKnownAnswerTests.aliceKeys)
-        var (ben, accept) = try SasVerification.accept(start.content, sender: Self.ana.userID, us: Self.ben, them: Self.ana,
-                                                       keyPair: SasKnownAnswerTests.bobKeys)
+        var (ana, start) = SasVerification.start(
+            transactionID: "t2", us: Self.ana, them: Self.ben, keyPair: SasKnownAnswerTests.aliceKeys)
+        var (ben, accept) = try SasVerification.accept(
+            start.content, sender: Self.ana.userID, us: Self.ben, them: Self.ana,
+            keyPair: SasKnownAnswerTests.bobKeys)
         let anaKey = try ana.receive(type: accept.type, content: accept.content, sender: Self.ben.userID)[0]
         _ = try ben.receive(type: anaKey.type, content: anaKey.content, sender: Self.ana.userID)
         let secret = try SasKnownAnswerTests.aliceKeys.agree(with: SasKnownAnswerTests.bobPublic)
@@ -463,17 +563,31 @@ struct SasVerificationTests {
         let masterID = "ed25519:\(Self.ana.masterKey!)"
         func macs(_ ids: [String: String]) -> JSONValue {
             var out: [String: JSONValue] = [:]
-            for (id, key) in ids { out[id] = .string(SasMacMethod.hkdfHmacSha256V2.mac(key, info: info + id, secret: secret)) }
-            return ["transaction_id": "t2", "mac": .object(out),
-                    "keys": .string(SasMacMethod.hkdfHmacSha256V2.mac(SasInfo.keyIDs(ids.keys), info: info + "KEY_IDS", secret: secret))]
+            for (id, key) in ids {
+                out[id] = .string(SasMacMethod.hkdfHmacSha256V2.mac(key, info: info + id, secret: secret))
+            }
+            return [
+                "transaction_id": "t2", "mac": .object(out),
+                "keys": .string(
+                    SasMacMethod.hkdfHmacSha256V2.mac(
+                        SasInfo.keyIDs(ids.keys), info: info + "KEY_IDS", secret: secret)),
+            ]
         }
         var copy = ben
-        #expect(Self.cancelCode { _ = try ben.receive(type: VerificationMessage.mac, content: macs([masterID: Self.ana.masterKey!]),
-                                                     sender: Self.ana.userID) } == .keyMismatch)
+        #expect(
+            Self.cancelCode {
+                _ = try ben.receive(
+                    type: VerificationMessage.mac, content: macs([masterID: Self.ana.masterKey!]),
+                    sender: Self.ana.userID)
+            } == .keyMismatch)
         // The same hand-made MAC with the device key in it holds: the refusal was for the device.
-        #expect(Self.cancelCode { _ = try copy.receive(type: VerificationMessage.mac,
-                                                      content: macs([masterID: Self.ana.masterKey!, "ed25519:ANA": Self.ana.ed25519]),
-                                                      sender: Self.ana.userID) } == nil)
+        #expect(
+            Self.cancelCode {
+                _ = try copy.receive(
+                    type: VerificationMessage.mac,
+                    content: macs([masterID: Self.ana.masterKey!, "ed25519:ANA": Self.ana.ed25519]),
+                    sender: Self.ana.userID)
+            } == nil)
         _ = copy.confirm()
         #expect(copy.phase == .done && copy.verifiedMasterKey == Self.ana.masterKey)
     }
@@ -481,16 +595,29 @@ struct SasVerificationTests {
     @Test func strangersAndOtherTransactionsCannotEndIt() throws {
         var run = try Self.exchange()
         let cancel: JSONValue = ["transaction_id": "t1", "code": "m.user", "reason": "bye"]
-        #expect(Self.cancelCode { _ = try run.ana.receive(type: VerificationMessage.cancel, content: cancel, sender: "@eve:x") } == .userMismatch)
-        #expect(Self.cancelCode { _ = try run.ana.receive(type: VerificationMessage.cancel, content: ["transaction_id": "t9", "code": "m.user"],
-                                                         sender: Self.ben.userID) } == .unknownTransaction)
-        #expect(Self.cancelCode { _ = try run.ana.receive(type: VerificationMessage.mac, content: ["code": "m.user"], sender: Self.ben.userID) }
-                    == .unknownTransaction)
+        #expect(
+            Self.cancelCode {
+                _ = try run.ana.receive(type: VerificationMessage.cancel, content: cancel, sender: "@eve:x")
+            } == .userMismatch)
+        #expect(
+            Self.cancelCode {
+                _ = try run.ana.receive(
+                    type: VerificationMessage.cancel, content: ["transaction_id": "t9", "code": "m.user"],
+                    sender: Self.ben.userID)
+            } == .unknownTransaction)
+        #expect(
+            Self.cancelCode {
+                _ = try run.ana.receive(
+                    type: VerificationMessage.mac, content: ["code": "m.user"], sender: Self.ben.userID)
+            }
+                == .unknownTransaction)
         #expect(run.ana.phase == .comparing)
         // From Ben, for this transaction, it ends it; later messages are ignored, never answered.
         #expect(try run.ana.receive(type: VerificationMessage.cancel, content: cancel, sender: Self.ben.userID).isEmpty)
         #expect(run.ana.phase == .cancelledByThem(VerificationCancel(.user, "bye")))
-        #expect(try run.ana.receive(type: VerificationMessage.key, content: run.benKey.content, sender: Self.ben.userID).isEmpty)
+        #expect(
+            try run.ana.receive(type: VerificationMessage.key, content: run.benKey.content, sender: Self.ben.userID)
+                .isEmpty)
         #expect(run.ana.confirm().isEmpty)
         #expect(run.ana.cancel(.user, reason: "me too") == nil)
     }
@@ -498,31 +625,44 @@ struct SasVerificationTests {
     @Test func messagesOutOfOrderEndIt() throws {
         func code(_ type: String, _ content: JSONValue, ana: Bool = true) throws -> VerificationCancel.Code? {
             var (anaSide, start) = SasVerification.start(transactionID: "t1", us: Self.ana, them: Self.ben)
-            var (benSide, _) = try SasVerification.accept(start.content, sender: Self.ana.userID, us: Self.ben, them: Self.ana)
-            return ana ? Self.cancelCode { _ = try anaSide.receive(type: type, content: content, sender: Self.ben.userID) }
+            var (benSide, _) = try SasVerification.accept(
+                start.content, sender: Self.ana.userID, us: Self.ben, them: Self.ana)
+            return ana
+                ? Self.cancelCode { _ = try anaSide.receive(type: type, content: content, sender: Self.ben.userID) }
                 : Self.cancelCode { _ = try benSide.receive(type: type, content: content, sender: Self.ana.userID) }
         }
         let key: JSONValue = ["transaction_id": "t1", "key": .string(SasKeyPair().publicKey)]
         #expect(try code(VerificationMessage.key, key) == .unexpectedMessage) // before the accept
-        #expect(try code(VerificationMessage.mac, ["transaction_id": "t1", "mac": [:], "keys": ""]) == .unexpectedMessage)
+        #expect(
+            try code(VerificationMessage.mac, ["transaction_id": "t1", "mac": [:], "keys": ""]) == .unexpectedMessage)
         #expect(try code(VerificationMessage.done, ["transaction_id": "t1"]) == .unexpectedMessage)
         #expect(try code("m.key.verification.unheard_of", ["transaction_id": "t1"]) == .unexpectedMessage)
-        #expect(try code(VerificationMessage.accept, ["transaction_id": "t1"], ana: false) == .unexpectedMessage) // the accepting side
+        // The accepting side:
+        #expect(try code(VerificationMessage.accept, ["transaction_id": "t1"], ana: false) == .unexpectedMessage)
         #expect(try code(VerificationMessage.key, key, ana: false) == nil)
 
         var run = try Self.exchange()
-        #expect(Self.cancelCode { _ = try run.ben.receive(type: VerificationMessage.key, content: run.anaKey.content, sender: Self.ana.userID) }
-                    == .unexpectedMessage) // a second key
-        #expect(run.ben.phase == .cancelledByUs(VerificationCancel(.unexpectedMessage, "m.key.verification.key out of order")))
+        #expect(
+            Self.cancelCode {
+                _ = try run.ben.receive(
+                    type: VerificationMessage.key, content: run.anaKey.content, sender: Self.ana.userID)
+            }
+                == .unexpectedMessage) // a second key
+        #expect(
+            run.ben.phase
+                == .cancelledByUs(VerificationCancel(.unexpectedMessage, "m.key.verification.key out of order")))
     }
 
     @Test func keysThatAreNotKeysAreRefused() throws {
         func code(_ key: JSONValue?) throws -> VerificationCancel.Code? {
             let (_, start) = SasVerification.start(transactionID: "t1", us: Self.ana, them: Self.ben)
-            var (ben, _) = try SasVerification.accept(start.content, sender: Self.ana.userID, us: Self.ben, them: Self.ana)
+            var (ben, _) = try SasVerification.accept(
+                start.content, sender: Self.ana.userID, us: Self.ben, them: Self.ana)
             var content: [String: JSONValue] = ["transaction_id": "t1"]
             content["key"] = key
-            return Self.cancelCode { _ = try ben.receive(type: VerificationMessage.key, content: .object(content), sender: Self.ana.userID) }
+            return Self.cancelCode {
+                _ = try ben.receive(type: VerificationMessage.key, content: .object(content), sender: Self.ana.userID)
+            }
         }
         let good = SasKeyPair().publicKey
         #expect(try code(.string(good)) == nil)
@@ -562,32 +702,45 @@ struct SasVerificationTests {
         var (ana2, _) = SasVerification.start(transactionID: "t1", us: Self.ana, them: Self.ben)
         var qr = benStart.content.objectValue!
         qr["method"] = "m.reciprocate.v1"
-        #expect(Self.cancelCode { _ = try ana2.receive(type: VerificationMessage.start, content: .object(qr), sender: Self.ben.userID) }
-                    == .unexpectedMessage)
+        #expect(
+            Self.cancelCode {
+                _ = try ana2.receive(type: VerificationMessage.start, content: .object(qr), sender: Self.ben.userID)
+            }
+                == .unexpectedMessage)
     }
 
     @Test func ourCancelsAndTheirs() throws {
         var run = try Self.exchange()
         let sent = run.ana.cancel(.mismatchedSas, reason: "the emoji differ")
         let cancel = try #require(sent)
-        #expect(cancel == VerificationMessage(type: VerificationMessage.cancel,
-                                              content: ["transaction_id": "t1", "code": "m.mismatched_sas", "reason": "the emoji differ"]))
+        #expect(
+            cancel
+                == VerificationMessage(
+                    type: VerificationMessage.cancel,
+                    content: ["transaction_id": "t1", "code": "m.mismatched_sas", "reason": "the emoji differ"]))
         #expect(run.ana.cancel(.user, reason: "again") == nil)
         _ = try run.ben.receive(type: cancel.type, content: cancel.content, sender: Self.ana.userID)
         #expect(run.ben.phase == .cancelledByThem(VerificationCancel(.mismatchedSas, "the emoji differ")))
         // A cancel of a code nobody knows, or with no code, still ends it; the reason is cut short.
-        #expect(VerificationCancel(reading: ["code": "org.example.odd", "reason": .string(String(repeating: "r", count: 1000))])
-                    == VerificationCancel(.init(rawValue: "org.example.odd"), String(repeating: "r", count: 255)))
+        #expect(
+            VerificationCancel(reading: [
+                "code": "org.example.odd", "reason": .string(String(repeating: "r", count: 1000)),
+            ])
+                == VerificationCancel(.init(rawValue: "org.example.odd"), String(repeating: "r", count: 255)))
         #expect(VerificationCancel(reading: ["reason": "no code"]) == nil)
         var other = try Self.exchange()
-        _ = try other.ben.receive(type: VerificationMessage.cancel, content: ["transaction_id": "t1"], sender: Self.ana.userID)
+        _ = try other.ben.receive(
+            type: VerificationMessage.cancel, content: ["transaction_id": "t1"], sender: Self.ana.userID)
         #expect(other.ben.phase == .cancelledByThem(VerificationCancel(.invalidMessage, "a cancel without a code")))
     }
 
     @Test func requestsAndReadies() throws {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         let request = VerificationRequest.request(transactionID: "t1", fromDevice: "ANA", now: now)
-        #expect(request.content == ["transaction_id": "t1", "from_device": "ANA", "methods": ["m.sas.v1"], "timestamp": 1_800_000_000_000])
+        #expect(
+            request.content == [
+                "transaction_id": "t1", "from_device": "ANA", "methods": ["m.sas.v1"], "timestamp": 1_800_000_000_000,
+            ])
         let read = try #require(VerificationRequest(reading: request.content, now: now.addingTimeInterval(60)))
         #expect(read.transactionID == "t1" && read.fromDevice == "ANA" && read.offersSas)
         // Too old, too far ahead, malformed: ignored.
@@ -603,6 +756,8 @@ struct SasVerificationTests {
         let ready = VerificationRequest.ready(transactionID: "t1", fromDevice: "BEN")
         #expect(VerificationRequest(readingReady: ready.content)?.fromDevice == "BEN")
         #expect(VerificationRequest(readingReady: ["transaction_id": "t1", "methods": ["m.sas.v1"]]) == nil)
-        #expect(SasVerification.newTransactionID().count == 32 && SasVerification.newTransactionID() != SasVerification.newTransactionID())
+        #expect(
+            SasVerification.newTransactionID().count == 32
+                && SasVerification.newTransactionID() != SasVerification.newTransactionID())
     }
 }

@@ -16,7 +16,8 @@ struct RecoveryKeyTests {
         #expect(try RecoveryKey(decoding: shown).keyBytes == bytes)
         // Pasted without spaces, or across lines
         #expect(try RecoveryKey(decoding: shown.replacingOccurrences(of: " ", with: "")).keyBytes == bytes)
-        #expect(try RecoveryKey(decoding: "  " + shown.replacingOccurrences(of: " ", with: "\n") + "\n").keyBytes == bytes)
+        #expect(
+            try RecoveryKey(decoding: "  " + shown.replacingOccurrences(of: " ", with: "\n") + "\n").keyBytes == bytes)
     }
 
     @Test func base58KeepsLeadingZeros() {
@@ -56,7 +57,9 @@ struct RecoveryKeyTests {
     @Test func aHugeTextIsRefusedWithoutWork() {
         // Thousands of digits: refused for its length (the conversion is quadratic, but bounded by
         // what a D-Bus message carries; the length check is the answer people see).
-        #expect(throws: RecoveryKey.Problem.wrongLength) { try RecoveryKey(decoding: String(repeating: "z", count: 2000)) }
+        #expect(throws: RecoveryKey.Problem.wrongLength) {
+            try RecoveryKey(decoding: String(repeating: "z", count: 2000))
+        }
     }
 }
 
@@ -66,10 +69,13 @@ struct SecretStorageKeyTests {
     /// A description as a client setting up secret storage writes it: the check is the MAC of
     /// 32 zero bytes encrypted under the name "".
     func description(for bytes: [UInt8], passphrase: JSONValue? = nil) throws -> JSONValue {
-        let key = try SecretStorageKey(keyID: "k", keyBytes: bytes, description: ["algorithm": .string(SecretStorageKey.algorithm)])
+        let key = try SecretStorageKey(
+            keyID: "k", keyBytes: bytes, description: ["algorithm": .string(SecretStorageKey.algorithm)])
         let check = try key.seal(secret: String(decoding: [UInt8](repeating: 0, count: 32), as: UTF8.self), name: "")
-        var object: [String: JSONValue] = ["algorithm": .string(SecretStorageKey.algorithm),
-                                           "iv": check["encrypted"]!["k"]!["iv"]!, "mac": check["encrypted"]!["k"]!["mac"]!]
+        var object: [String: JSONValue] = [
+            "algorithm": .string(SecretStorageKey.algorithm),
+            "iv": check["encrypted"]!["k"]!["iv"]!, "mac": check["encrypted"]!["k"]!["mac"]!,
+        ]
         if let passphrase { object["passphrase"] = passphrase }
         return .object(object)
     }
@@ -80,13 +86,20 @@ struct SecretStorageKeyTests {
         let stored = try key.seal(secret: "c2VjcmV0", name: "m.cross_signing.self_signing")
         #expect(try key.open("m.cross_signing.self_signing", from: stored) == "c2VjcmV0")
         // Another name derives other keys: a secret cannot be passed off as another
-        #expect(throws: SecretStorageKey.Problem.wrongKey) { try key.open("m.cross_signing.master", from: ["encrypted": ["k": stored["encrypted"]!["k"]!]]) }
+        #expect(throws: SecretStorageKey.Problem.wrongKey) {
+            try key.open("m.cross_signing.master", from: ["encrypted": ["k": stored["encrypted"]!["k"]!]])
+        }
         var wrong = keyBytes
         wrong[0] ^= 1
-        #expect(throws: SecretStorageKey.Problem.wrongKey) { try SecretStorageKey(keyID: "k", keyBytes: wrong, description: description) }
+        #expect(throws: SecretStorageKey.Problem.wrongKey) {
+            try SecretStorageKey(keyID: "k", keyBytes: wrong, description: description)
+        }
         // Without a check in the description, the secret's MAC still refuses the wrong key
-        let unchecked = try SecretStorageKey(keyID: "k", keyBytes: wrong, description: ["algorithm": .string(SecretStorageKey.algorithm)])
-        #expect(throws: SecretStorageKey.Problem.wrongKey) { try unchecked.open("m.cross_signing.self_signing", from: stored) }
+        let unchecked = try SecretStorageKey(
+            keyID: "k", keyBytes: wrong, description: ["algorithm": .string(SecretStorageKey.algorithm)])
+        #expect(throws: SecretStorageKey.Problem.wrongKey) {
+            try unchecked.open("m.cross_signing.self_signing", from: stored)
+        }
     }
 
     @Test func aChangedCiphertextIsRefused() throws {
@@ -96,16 +109,24 @@ struct SecretStorageKeyTests {
         bytes[0] ^= 0x80
         var entry = stored["encrypted"]!["k"]!.objectValue!
         entry["ciphertext"] = .string(UnpaddedBase64.encode(bytes))
-        #expect(throws: SecretStorageKey.Problem.wrongKey) { try key.open("n", from: ["encrypted": ["k": .object(entry)]]) }
-        #expect(throws: SecretStorageKey.Problem.notStoredUnderThisKey("n")) { try key.open("n", from: ["encrypted": ["other": .object(entry)]]) }
+        #expect(throws: SecretStorageKey.Problem.wrongKey) {
+            try key.open("n", from: ["encrypted": ["k": .object(entry)]])
+        }
+        #expect(throws: SecretStorageKey.Problem.notStoredUnderThisKey("n")) {
+            try key.open("n", from: ["encrypted": ["other": .object(entry)]])
+        }
         entry["iv"] = "AAAA"
-        #expect(throws: SecretStorageKey.Problem.malformed("n")) { try key.open("n", from: ["encrypted": ["k": .object(entry)]]) }
+        #expect(throws: SecretStorageKey.Problem.malformed("n")) {
+            try key.open("n", from: ["encrypted": ["k": .object(entry)]])
+        }
     }
 
     @Test func sealedIVsHaveBit63Clear() throws {
-        let key = try SecretStorageKey(keyID: "k", keyBytes: keyBytes, description: ["algorithm": .string(SecretStorageKey.algorithm)])
+        let key = try SecretStorageKey(
+            keyID: "k", keyBytes: keyBytes, description: ["algorithm": .string(SecretStorageKey.algorithm)])
         for _ in 0..<32 {
-            let iv = UnpaddedBase64.decode(try key.seal(secret: "s", name: "n")["encrypted"]!["k"]!["iv"]!.stringValue!)!
+            let iv = UnpaddedBase64.decode(
+                try key.seal(secret: "s", name: "n")["encrypted"]!["k"]!["iv"]!.stringValue!)!
             #expect(iv[8] & 0x80 == 0)
         }
     }
@@ -121,7 +142,9 @@ struct SecretStorageKeyTests {
     @Test func aPassphraseDerivesThePBKDF2Key() throws {
         let settings: JSONValue = ["algorithm": "m.pbkdf2", "salt": "salt", "iterations": 1]
         let derived = try SecretStorageKey.keyBytes(passphrase: "password", description: ["passphrase": settings])
-        #expect(derived.map { String(format: "%02x", $0) }.joined() == "867f70cf1ade02cff3752599a3a53dc4af34c7a669815ae5d513554e1c8cf252")
+        #expect(
+            derived.map { String(format: "%02x", $0) }.joined()
+                == "867f70cf1ade02cff3752599a3a53dc4af34c7a669815ae5d513554e1c8cf252")
     }
 
     @Test func hostilePassphraseSettingsAreRefused() {
@@ -133,9 +156,13 @@ struct SecretStorageKeyTests {
             ["algorithm": "m.pbkdf2", "iterations": 10],
             ["algorithm": "m.pbkdf2", "salt": "s"],
         ] {
-            #expect(throws: SecretStorageKey.Problem.self) { try SecretStorageKey.keyBytes(passphrase: "p", description: ["passphrase": settings]) }
+            #expect(throws: SecretStorageKey.Problem.self) {
+                try SecretStorageKey.keyBytes(passphrase: "p", description: ["passphrase": settings])
+            }
         }
-        #expect(throws: SecretStorageKey.Problem.noPassphrase) { try SecretStorageKey.keyBytes(passphrase: "p", description: ["algorithm": "x"]) }
+        #expect(throws: SecretStorageKey.Problem.noPassphrase) {
+            try SecretStorageKey.keyBytes(passphrase: "p", description: ["algorithm": "x"])
+        }
         #expect(throws: SecretStorageKey.Problem.unsupported("m.argon2")) {
             try SecretStorageKey.keyBytes(passphrase: "p", description: ["passphrase": ["algorithm": "m.argon2"]])
         }
@@ -150,9 +177,13 @@ struct SelfSigningKeyTests {
         let master = chain.keyObject(chain.master, usage: "master")
         #expect(key.isPublished(published, masterKey: master, userID: chain.user))
         // Another self-signing key (an identity reset since), or one the master did not sign
-        #expect(!key.isPublished(chain.sign(chain.keyObject(Curve25519.Signing.PrivateKey(), usage: "self_signing"), with: chain.master),
-                                 masterKey: master, userID: chain.user))
-        #expect(!key.isPublished(chain.keyObject(chain.selfSigning, usage: "self_signing"), masterKey: master, userID: chain.user))
+        #expect(
+            !key.isPublished(
+                chain.sign(chain.keyObject(Curve25519.Signing.PrivateKey(), usage: "self_signing"), with: chain.master),
+                masterKey: master, userID: chain.user))
+        #expect(
+            !key.isPublished(
+                chain.keyObject(chain.selfSigning, usage: "self_signing"), masterKey: master, userID: chain.user))
 
         let deviceKeys = chain.device.deviceKeys(userID: chain.user, deviceID: "D")
         let signed = key.signed(deviceKeys.objectValue!, userID: chain.user)
@@ -163,7 +194,8 @@ struct SelfSigningKeyTests {
         mine["ed25519:\(key.publicKey)"] = signed["signatures"]![chain.user]!["ed25519:\(key.publicKey)"]!
         merged["signatures"] = [chain.user: .object(mine)]
         let identity = try DeviceIdentity(verifying: .object(merged), userID: chain.user, deviceID: "D")
-        #expect(CrossSigning.isVerifiedByOwner(.object(merged), of: identity, masterKey: master, selfSigningKey: published))
+        #expect(
+            CrossSigning.isVerifiedByOwner(.object(merged), of: identity, masterKey: master, selfSigningKey: published))
         #expect(!CrossSigning.isVerifiedByOwner(deviceKeys, of: identity, masterKey: master, selfSigningKey: published))
     }
 
@@ -179,24 +211,36 @@ struct SelfSigningKeyTests {
 /// `spec/unit/crypto-api/recovery-key.spec.ts`.
 struct SecretStorageKnownAnswerTests {
     @Test func matrixRustSDKsRecoveryKeyDecodesToItsBytes() throws {
-        let bytes: [UInt8] = [159, 189, 70, 187, 52, 81, 113, 198, 246, 2, 44, 154, 37, 213, 104, 27,
-                              165, 78, 236, 106, 108, 73, 83, 243, 173, 192, 185, 110, 157, 145, 173, 163]
-        #expect(try RecoveryKey(decoding: "EsT           pRvZTnjck8    YrhRAtw XLS84Nr2r9S9LGAWDaExVAPBvLRK   ").keyBytes == bytes)
+        let bytes: [UInt8] = [
+            159, 189, 70, 187, 52, 81, 113, 198, 246, 2, 44, 154, 37, 213, 104, 27,
+            165, 78, 236, 106, 108, 73, 83, 243, 173, 192, 185, 110, 157, 145, 173, 163,
+        ]
+        #expect(
+            try RecoveryKey(decoding: "EsT           pRvZTnjck8    YrhRAtw XLS84Nr2r9S9LGAWDaExVAPBvLRK   ").keyBytes
+                == bytes)
         #expect(RecoveryKey(keyBytes: bytes).encoded == "EsTp RvZT njck 8Yrh RAtw XLS8 4Nr2 r9S9 LGAW DaEx VAPB vLRK")
-        #expect(throws: RecoveryKey.Problem.parity) { try RecoveryKey(decoding: "EsTpRvZTnjck8YrhRAtwXLS84Nr2r9S9LGAWDaExVAPBvLRk") }
-        #expect(throws: RecoveryKey.Problem.notARecoveryKey) { try RecoveryKey(decoding: "AATpRvZTnjck8YrhRAtwXLS84Nr2r9S9LGAWDaExVAPBvLRk") }
+        #expect(throws: RecoveryKey.Problem.parity) {
+            try RecoveryKey(decoding: "EsTpRvZTnjck8YrhRAtwXLS84Nr2r9S9LGAWDaExVAPBvLRk")
+        }
+        #expect(throws: RecoveryKey.Problem.notARecoveryKey) {
+            try RecoveryKey(decoding: "AATpRvZTnjck8YrhRAtwXLS84Nr2r9S9LGAWDaExVAPBvLRk")
+        }
     }
 
     @Test func matrixJSSDKsCountingKeyBeginsEsSz() throws {
         let counting = (0..<32).map(UInt8.init)
         let shown = RecoveryKey(keyBytes: counting).encoded
         #expect(shown.hasPrefix("EsSz "))
-        #expect(throws: RecoveryKey.Problem.self) { try RecoveryKey(decoding: shown.replacingOccurrences(of: "EsSz", with: "EsSZ")) }
+        #expect(throws: RecoveryKey.Problem.self) {
+            try RecoveryKey(decoding: shown.replacingOccurrences(of: "EsSz", with: "EsSZ"))
+        }
     }
 
     @Test func matrixRustSDKsKeyDescriptionsCheckTheirKeys() throws {
-        let byKey: JSONValue = ["algorithm": .string(SecretStorageKey.algorithm), "iv": "xv5b6/p3ExEw++wTyfSHEg==",
-                                "mac": "ujBBbXahnTAMkmPUX2/0+VTfUh63pGyVRuBcDMgmJC8="]
+        let byKey: JSONValue = [
+            "algorithm": .string(SecretStorageKey.algorithm), "iv": "xv5b6/p3ExEw++wTyfSHEg==",
+            "mac": "ujBBbXahnTAMkmPUX2/0+VTfUh63pGyVRuBcDMgmJC8=",
+        ]
         let key = try RecoveryKey(decoding: "EsTj 3yST y93F SLpB jJsz eAXc 2XzA ygD3 w69H fGaN TKBj jXEd").keyBytes
         _ = try SecretStorageKey(keyID: "k", keyBytes: key, description: byKey)
         #expect(throws: SecretStorageKey.Problem.wrongKey) {
@@ -211,6 +255,8 @@ struct SecretStorageKnownAnswerTests {
         let derived = try SecretStorageKey.keyBytes(passphrase: "It's a secret to everybody", description: byPassphrase)
         _ = try SecretStorageKey(keyID: "k", keyBytes: derived, description: byPassphrase)
         let other = try SecretStorageKey.keyBytes(passphrase: "It's a secret to nobody", description: byPassphrase)
-        #expect(throws: SecretStorageKey.Problem.wrongKey) { try SecretStorageKey(keyID: "k", keyBytes: other, description: byPassphrase) }
+        #expect(throws: SecretStorageKey.Problem.wrongKey) {
+            try SecretStorageKey(keyID: "k", keyBytes: other, description: byPassphrase)
+        }
     }
 }

@@ -16,15 +16,25 @@ struct StateSealTests {
     @Test func anotherNameAnotherKeyOrAChangedByteDoesNotOpen() throws {
         let seal = StateSeal()
         let sealed = try seal.seal(OutboundGroupSession().state, as: "megolm:!a:x")
-        #expect(throws: CryptoError.self) { try seal.open(sealed, as: "megolm:!b:x", type: OutboundGroupSession.State.self) }
-        #expect(throws: CryptoError.self) { try StateSeal().open(sealed, as: "megolm:!a:x", type: OutboundGroupSession.State.self) }
+        #expect(throws: CryptoError.self) {
+            try seal.open(sealed, as: "megolm:!b:x", type: OutboundGroupSession.State.self)
+        }
+        #expect(throws: CryptoError.self) {
+            try StateSeal().open(sealed, as: "megolm:!a:x", type: OutboundGroupSession.State.self)
+        }
         for position in [1, sealed.count / 2, sealed.count - 1] {
             var changed = sealed
             changed[position] ^= 1
-            #expect(throws: CryptoError.self) { try seal.open(changed, as: "megolm:!a:x", type: OutboundGroupSession.State.self) }
+            #expect(throws: CryptoError.self) {
+                try seal.open(changed, as: "megolm:!a:x", type: OutboundGroupSession.State.self)
+            }
         }
-        #expect(throws: CryptoError.self) { try seal.open([], as: "megolm:!a:x", type: OutboundGroupSession.State.self) }
-        #expect(throws: CryptoError.self) { try seal.open([1, 2, 3], as: "megolm:!a:x", type: OutboundGroupSession.State.self) }
+        #expect(throws: CryptoError.self) {
+            try seal.open([], as: "megolm:!a:x", type: OutboundGroupSession.State.self)
+        }
+        #expect(throws: CryptoError.self) {
+            try seal.open([1, 2, 3], as: "megolm:!a:x", type: OutboundGroupSession.State.self)
+        }
         #expect(StateSeal(keyBytes: [1, 2, 3]) == nil)
     }
 

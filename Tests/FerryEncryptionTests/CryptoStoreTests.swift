@@ -13,15 +13,20 @@ import Testing
     let store: CryptoStore
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-crypto-store-\(UUID().uuidString)").path
+        directory =
+            FileManager.default.temporaryDirectory.appendingPathComponent("ferry-crypto-store-\(UUID().uuidString)")
+            .path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         outbox = try Outbox(path: directory + "/ferry.sqlite3")
         store = CryptoStore(outbox: outbox, seal: StateSeal(), clock: { 1_000 })
     }
 
     @Test func aRecordOpensAgainAndIsDeletedWithTheOthers() throws {
-        let room = RoomRecord(session: OutboundGroupSession().state, created: 7, messages: 2, sharedWith: ["@a:x": ["A": "key"]])
-        try store.write([CryptoStore.set("room:!r", room), CryptoStore.set("event:t1", JSONValue.object(["ciphertext": "x"]))])
+        let room = RoomRecord(
+            session: OutboundGroupSession().state, created: 7, messages: 2, sharedWith: ["@a:x": ["A": "key"]])
+        try store.write([
+            CryptoStore.set("room:!r", room), CryptoStore.set("event:t1", JSONValue.object(["ciphertext": "x"])),
+        ])
         let back = try #require(try store.load("room:!r", as: RoomRecord.self))
         #expect(back.session == room.session && back.messages == 2 && back.sharedWith == room.sharedWith)
         #expect(try store.load("event:t1", as: JSONValue.self) == ["ciphertext": "x"])
@@ -35,7 +40,9 @@ import Testing
     @Test func aRecordCopiedOverAnotherDoesNotOpen() throws {
         // An old session state written over the new one (a database edited behind Ferry's back)
         // would make Ferry reuse message indexes: it must not open.
-        try store.write([CryptoStore.set("room:!a", JSONValue.string("a")), CryptoStore.set("room:!b", JSONValue.string("b"))])
+        try store.write([
+            CryptoStore.set("room:!a", JSONValue.string("a")), CryptoStore.set("room:!b", JSONValue.string("b")),
+        ])
         let sealedA = try #require(try outbox.cryptoRecord("room:!a"))
         try outbox.writeCryptoRecords([.init(name: "room:!b", sealed: sealedA)], at: 2)
         #expect(throws: EncryptionFailure.self) { try store.load("room:!b", as: JSONValue.self) }
@@ -46,8 +53,10 @@ import Testing
 
     @Test func oldEventsAndFileKeysAreDroppedAndTheRestKept() throws {
         let early = CryptoStore(outbox: outbox, seal: store.seal, clock: { 0 })
-        try early.write([CryptoStore.set("event:old", JSONValue.null), CryptoStore.set("file:mxc://x/old", JSONValue.null),
-                         CryptoStore.set("room:!kept", JSONValue.null)])
+        try early.write([
+            CryptoStore.set("event:old", JSONValue.null), CryptoStore.set("file:mxc://x/old", JSONValue.null),
+            CryptoStore.set("room:!kept", JSONValue.null),
+        ])
         let late = CryptoStore(outbox: outbox, seal: store.seal, clock: { 10_000 })
         try late.write([CryptoStore.set("event:new", JSONValue.null)])
         try late.dropEvents(olderThan: 5_000)

@@ -6,7 +6,8 @@ import Testing
 /// side's words as if they were Ferry's.
 struct EmojiVerificationStateTests {
     @Test func eachSideOfACancelIsSaidAsItsOwn() {
-        #expect(VerificationCancel(.mismatchedSas, "x").sentence(byUs: true).hasPrefix("You said the emoji do not match"))
+        #expect(
+            VerificationCancel(.mismatchedSas, "x").sentence(byUs: true).hasPrefix("You said the emoji do not match"))
         #expect(VerificationCancel(.mismatchedSas, "x").sentence(byUs: false).hasPrefix("Your other device says"))
         #expect(VerificationCancel(.user, "x").sentence(byUs: false).contains("cancelled on your other device"))
         #expect(VerificationCancel(.timeout, "x").sentence(byUs: true).contains("ten minutes"))
@@ -20,7 +21,8 @@ struct EmojiVerificationStateTests {
     }
 
     @Test func aSpecShapedCodeIsNamedButTheirReasonIsNotRepeated() {
-        let sentence = VerificationCancel(VerificationCancel.Code(rawValue: "m.unknown_method"), "CLICK HERE").sentence(byUs: false)
+        let sentence = VerificationCancel(VerificationCancel.Code(rawValue: "m.unknown_method"), "CLICK HERE").sentence(
+            byUs: false)
         #expect(sentence.contains("(m.unknown_method)") && !sentence.contains("CLICK HERE"))
     }
 

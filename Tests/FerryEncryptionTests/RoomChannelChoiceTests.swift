@@ -17,15 +17,18 @@ import Testing
     let homeserver: EncryptingHomeserver
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-channel-\(UUID().uuidString)").path
+        directory =
+            FileManager.default.temporaryDirectory.appendingPathComponent("ferry-channel-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         outbox = try Outbox(path: directory + "/ferry.sqlite3")
         let logger = Logger(label: "test")
-        let encryption = Encryption(outbox: outbox, vault: .encryptionKey(stateDirectory: directory, logger: logger),
-                                    logger: logger, clock: { 1_000 })
+        let encryption = Encryption(
+            outbox: outbox, vault: .encryptionKey(stateDirectory: directory, logger: logger),
+            logger: logger, clock: { 1_000 })
         // A loopback port nothing listens on: a request that slipped through would fail as a
         // transport error, not as the refusal these tests expect.
-        let session = Session(userID: "@me:test", homeserver: "http://127.0.0.1:9", deviceID: "D", accessToken: "t", signIn: 1)
+        let session = Session(
+            userID: "@me:test", homeserver: "http://127.0.0.1:9", deviceID: "D", accessToken: "t", signIn: 1)
         homeserver = EncryptingHomeserver(session: session, encryption: encryption)
     }
 
@@ -50,8 +53,9 @@ import Testing
             #expect(error.errcode == MatrixError.encryptionErrcode)
         }
         do {
-            _ = try await channel.upload(path: "/dev/null", size: 0, contentType: "text/plain", filename: "a.txt",
-                                         available: nil, progress: { _ in })
+            _ = try await channel.upload(
+                path: "/dev/null", size: 0, contentType: "text/plain", filename: "a.txt",
+                available: nil, progress: { _ in })
             Issue.record("a plain upload went up for a room Ferry encrypts for")
         } catch {
             #expect(error.errcode == MatrixError.encryptionErrcode)

@@ -12,7 +12,8 @@ final class FileChunksTests: XCTestCase {
 
     func testALargeFileIsReadWholeWhereDirectReadsWork() async throws {
         let path = try write(large, under: FileManager.default.temporaryDirectory.path)
-        let read = try await readAll(FileChunks(path: path, size: UInt64(large.count), available: nil, progress: { _ in }))
+        let read = try await readAll(
+            FileChunks(path: path, size: UInt64(large.count), available: nil, progress: { _ in }))
         XCTAssertEqual(read, large)
     }
 
@@ -24,10 +25,12 @@ final class FileChunksTests: XCTestCase {
         let mark = UInt64(3 << 20) + 5
         let asked = Asked()
         let total = UInt64(large.count)
-        let chunks = FileChunks(path: path, size: total, available: Growing { read in
-            await asked.add(read)
-            return read < mark ? mark : total
-        }, progress: { _ in })
+        let chunks = FileChunks(
+            path: path, size: total,
+            available: Growing { read in
+                await asked.add(read)
+                return read < mark ? mark : total
+            }, progress: { _ in })
 
         let read = try await readAll(chunks)
 
@@ -43,9 +46,11 @@ final class FileChunksTests: XCTestCase {
         let total = UInt64(large.count)
         let marks: [UInt64] = [5, (3 << 20) + 5, (3 << 20) + 9, (6 << 20) + 1, total]
         let sizes = NIOLockedValueBox<[Int]>([])
-        var chunks = FileChunks(path: path, size: total, available: Growing { read in
-            marks.first { $0 > read } ?? total
-        }, progress: { _ in })
+        var chunks = FileChunks(
+            path: path, size: total,
+            available: Growing { read in
+                marks.first { $0 > read } ?? total
+            }, progress: { _ in })
         chunks.transform = { buffer in
             sizes.withLockedValue { $0.append(buffer.count) }
             for index in buffer.indices { buffer[index] ^= 0x5A }
@@ -67,18 +72,23 @@ final class FileChunksTests: XCTestCase {
         let path = try write(Array(large[..<(3 << 20)]), under: FileManager.default.temporaryDirectory.path)
         let held = (2 << 20)...
         let taken = NIOLockedValueBox<[UInt64]>([])
-        let chunks = FileChunks(path: path, size: total, available: Growing({ _ in total }) { offset, buffer in
-            guard held.contains(Int(offset)) else { return 0 }
-            let count = Swift.min(buffer.count, large.count - Int(offset))
-            large.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[Int(offset)..<(Int(offset) + count)])) }
-            taken.withLockedValue { $0.append(offset) }
-            return count
-        }, progress: { _ in })
+        let chunks = FileChunks(
+            path: path, size: total,
+            available: Growing({ _ in total }) { offset, buffer in
+                guard held.contains(Int(offset)) else { return 0 }
+                let count = Swift.min(buffer.count, large.count - Int(offset))
+                large.withUnsafeBytes {
+                    buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[Int(offset)..<(Int(offset) + count)]))
+                }
+                taken.withLockedValue { $0.append(offset) }
+                return count
+            }, progress: { _ in })
 
         let read = try await readAll(chunks)
 
         XCTAssertEqual(read, large)
-        XCTAssertEqual(taken.withLockedValue { $0.first }, 2 << 20, "nothing before the writer's bytes came from memory")
+        XCTAssertEqual(
+            taken.withLockedValue { $0.first }, 2 << 20, "nothing before the writer's bytes came from memory")
     }
 
     func testATransformGetsWholeBlocksWhenTheWriterHoldsFewerBytesThanAsked() async throws {
@@ -88,11 +98,15 @@ final class FileChunksTests: XCTestCase {
         let path = try write(large, under: FileManager.default.temporaryDirectory.path)
         let total = UInt64(large.count)
         let sizes = NIOLockedValueBox<[Int]>([])
-        var chunks = FileChunks(path: path, size: total, available: Growing({ _ in total }) { offset, buffer in
-            let count = Swift.min(buffer.count, 1000, large.count - Int(offset))
-            large.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[Int(offset)..<(Int(offset) + count)])) }
-            return count
-        }, progress: { _ in })
+        var chunks = FileChunks(
+            path: path, size: total,
+            available: Growing({ _ in total }) { offset, buffer in
+                let count = Swift.min(buffer.count, 1000, large.count - Int(offset))
+                large.withUnsafeBytes {
+                    buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[Int(offset)..<(Int(offset) + count)]))
+                }
+                return count
+            }, progress: { _ in })
         chunks.transform = { buffer in
             sizes.withLockedValue { $0.append(buffer.count) }
             for index in buffer.indices { buffer[index] ^= 0x5A }
@@ -102,7 +116,8 @@ final class FileChunksTests: XCTestCase {
 
         XCTAssertTrue(read == large.map { $0 ^ 0x5A }, "the bytes read are not the file's")
         let seen = sizes.withLockedValue { $0 }
-        XCTAssertTrue(seen.dropLast().allSatisfy { $0 % 16 == 0 && $0 > 0 }, "chunks before the last: \(seen.prefix(5))")
+        XCTAssertTrue(
+            seen.dropLast().allSatisfy { $0 % 16 == 0 && $0 > 0 }, "chunks before the last: \(seen.prefix(5))")
     }
 
     private func readAll(_ chunks: FileChunks) async throws -> [UInt8] {
@@ -124,8 +139,10 @@ final class FileChunksTests: XCTestCase {
 private struct Growing: GrowingSource {
     let marks: @Sendable (UInt64) async throws -> UInt64
     let recent: @Sendable (UInt64, UnsafeMutableRawBufferPointer) -> Int
-    init(_ marks: @escaping @Sendable (UInt64) async throws -> UInt64,
-         recent: @escaping @Sendable (UInt64, UnsafeMutableRawBufferPointer) -> Int = { _, _ in 0 }) {
+    init(
+        _ marks: @escaping @Sendable (UInt64) async throws -> UInt64,
+        recent: @escaping @Sendable (UInt64, UnsafeMutableRawBufferPointer) -> Int = { _, _ in 0 }
+    ) {
         self.marks = marks
         self.recent = recent
     }

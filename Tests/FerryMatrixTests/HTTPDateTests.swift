@@ -10,9 +10,11 @@ final class HTTPDateTests: XCTestCase {
     }
 
     func testTheObsoleteFormsAndNearMissesAreRefused() {
-        for text in ["Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994", "sun, 06 nov 1994 08:49:37 gmt",
-                     "Sun, 06 Nov 1994 08:49:37 UTC", "Sun, +6 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 8:49:37 GMT",
-                     "Sun, 06 Nov 1994 24:00:00 GMT", "Sun,  6 Nov 1994 08:49:37 GMT", "", "120"] {
+        for text in [
+            "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994", "sun, 06 nov 1994 08:49:37 gmt",
+            "Sun, 06 Nov 1994 08:49:37 UTC", "Sun, +6 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 8:49:37 GMT",
+            "Sun, 06 Nov 1994 24:00:00 GMT", "Sun,  6 Nov 1994 08:49:37 GMT", "", "120",
+        ] {
             XCTAssertNil(HTTPDate.parse(text), text)
         }
     }
@@ -25,7 +27,8 @@ final class HTTPDateTests: XCTestCase {
 
     func testWhatFuzzingFoundReadsAsNoDate() {
         // The input that made DateFormatter leak (build/fuzz/artifacts/retry-after), kept as found.
-        let found = Data(base64Encoded: "/wEAAAD/LpCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJDykJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQCb0=")!
+        let found = Data(
+            base64Encoded: "/wEAAAD/LpCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJDykJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQCb0=")!
         XCTAssertNil(HTTPDate.parse(String(decoding: found, as: UTF8.self)))
         XCTAssertNil(MatrixHTTP.retryDelay(header: String(decoding: found, as: UTF8.self), now: Date()))
     }

@@ -28,8 +28,9 @@ final class MatrixHTTPTests: XCTestCase {
     }
 
     func testAnUnknownTokenMeansSigningInAgainSoftLogoutIncluded() {
-        let soft = MatrixHTTP.decodeError(status: 401, body: Data(#"{"errcode":"M_UNKNOWN_TOKEN","error":"x","soft_logout":true}"#.utf8),
-                                          headers: [:])
+        let soft = MatrixHTTP.decodeError(
+            status: 401, body: Data(#"{"errcode":"M_UNKNOWN_TOKEN","error":"x","soft_logout":true}"#.utf8),
+            headers: [:])
         XCTAssertTrue(soft.isUnknownToken)
         XCTAssertTrue(soft.softLogout)
         XCTAssertFalse(soft.isTransient)
@@ -65,12 +66,14 @@ final class MatrixHTTPTests: XCTestCase {
     }
 
     func testANegativeFractionalOrTextualRetryAfterFallsBackWithoutLosingTheError() {
-        let negative = MatrixHTTP.decodeError(status: 429, body: Data(#"{"errcode":"M_LIMIT_EXCEEDED","retry_after_ms":-5}"#.utf8),
-                                              headers: ["Retry-After": "-5"])
+        let negative = MatrixHTTP.decodeError(
+            status: 429, body: Data(#"{"errcode":"M_LIMIT_EXCEEDED","retry_after_ms":-5}"#.utf8),
+            headers: ["Retry-After": "-5"])
         XCTAssertEqual(negative.errcode, "M_LIMIT_EXCEEDED")
         XCTAssertNil(negative.retryAfterMilliseconds)
-        let text = MatrixHTTP.decodeError(status: 429, body: Data(#"{"errcode":"M_LIMIT_EXCEEDED","retry_after_ms":"soon"}"#.utf8),
-                                          headers: ["Retry-After": "soon"])
+        let text = MatrixHTTP.decodeError(
+            status: 429, body: Data(#"{"errcode":"M_LIMIT_EXCEEDED","retry_after_ms":"soon"}"#.utf8),
+            headers: ["Retry-After": "soon"])
         XCTAssertEqual(text.errcode, "M_LIMIT_EXCEEDED")
         XCTAssertNil(text.retryAfterMilliseconds)
         let fraction = MatrixHTTP.decodeError(status: 429, body: Data(#"{"retry_after_ms":2.5}"#.utf8), headers: [:])
@@ -78,15 +81,18 @@ final class MatrixHTTPTests: XCTestCase {
     }
 
     func testARetryAfterDateIsTakenRelativeToNowAndNeverInThePast() {
-        let now = Date(timeIntervalSince1970: 784_111_777)  // Sun, 06 Nov 1994 08:49:37 GMT
-        let later = MatrixHTTP.decodeError(status: 503, body: Data(), headers: ["Retry-After": "Sun, 06 Nov 1994 08:50:07 GMT"],
-                                           now: now)
+        let now = Date(timeIntervalSince1970: 784_111_777) // Sun, 06 Nov 1994 08:49:37 GMT
+        let later = MatrixHTTP.decodeError(
+            status: 503, body: Data(), headers: ["Retry-After": "Sun, 06 Nov 1994 08:50:07 GMT"],
+            now: now)
         XCTAssertEqual(later.retryAfterMilliseconds, 30_000)
-        let past = MatrixHTTP.decodeError(status: 503, body: Data(), headers: ["Retry-After": "Sat, 05 Nov 1994 08:49:37 GMT"],
-                                          now: now)
+        let past = MatrixHTTP.decodeError(
+            status: 503, body: Data(), headers: ["Retry-After": "Sat, 05 Nov 1994 08:49:37 GMT"],
+            now: now)
         XCTAssertEqual(past.retryAfterMilliseconds, 0)
-        let farFuture = MatrixHTTP.decodeError(status: 503, body: Data(), headers: ["Retry-After": "Fri, 31 Dec 9999 23:59:59 GMT"],
-                                               now: now)
+        let farFuture = MatrixHTTP.decodeError(
+            status: 503, body: Data(), headers: ["Retry-After": "Fri, 31 Dec 9999 23:59:59 GMT"],
+            now: now)
         XCTAssertEqual(farFuture.retryAfterMilliseconds, 3_600_000)
     }
 

@@ -26,14 +26,17 @@ final class ColdConnectionTests: XCTestCase {
 
     func testSharesInsertedColdReadBackThroughGRDBAsTheyWere() throws {
         var suggested = SampleShares.link(id: "01kaaaaaaaaaaaaaaaaaaaaaa4", created: 4, state: .awaitingDestination)
-        suggested.intent = ShareIntent(items: suggested.intent.items, subject: "Subject", message: nil, destinations: [],
-                                       source: .uri, suggestedDestinations: ["#a:b", "@u:s"])
+        suggested.intent = ShareIntent(
+            items: suggested.intent.items, subject: "Subject", message: nil, destinations: [],
+            source: .uri, suggestedDestinations: ["#a:b", "@u:s"])
         var failed = SampleShares.text(id: "01kaaaaaaaaaaaaaaaaaaaaaa5", created: 5, state: .failed)
         failed.failure = Share.Failure(name: "io.github.ferryshare.Ferry.Error.StagingFailed", message: "Disk full.")
         var queued = SampleShares.link(id: "01kaaaaaaaaaaaaaaaaaaaaaa3", created: 3)
         queued.account = "@me:example.org"
-        let shares = [SampleShares.files(id: "01kaaaaaaaaaaaaaaaaaaaaaa1"),
-                      SampleShares.text(id: "01kaaaaaaaaaaaaaaaaaaaaaa2", created: 2), queued, suggested, failed]
+        let shares = [
+            SampleShares.files(id: "01kaaaaaaaaaaaaaaaaaaaaaa1"),
+            SampleShares.text(id: "01kaaaaaaaaaaaaaaaaaaaaaa2", created: 2), queued, suggested, failed,
+        ]
         let outbox = try Outbox(path: path)
         XCTAssertTrue(outbox.isCold)
 
@@ -56,7 +59,8 @@ final class ColdConnectionTests: XCTestCase {
         try cold.insert(SampleShares.files(id: "01kaaaaaaaaaaaaaaaaaaaaaa2"))
 
         let rows = try cold.database.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM share ORDER BY id") + Row.fetchAll(db, sql: "SELECT * FROM share_item ORDER BY share_id, position")
+            try Row.fetchAll(db, sql: "SELECT * FROM share ORDER BY id")
+                + Row.fetchAll(db, sql: "SELECT * FROM share_item ORDER BY share_id, position")
         }
         let columns: [[DatabaseValue]] = rows.map { row in
             Array(row.columnNames.filter { $0 != "id" && $0 != "share_id" }).map { row[$0] as DatabaseValue }
@@ -67,8 +71,9 @@ final class ColdConnectionTests: XCTestCase {
     }
 
     func testTheAccountReadsTheSameColdAndThroughGRDB() throws {
-        let account = StoredAccount(userID: "@me:example.org", homeserver: "https://example.org", deviceID: "DEV",
-                                    signedIn: true, secretStorage: "file", signIn: 7)
+        let account = StoredAccount(
+            userID: "@me:example.org", homeserver: "https://example.org", deviceID: "DEV",
+            signedIn: true, secretStorage: "file", signIn: 7)
         try Outbox(path: path).save(account: account)
         let cold = try Outbox(path: path)
         XCTAssertTrue(cold.isCold)
@@ -97,18 +102,22 @@ final class ColdConnectionTests: XCTestCase {
         XCTAssertThrowsError(try cold.insert(again)) { coldReason = Outbox.reason(for: $0) }
 
         XCTAssertEqual(coldReason, "UNIQUE constraint failed: share.id")
-        try cold.insert(SampleShares.text(id: "01kaaaaaaaaaaaaaaaaaaaaaa2", created: 1)) // rolled back: a new transaction begins
+        // Rolled back: a new transaction begins.
+        try cold.insert(SampleShares.text(id: "01kaaaaaaaaaaaaaaaaaaaaaa2", created: 1))
         XCTAssertTrue(cold.isCold)
         XCTAssertEqual(try cold.share(id: share.id), share)
-        XCTAssertThrowsError(try cold.insert(again)) { XCTAssertEqual(Outbox.reason(for: $0), coldReason, "GRDB says the same") }
+        XCTAssertThrowsError(try cold.insert(again)) {
+            XCTAssertEqual(Outbox.reason(for: $0), coldReason, "GRDB says the same")
+        }
     }
 
     func testANewDatabaseTakesTheMigratorAtOnce() throws {
         let fresh = try Outbox(path: directory.file("fresh.sqlite3"))
 
         XCTAssertFalse(fresh.isCold)
-        XCTAssertEqual(try fresh.database.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") },
-                       OutboxSchema.identifiers)
+        XCTAssertEqual(
+            try fresh.database.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") },
+            OutboxSchema.identifiers)
     }
 
     func testADatabaseAtAnOlderSchemaIsMigratedAtOnce() throws {

@@ -8,7 +8,9 @@ final class CompareAndSetTests: OutboxTestCase {
         let share = SampleShares.text(id: "01kaaaaaaaaaaaaaaaaaaaaac1", created: 5, state: .sending)
         try outbox.insert(share)
         // A person cancels…
-        XCTAssertEqual(try outbox.update(id: share.id, state: .cancelled, at: 6, from: [.queued, .sending, .failed])?.state, .cancelled)
+        XCTAssertEqual(
+            try outbox.update(id: share.id, state: .cancelled, at: 6, from: [.queued, .sending, .failed])?.state,
+            .cancelled)
 
         // …and the sender, which read "sending" before, settles it: it does not win.
         XCTAssertNil(try outbox.update(id: share.id, state: .sent, at: 7, from: [.sending]))
@@ -20,7 +22,9 @@ final class CompareAndSetTests: OutboxTestCase {
         try outbox.insert(share)
         _ = try outbox.update(id: share.id, state: .cancelled, at: 6)
 
-        let begun = try outbox.beginSending([.init(id: share.id, steps: Composition.steps(for: share.intent), bytesTotal: 0)], as: "@me:example.org", signIn: 1, at: 7)
+        let begun = try outbox.beginSending(
+            [.init(id: share.id, steps: Composition.steps(for: share.intent), bytesTotal: 0)], as: "@me:example.org",
+            signIn: 1, at: 7)
 
         XCTAssertEqual(begun, [])
         XCTAssertEqual(try outbox.state(of: share.id), .cancelled)
@@ -33,7 +37,10 @@ final class CompareAndSetTests: OutboxTestCase {
         _ = try outbox.update(id: share.id, state: .cancelled, at: 6, from: [.awaitingDestination])
 
         // …and the dialog's Share arrives: it does not win.
-        XCTAssertNil(try outbox.complete(id: share.id, destinations: ["!room:example.org"], message: nil, state: .queued, account: "@me:example.org", at: 7))
+        XCTAssertNil(
+            try outbox.complete(
+                id: share.id, destinations: ["!room:example.org"], message: nil, state: .queued,
+                account: "@me:example.org", at: 7))
         XCTAssertEqual(try outbox.state(of: share.id), .cancelled)
     }
 
@@ -41,7 +48,9 @@ final class CompareAndSetTests: OutboxTestCase {
         let share = SampleShares.text(id: "01kaaaaaaaaaaaaaaaaaaaaac5", created: 5, state: .awaitingDestination)
         try outbox.insert(share)
 
-        let completed = try outbox.complete(id: share.id, destinations: ["!room:example.org"], message: "hi", state: .queued, account: "@me:example.org", at: 7)
+        let completed = try outbox.complete(
+            id: share.id, destinations: ["!room:example.org"], message: "hi", state: .queued,
+            account: "@me:example.org", at: 7)
 
         XCTAssertEqual(completed?.state, .queued)
         XCTAssertEqual(completed?.intent.destinations, ["!room:example.org"])

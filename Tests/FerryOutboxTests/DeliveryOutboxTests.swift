@@ -18,11 +18,16 @@ final class DeliveryOutboxTests: XCTestCase {
     }
 
     private func queuedShare(id: String, destinations: [String]) throws -> Share {
-        let items = [ShareItem(kind: .file, name: "a.png", contentType: "image/png", size: 5, uri: "file:///a.png"),
-                     ShareItem(kind: .file, name: "b.png", contentType: "image/png", size: 7, uri: "file:///b.png")]
-        let share = Share(id: id, intent: ShareIntent(items: items, subject: nil, message: "hi", destinations: destinations,
-                                                      source: .cli),
-                          state: .queued, created: 1, updated: 1)
+        let items = [
+            ShareItem(kind: .file, name: "a.png", contentType: "image/png", size: 5, uri: "file:///a.png"),
+            ShareItem(kind: .file, name: "b.png", contentType: "image/png", size: 7, uri: "file:///b.png"),
+        ]
+        let share = Share(
+            id: id,
+            intent: ShareIntent(
+                items: items, subject: nil, message: "hi", destinations: destinations,
+                source: .cli),
+            state: .queued, created: 1, updated: 1)
         try outbox.insert(share)
         return share
     }
@@ -31,7 +36,8 @@ final class DeliveryOutboxTests: XCTestCase {
         let share = try queuedShare(id: "01share", destinations: ["!one", "#two:example.org"])
         let steps = Composition.steps(for: share.intent)
 
-        let begun = try XCTUnwrap(outbox.beginSending(id: share.id, steps: steps, bytesTotal: 12, as: "@me:example.org", signIn: 1, at: 2))
+        let begun = try XCTUnwrap(
+            outbox.beginSending(id: share.id, steps: steps, bytesTotal: 12, as: "@me:example.org", signIn: 1, at: 2))
 
         XCTAssertEqual(begun.state, .sending)
         XCTAssertEqual(begun.deliveries.map(\.destination), ["!one", "#two:example.org"])
@@ -47,7 +53,8 @@ final class DeliveryOutboxTests: XCTestCase {
         _ = try outbox.beginSending(id: share.id, steps: steps, bytesTotal: 12, as: "@me:example.org", signIn: 1, at: 2)
         try outbox.recordEvent(try outbox.steps(shareID: share.id, position: 0)[0], eventID: "$first")
 
-        let again = try XCTUnwrap(outbox.beginSending(id: share.id, steps: steps, bytesTotal: 12, as: "@me:example.org", signIn: 1, at: 3))
+        let again = try XCTUnwrap(
+            outbox.beginSending(id: share.id, steps: steps, bytesTotal: 12, as: "@me:example.org", signIn: 1, at: 3))
 
         XCTAssertEqual(again.deliveries.count, 1)
         XCTAssertEqual(again.deliveries[0].eventsSent, 1)
@@ -56,7 +63,9 @@ final class DeliveryOutboxTests: XCTestCase {
 
     func testAnUploadServesEveryDestination() throws {
         let share = try queuedShare(id: "01upload", destinations: ["!one", "!two"])
-        _ = try outbox.beginSending(id: share.id, steps: Composition.steps(for: share.intent), bytesTotal: 12, as: "@me:example.org", signIn: 1, at: 2)
+        _ = try outbox.beginSending(
+            id: share.id, steps: Composition.steps(for: share.intent), bytesTotal: 12, as: "@me:example.org", signIn: 1,
+            at: 2)
         let fileStep = try outbox.steps(shareID: share.id, position: 0)[1]
 
         try outbox.recordUpload(fileStep, contentURI: "mxc://example.org/a")
@@ -70,7 +79,9 @@ final class DeliveryOutboxTests: XCTestCase {
     func testSigningOutParksQueuedAndSendingSharesOnly() throws {
         _ = try queuedShare(id: "01queued", destinations: ["!one"])
         let sending = try queuedShare(id: "01sending", destinations: ["!one"])
-        _ = try outbox.beginSending(id: sending.id, steps: Composition.steps(for: sending.intent), bytesTotal: 12, as: "@me:example.org", signIn: 1, at: 2)
+        _ = try outbox.beginSending(
+            id: sending.id, steps: Composition.steps(for: sending.intent), bytesTotal: 12, as: "@me:example.org",
+            signIn: 1, at: 2)
         let waiting = try queuedShare(id: "01waiting", destinations: [])
         try outbox.update(id: waiting.id, state: .awaitingDestination, at: 2)
 
@@ -83,8 +94,9 @@ final class DeliveryOutboxTests: XCTestCase {
 
     func testTheAccountIsKeptWithoutItsSecret() throws {
         XCTAssertNil(try outbox.account())
-        let account = StoredAccount(userID: "@me:example.org", homeserver: "https://example.org", deviceID: "FERRY",
-                                    signedIn: true, secretStorage: "file")
+        let account = StoredAccount(
+            userID: "@me:example.org", homeserver: "https://example.org", deviceID: "FERRY",
+            signedIn: true, secretStorage: "file")
 
         try outbox.save(account: account)
 

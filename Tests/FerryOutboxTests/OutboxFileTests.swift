@@ -83,8 +83,9 @@ final class OutboxFileTests: XCTestCase {
         var configuration = Configuration()
         configuration.readonly = true
         let database = try DatabaseQueue(path: path, configuration: configuration)
-        let contract = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../docs/CONTRACT.md"), encoding: .utf8)
+        let contract = try String(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                .appendingPathComponent("../../docs/CONTRACT.md"), encoding: .utf8)
 
         for table in ["share", "share_item"] {
             let columns = try database.read { db in try db.columns(in: table).map(\.name) }
@@ -105,6 +106,8 @@ final class OutboxFileTests: XCTestCase {
     private func documentedColumns(of table: String, in contract: String) throws -> [String] {
         let start = try XCTUnwrap(contract.range(of: "`" + table + "("), "\(table) is documented")
         let end = try XCTUnwrap(contract[start.upperBound...].firstIndex(of: ")"))
-        return contract[start.upperBound..<end].split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        return contract[start.upperBound..<end].split(separator: ",").map {
+            $0.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
     }
 }

@@ -12,16 +12,19 @@ final class OutboxSchemaTests: XCTestCase {
         let older = try DatabaseQueue(path: path)
         try OutboxSchema.migrator.migrate(older, upTo: "v1: shares and items")
         try older.write { db in
-            try db.execute(sql: """
-                INSERT INTO share (id, state, action, content_type, destinations, source, created_at, updated_at)
-                VALUES ('01kaaaaaaaaaaaaaaaaaaaaaa1', 'queued', 'send', 'text/plain', '', 'share', 1, 1)
-                """)
+            try db.execute(
+                sql: """
+                    INSERT INTO share (id, state, action, content_type, destinations, source, created_at, updated_at)
+                    VALUES ('01kaaaaaaaaaaaaaaaaaaaaaa1', 'queued', 'send', 'text/plain', '', 'share', 1, 1)
+                    """)
         }
         try older.close()
 
         let outbox = try Outbox(path: path)
 
-        let applied = try outbox.database.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") }
+        let applied = try outbox.database.read { db in
+            try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
+        }
         XCTAssertEqual(applied, OutboxSchema.migrator.migrations)
         XCTAssertTrue(try outbox.database.read { try $0.tableExists("delivery") })
         XCTAssertEqual(try outbox.ids(), ["01kaaaaaaaaaaaaaaaaaaaaaa1"])

@@ -12,7 +12,8 @@ final class OutboxTests: OutboxTestCase {
         try outbox.insert(share)
 
         XCTAssertEqual(try outbox.share(id: share.id), share)
-        XCTAssertEqual(try outbox.share(id: share.id)?.intent.items.map(\.name), ["a.png", "evil\n\u{202E}gnp.exe", "b.jpg"])
+        XCTAssertEqual(
+            try outbox.share(id: share.id)?.intent.items.map(\.name), ["a.png", "evil\n\u{202E}gnp.exe", "b.jpg"])
     }
 
     func testAbsentSubjectMessageAndDestinationsReadBackAbsent() throws {
@@ -83,9 +84,12 @@ final class OutboxTests: OutboxTestCase {
 
         let shares = try outbox.shares()
 
-        XCTAssertEqual(shares.map(\.id), ["01kaaaaaaaaaaaaaaaaaaaaaac", "01kaaaaaaaaaaaaaaaaaaaaaab", "01kaaaaaaaaaaaaaaaaaaaaaaa"])
-        XCTAssertEqual(shares[0], SampleShares.files(id: "01kaaaaaaaaaaaaaaaaaaaaaac", created: 3_000),
-                       "listed shares carry their items too")
+        XCTAssertEqual(
+            shares.map(\.id),
+            ["01kaaaaaaaaaaaaaaaaaaaaaac", "01kaaaaaaaaaaaaaaaaaaaaaab", "01kaaaaaaaaaaaaaaaaaaaaaaa"])
+        XCTAssertEqual(
+            shares[0], SampleShares.files(id: "01kaaaaaaaaaaaaaaaaaaaaaac", created: 3_000),
+            "listed shares carry their items too")
     }
 
     func testSharesMadeInTheSameMicrosecondAreListedByIDNewestFirst() throws {
@@ -142,9 +146,12 @@ final class OutboxTests: OutboxTestCase {
     }
 
     func testTheSharesNeedingFilesAreAllButTheSentAndCancelled() throws {
-        let states: [ShareState] = [.awaitingSignIn, .awaitingDestination, .queued, .sending, .failed, .sent, .cancelled]
+        let states: [ShareState] = [
+            .awaitingSignIn, .awaitingDestination, .queued, .sending, .failed, .sent, .cancelled,
+        ]
         for (index, state) in states.enumerated() {
-            try outbox.insert(SampleShares.text(id: "01kaaaaaaaaaaaaaaaaaaaaaa\(index)", created: Int64(index), state: state))
+            try outbox.insert(
+                SampleShares.text(id: "01kaaaaaaaaaaaaaaaaaaaaaa\(index)", created: Int64(index), state: state))
         }
 
         XCTAssertEqual(try outbox.idsNeedingFiles(), Set((0..<5).map { "01kaaaaaaaaaaaaaaaaaaaaaa\($0)" }))
@@ -162,7 +169,8 @@ final class OutboxTests: OutboxTestCase {
 
     func testACountStopsAtItsLimitAndPresenceIsAskedWithoutCounting() throws {
         for n in 1...5 {
-            try outbox.insert(SampleShares.text(id: "01kaaaaaaaaaaaaaaaaaaaaab\(n)", created: Int64(n), state: .awaitingSignIn))
+            try outbox.insert(
+                SampleShares.text(id: "01kaaaaaaaaaaaaaaaaaaaaab\(n)", created: Int64(n), state: .awaitingSignIn))
         }
         try outbox.insert(SampleShares.link(id: "01kaaaaaaaaaaaaaaaaaaaaac1", created: 9, state: .queued))
 

@@ -28,9 +28,12 @@ final class ShareAccountTests: OutboxTestCase {
         try [alices, nobodys].forEach(outbox.insert)
         let steps = Composition.steps(for: nobodys.intent)
 
-        let begun = try outbox.beginSending([.init(id: alices.id, steps: steps, bytesTotal: 0),
-                                             .init(id: nobodys.id, steps: steps, bytesTotal: 0)],
-                                            as: "@bob:example.org", signIn: 4, at: 5)
+        let begun = try outbox.beginSending(
+            [
+                .init(id: alices.id, steps: steps, bytesTotal: 0),
+                .init(id: nobodys.id, steps: steps, bytesTotal: 0),
+            ],
+            as: "@bob:example.org", signIn: 4, at: 5)
 
         XCTAssertEqual(begun.map(\.id), [nobodys.id])
         XCTAssertEqual(begun.first?.account, "@bob:example.org")
@@ -45,15 +48,20 @@ final class ShareAccountTests: OutboxTestCase {
         let nobodys = SampleShares.link(id: "01kaaaaaaaaaaaaaaaaaaaaac2", created: 2, state: .awaitingSignIn)
         try [alices, nobodys].forEach(outbox.insert)
 
-        XCTAssertNil(try outbox.update(id: alices.id, state: .queued, at: 3, from: [.awaitingSignIn], account: "@bob:example.org"))
-        XCTAssertEqual(try outbox.update(id: nobodys.id, state: .queued, at: 3, from: [.awaitingSignIn],
-                                         account: "@bob:example.org")?.account, "@bob:example.org")
+        XCTAssertNil(
+            try outbox.update(
+                id: alices.id, state: .queued, at: 3, from: [.awaitingSignIn], account: "@bob:example.org"))
+        XCTAssertEqual(
+            try outbox.update(
+                id: nobodys.id, state: .queued, at: 3, from: [.awaitingSignIn],
+                account: "@bob:example.org")?.account, "@bob:example.org")
         XCTAssertEqual(try outbox.state(of: alices.id), .awaitingSignIn)
     }
 
     func testEachNewSignInIsNumberedAfterTheLast() throws {
-        let account = StoredAccount(userID: "@a:example.org", homeserver: "https://example.org", deviceID: "D",
-                                    signedIn: true, secretStorage: nil)
+        let account = StoredAccount(
+            userID: "@a:example.org", homeserver: "https://example.org", deviceID: "D",
+            signedIn: true, secretStorage: nil)
         XCTAssertEqual(try outbox.save(newSignIn: account).signIn, 1)
         XCTAssertEqual(try outbox.save(newSignIn: account).signIn, 2)
         var signedOut = try XCTUnwrap(try outbox.account())
@@ -69,26 +77,35 @@ final class ShareAccountTests: OutboxTestCase {
         let older = try DatabaseQueue(path: path)
         try OutboxSchema.migrator.migrate(older, upTo: "v4: suggested destinations")
         try older.write { db in
-            try db.execute(sql: "INSERT INTO account (id, user_id, homeserver, device_id, signed_in) VALUES (1, '@me:x', 'https://x', 'D', 0)")
+            try db.execute(
+                sql: """
+                    INSERT INTO account (id, user_id, homeserver, device_id, signed_in)
+                    VALUES (1, '@me:x', 'https://x', 'D', 0)
+                    """
+            )
             for (id, state) in [("01kq", "queued"), ("01kw", "awaiting-sign-in"), ("01kd", "awaiting-destination")] {
-                try db.execute(sql: """
-                    INSERT INTO share (id, state, action, content_type, destinations, source, created_at, updated_at)
-                    VALUES (?, ?, 'send', 'text/plain', '!r', 'share', 1, 1)
-                    """, arguments: [id, state])
+                try db.execute(
+                    sql: """
+                        INSERT INTO share
+                            (id, state, action, content_type, destinations, source, created_at, updated_at)
+                        VALUES (?, ?, 'send', 'text/plain', '!r', 'share', 1, 1)
+                        """, arguments: [id, state])
             }
             // A share the sender had begun before it was signed out.
-            try db.execute(sql: """
-                INSERT INTO delivery (share_id, position, destination, state) VALUES ('01kw', 0, '!r', 'retrying')
-                """)
+            try db.execute(
+                sql: """
+                    INSERT INTO delivery (share_id, position, destination, state) VALUES ('01kw', 0, '!r', 'retrying')
+                    """)
         }
         try older.close()
 
         let upgraded = try Outbox(path: path)
 
         let accounts = try upgraded.database.read { db in
-            try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT id, account FROM share").map {
-                (String($0["id"]), $0["account"] as String?)
-            })
+            try Dictionary(
+                uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT id, account FROM share").map {
+                    (String($0["id"]), $0["account"] as String?)
+                })
         }
         XCTAssertEqual(accounts, ["01kq": "@me:x", "01kw": "@me:x", "01kd": nil])
         XCTAssertEqual(try upgraded.account()?.signIn, 0)

@@ -6,8 +6,9 @@ import XCTest
 /// How a failed request decides a delivery's fate.
 final class DeliveryFailureTests: XCTestCase {
     private func sort(_ status: Int, _ errcode: String? = nil) -> DeliveryFailure {
-        DeliveryFailure.from(MatrixError(kind: .http(status: status), errcode: errcode, message: "words"),
-                             destination: "#room:example.org", token: "secret")
+        DeliveryFailure.from(
+            MatrixError(kind: .http(status: status), errcode: errcode, message: "words"),
+            destination: "#room:example.org", token: "secret")
     }
 
     func testAnUnknownTokenSignsOut() {
@@ -19,8 +20,11 @@ final class DeliveryFailureTests: XCTestCase {
         for status in [429, 500, 502, 503] {
             guard case .transient = sort(status) else { return XCTFail("\(status) is not transient") }
         }
-        guard case .transient = DeliveryFailure.from(MatrixError(kind: .transport, message: "refused"),
-                                                     destination: "!r", token: "t") else { return XCTFail() }
+        guard
+            case .transient = DeliveryFailure.from(
+                MatrixError(kind: .transport, message: "refused"),
+                destination: "!r", token: "t")
+        else { return XCTFail() }
     }
 
     func testAForbiddenRoomFailsThatDestinationWithTheServersWords() {

@@ -58,13 +58,16 @@ final class EarlyUploadsTests: XCTestCase {
     }
 
     private func upload(returning outcome: String?) -> EarlyUploads.Upload {
-        EarlyUploads.Upload(task: Task { outcome.map { EarlyUploads.Uploaded(uri: $0, encrypted: false) } },
-                            file: GrowingFile(expectedSize: 100), progress: ProgressRelay())
+        EarlyUploads.Upload(
+            task: Task { outcome.map { EarlyUploads.Uploaded(uri: $0, encrypted: false) } },
+            file: GrowingFile(expectedSize: 100), progress: ProgressRelay())
     }
 }
 
-private func XCTAssertThrowsErrorAsync<T>(_ expression: @autoclosure () async throws -> T,
-                                          file: StaticString = #filePath, line: UInt = #line) async {
+private func XCTAssertThrowsErrorAsync<T>(
+    _ expression: @autoclosure () async throws -> T,
+    file: StaticString = #filePath, line: UInt = #line
+) async {
     do {
         _ = try await expression()
         XCTFail("no error was thrown", file: file, line: line)

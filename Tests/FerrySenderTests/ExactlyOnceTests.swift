@@ -70,7 +70,7 @@ final class ExactlyOnceTests: XCTestCase {
         let first = sender(server)
         first.start()
         first.wake()
-        try await waitUntil { server.sendRequests.count == 3 }  // message failed once, sent; the file's hangs
+        try await waitUntil { server.sendRequests.count == 3 } // message failed once, sent; the file's hangs
         let hungTransaction = server.sendRequests.last!
         XCTAssertEqual(server.events(in: "!a").map(\.body), ["first"])
 
@@ -144,8 +144,10 @@ final class ExactlyOnceTests: XCTestCase {
 
     // MARK: - Helpers
 
-    private func queue(message: String?, files: KeyValuePairs<String, UInt64>, to destinations: [String],
-                       account: String? = nil) throws -> Share {
+    private func queue(
+        message: String?, files: KeyValuePairs<String, UInt64>, to destinations: [String],
+        account: String? = nil
+    ) throws -> Share {
         let id = "01ksender" + String(UUID().uuidString.lowercased().filter(\.isLetter).prefix(17))
         // A share without files carries its words as a text item (a share has at least one item).
         var items: [ShareItem] = files.isEmpty ? [.text(message ?? "")] : []
@@ -156,8 +158,9 @@ final class ExactlyOnceTests: XCTestCase {
             let staged = spool.path(for: id, position: position)
             XCTAssertTrue(FileManager.default.createFile(atPath: staged, contents: Data(count: Int(size))), staged)
         }
-        let intent = ShareIntent(items: items, subject: nil, message: files.isEmpty ? nil : message,
-                                 destinations: destinations, source: .cli)
+        let intent = ShareIntent(
+            items: items, subject: nil, message: files.isEmpty ? nil : message,
+            destinations: destinations, source: .cli)
         let share = Share(id: id, intent: intent, state: .queued, created: 1, updated: 1, account: account)
         try outbox.insert(share)
         return share
@@ -167,8 +170,10 @@ final class ExactlyOnceTests: XCTestCase {
         .inMemory(outbox: outbox, spool: spool, server: server, signIn: signIn)
     }
 
-    private func deliver(_ share: Share, through server: InMemoryHomeserver, until states: Set<ShareState> = [.sent],
-                         signIn: Int64 = 1) async throws {
+    private func deliver(
+        _ share: Share, through server: InMemoryHomeserver, until states: Set<ShareState> = [.sent],
+        signIn: Int64 = 1
+    ) async throws {
         let sender = sender(server, signIn: signIn)
         sender.start()
         sender.wake()

@@ -124,8 +124,10 @@ final class InMemoryHomeserver: Homeserver {
         let roomID: String
         let isEncrypted: Bool
 
-        func upload(path: String, size: UInt64, contentType: String, filename: String, available: FileChunks.Available?,
-                    progress: @escaping @Sendable (UInt64) -> Void) async throws(MatrixError) -> String {
+        func upload(
+            path: String, size: UInt64, contentType: String, filename: String, available: FileChunks.Available?,
+            progress: @escaping @Sendable (UInt64) -> Void
+        ) async throws(MatrixError) -> String {
             let uri = try await server.upload(path: path, size: size, available: available, progress: progress)
             if isEncrypted { server.state.withLock { _ = $0.encryptedUploads.insert(uri) } }
             return uri
@@ -141,8 +143,10 @@ final class InMemoryHomeserver: Homeserver {
         }
     }
 
-    func upload(path: String, size: UInt64, available: FileChunks.Available?,
-                progress: @escaping @Sendable (UInt64) -> Void) async throws(MatrixError) -> String {
+    func upload(
+        path: String, size: UInt64, available: FileChunks.Available?,
+        progress: @escaping @Sendable (UInt64) -> Void
+    ) async throws(MatrixError) -> String {
         let failing = state.withLock { state in
             state.uploadsBegun += 1
             return state.failUploadsAfterReading
@@ -177,14 +181,20 @@ final class InMemoryHomeserver: Homeserver {
         }
     }
 
-    func send(_ content: MessageContent, to roomID: String, transactionID: String, encrypted: Bool) async throws(MatrixError) -> String {
+    func send(
+        _ content: MessageContent, to roomID: String, transactionID: String, encrypted: Bool
+    ) async throws(MatrixError) -> String {
         let (outcome, fault): (Result<String, MatrixError>, Fault?) = state.withLock { state in
             state.sendRequests.append(transactionID)
             guard state.rooms[roomID] != nil else {
-                return (.failure(MatrixError(kind: .http(status: 404), errcode: "M_NOT_FOUND", message: "no room")), nil)
+                return (
+                    .failure(MatrixError(kind: .http(status: 404), errcode: "M_NOT_FOUND", message: "no room")), nil
+                )
             }
             if state.forbidden.contains(roomID) {
-                return (.failure(MatrixError(kind: .http(status: 403), errcode: "M_FORBIDDEN", message: "not allowed")), nil)
+                return (
+                    .failure(MatrixError(kind: .http(status: 403), errcode: "M_FORBIDDEN", message: "not allowed")), nil
+                )
             }
             let fault = state.sendFaults.isEmpty ? nil : state.sendFaults.removeFirst()
             if fault == .serverError {
@@ -193,19 +203,25 @@ final class InMemoryHomeserver: Homeserver {
             if fault == .hang { return (.failure(MatrixError(kind: .transport, message: "hung")), fault) }
             if fault == .storedThenHang {
                 state.nextID += 1
-                state.rooms[roomID, default: []].append(Event(eventID: "$\(state.nextID)", transactionID: transactionID,
-                                                              msgtype: content.msgtype, body: content.body, tag: content.transaction,
-                                                              encrypted: encrypted))
+                state.rooms[roomID, default: []].append(
+                    Event(
+                        eventID: "$\(state.nextID)", transactionID: transactionID,
+                        msgtype: content.msgtype, body: content.body, tag: content.transaction,
+                        encrypted: encrypted))
                 return (.failure(MatrixError(kind: .transport, message: "hung")), .hang)
             }
             if let existing = state.transactions[transactionID] { return (.success(existing), fault) }
             state.nextID += 1
             let eventID = "$\(state.nextID)"
             state.transactions[transactionID] = eventID
-            state.rooms[roomID, default: []].append(Event(eventID: eventID, transactionID: transactionID,
-                                                          msgtype: content.msgtype, body: content.body, tag: content.transaction,
-                                                          encrypted: encrypted))
-            if fault == .lostAnswer { return (.failure(MatrixError(kind: .transport, message: "connection reset")), fault) }
+            state.rooms[roomID, default: []].append(
+                Event(
+                    eventID: eventID, transactionID: transactionID,
+                    msgtype: content.msgtype, body: content.body, tag: content.transaction,
+                    encrypted: encrypted))
+            if fault == .lostAnswer {
+                return (.failure(MatrixError(kind: .transport, message: "connection reset")), fault)
+            }
             return (.success(eventID), fault)
         }
         if fault == .hang || fault == .storedThenHang {
@@ -217,7 +233,9 @@ final class InMemoryHomeserver: Homeserver {
         return try outcome.get()
     }
 
-    func sent(in roomID: String, transactionIDs: Set<String>, since: Int64) async throws(MatrixError) -> [String: String] {
+    func sent(
+        in roomID: String, transactionIDs: Set<String>, since: Int64
+    ) async throws(MatrixError) -> [String: String] {
         state.withLock { state in
             state.lookups += 1
             var found: [String: String] = [:]

@@ -33,7 +33,9 @@ import Testing
         #expect(state == .failed)
         #expect(server.events(in: "!secret").isEmpty)
         #expect(server.uploadsBegun == 0, "nothing is uploaded for a room that gets no event")
-        #expect(try outbox.share(id: share.id)?.deliveries[0].failure?.name == ShareError.encryptedRoom("", reason: "").name)
+        #expect(
+            try outbox.share(id: share.id)?.deliveries[0].failure?.name == ShareError.encryptedRoom("", reason: "").name
+        )
     }
 
     @Test func anEncryptedRoomGetsItsFileAndEventsEncrypted() async throws {
@@ -86,27 +88,35 @@ import Testing
 
     // MARK: -
 
-    private func queue(message: String?, file: (name: String, size: UInt64)?, to destinations: [String]) throws -> Share {
+    private func queue(message: String?, file: (name: String, size: UInt64)?, to destinations: [String]) throws -> Share
+    {
         let id = "01kchannel" + String(UUID().uuidString.lowercased().filter(\.isLetter).prefix(16))
         var items: [ShareItem] = []
         if let file {
             try FileManager.default.createDirectory(atPath: spool.directory(for: id), withIntermediateDirectories: true)
             let type = file.name.hasSuffix(".png") ? "image/png" : "text/plain"
-            items.append(ShareItem(kind: .file, name: file.name, contentType: type, size: file.size, uri: "file:///tmp/\(file.name)"))
-            #expect(FileManager.default.createFile(atPath: spool.path(for: id, position: 0), contents: Data(count: Int(file.size))))
+            items.append(
+                ShareItem(
+                    kind: .file, name: file.name, contentType: type, size: file.size, uri: "file:///tmp/\(file.name)"))
+            #expect(
+                FileManager.default.createFile(
+                    atPath: spool.path(for: id, position: 0), contents: Data(count: Int(file.size))))
         } else {
             items.append(.text(message ?? ""))
         }
-        let intent = ShareIntent(items: items, subject: nil, message: file == nil ? nil : message,
-                                 destinations: destinations, source: .cli)
+        let intent = ShareIntent(
+            items: items, subject: nil, message: file == nil ? nil : message,
+            destinations: destinations, source: .cli)
         let share = Share(id: id, intent: intent, state: .queued, created: 1, updated: 1)
         try outbox.insert(share)
         return share
     }
 
     /// Runs a sender until the share reaches one of `states` (or five seconds pass); its state then.
-    private func deliver(_ share: Share, through server: InMemoryHomeserver,
-                         until states: Set<ShareState> = [.sent, .failed]) async throws -> ShareState? {
+    private func deliver(
+        _ share: Share, through server: InMemoryHomeserver,
+        until states: Set<ShareState> = [.sent, .failed]
+    ) async throws -> ShareState? {
         let sender = Sender.inMemory(outbox: outbox, spool: spool, server: server)
         sender.start()
         sender.wake()

@@ -9,10 +9,13 @@ extension Sender {
     /// A sender signed in as `@me:memory.test` (device and token named after `signIn`) that talks to
     /// `server` only, retrying within milliseconds.
     static func inMemory(outbox: Outbox, spool: Spool, server: InMemoryHomeserver, signIn: Int64 = 1) -> Sender {
-        let session = Session(userID: "@me:memory.test", homeserver: "memory", deviceID: "D\(signIn)",
-                              accessToken: "t\(signIn)", signIn: signIn)
-        return Sender(outbox: outbox, spool: spool, account: FixedSession(session: session),
-                      backoff: Backoff(initial: 1_000, maximum: 5_000), logger: TestLog.logger, clock: SystemClock.microseconds, connect: { _ in server })
+        let session = Session(
+            userID: "@me:memory.test", homeserver: "memory", deviceID: "D\(signIn)",
+            accessToken: "t\(signIn)", signIn: signIn)
+        return Sender(
+            outbox: outbox, spool: spool, account: FixedSession(session: session),
+            backoff: Backoff(initial: 1_000, maximum: 5_000), logger: TestLog.logger, clock: SystemClock.microseconds,
+            connect: { _ in server })
     }
 }
 

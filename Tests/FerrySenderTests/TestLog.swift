@@ -51,8 +51,10 @@ final class TestLog: XCTestObservation, Sendable {
         state.withLockedValue { $0 = State(observing: true) }
     }
 
-    func testCase(_ testCase: XCTestCase, didFailWithDescription description: String, inFile filePath: String?,
-                  atLine lineNumber: Int) {
+    func testCase(
+        _ testCase: XCTestCase, didFailWithDescription description: String, inFile filePath: String?,
+        atLine lineNumber: Int
+    ) {
         state.withLockedValue { $0.failed = true }
     }
 

@@ -13,7 +13,8 @@ final class UploadAheadTests: XCTestCase {
     private var root: URL!
 
     override func setUpWithError() throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-upload-ahead-tests-\(UUID().uuidString)")
+        root = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "ferry-upload-ahead-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
     }
 
@@ -27,10 +28,13 @@ final class UploadAheadTests: XCTestCase {
         server.failUploadsAfterReading()
         let sender = try sender(server)
         let chunk = 1 << 20
-        let item = ShareItem(kind: .file, name: "big.bin", contentType: "application/octet-stream",
-                             size: 1 << 30, uri: "file:///tmp/big.bin")
-        let file = try XCTUnwrap(sender.begin(shareID: "s1", position: 0, path: root.path + "/big.bin", item: item,
-                                              destinations: [room]))
+        let item = ShareItem(
+            kind: .file, name: "big.bin", contentType: "application/octet-stream",
+            size: 1 << 30, uri: "file:///tmp/big.bin")
+        let file = try XCTUnwrap(
+            sender.begin(
+                shareID: "s1", position: 0, path: root.path + "/big.bin", item: item,
+                destinations: [room]))
         let bytes = [UInt8](repeating: 7, count: chunk)
 
         // The upload asks the server about the room first; the copy keeps bytes only once it reads.
@@ -57,7 +61,8 @@ final class UploadAheadTests: XCTestCase {
     }
 
     private func sender(_ server: InMemoryHomeserver) throws -> Sender {
-        .inMemory(outbox: try Outbox(path: root.appendingPathComponent("ferry.sqlite3").path),
-                  spool: try Spool(root: root.appendingPathComponent("spool").path), server: server)
+        .inMemory(
+            outbox: try Outbox(path: root.appendingPathComponent("ferry.sqlite3").path),
+            spool: try Spool(root: root.appendingPathComponent("spool").path), server: server)
     }
 }

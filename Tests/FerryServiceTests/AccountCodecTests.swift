@@ -9,7 +9,8 @@ import Testing
 /// contract's answers.
 struct AccountCodecTests {
     @Test func eachSignInRequestBecomesTheAccountsCredentials() {
-        let password = AccountCodec.credentials(SignInRequest(homeserver: "h", method: .password(user: "ann", password: "pw")))
+        let password = AccountCodec.credentials(
+            SignInRequest(homeserver: "h", method: .password(user: "ann", password: "pw")))
         guard case .password("ann", "pw") = password.method else { Issue.record("\(password.method)"); return }
         let token = AccountCodec.credentials(SignInRequest(homeserver: "h", method: .accessToken("t")))
         guard case .accessToken("t") = token.method else { Issue.record("\(token.method)"); return }
@@ -19,8 +20,9 @@ struct AccountCodecTests {
     }
 
     @Test func aStatusKeepsWhatIsNotKnownAsNothing() {
-        let status = ServiceStatus(signedIn: false, userID: nil, homeserver: nil, online: true, secretStorage: nil,
-                                   deviceID: nil, verification: nil, shares: [.sent: 2])
+        let status = ServiceStatus(
+            signedIn: false, userID: nil, homeserver: nil, online: true, secretStorage: nil,
+            deviceID: nil, verification: nil, shares: [.sent: 2])
         let report = AccountCodec.report(status)
         #expect(report.userID == nil && report.deviceVerification == nil)
         #expect(report.shares["sent"] == 2 && report.shares["queued"] == 0)

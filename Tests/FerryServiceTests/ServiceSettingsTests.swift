@@ -25,12 +25,16 @@ struct ServiceSettingsTests {
         #expect(settings.verificationTimeLimit == .seconds(600), "the spec's ten minutes at most")
         #expect(settings.backoff.maximum == 2_000_000)
         #expect(settings.backoff.initial <= settings.backoff.maximum)
-        #expect(ServiceSettings(environment: ["FERRY_VERIFICATION_TIMEOUT_SECONDS": "0"]).verificationTimeLimit == .seconds(1))
+        #expect(
+            ServiceSettings(environment: ["FERRY_VERIFICATION_TIMEOUT_SECONDS": "0"]).verificationTimeLimit
+                == .seconds(1))
     }
 
     @Test func nonsenseIsIgnored() {
-        let settings = ServiceSettings(environment: ["FERRY_IDLE_TIMEOUT": "soon", "FERRY_LOG": "loud",
-                                                     "FERRY_RETRY_MAX_SECONDS": "-5"])
+        let settings = ServiceSettings(environment: [
+            "FERRY_IDLE_TIMEOUT": "soon", "FERRY_LOG": "loud",
+            "FERRY_RETRY_MAX_SECONDS": "-5",
+        ])
         #expect(settings.idleTimeout == 10)
         #expect(settings.logLevel == .info)
         #expect(settings.backoff.maximum == Backoff().maximum)

@@ -48,8 +48,9 @@ final class FileCopyTests: XCTestCase {
         close(target)
 
         XCTAssertEqual(total, UInt64(bytes.count))
-        XCTAssertTrue(try Data(contentsOf: URL(fileURLWithPath: workspace.path + "/copy")) == Data(bytes),
-                      "the copy is not the bytes sent")
+        XCTAssertTrue(
+            try Data(contentsOf: URL(fileURLWithPath: workspace.path + "/copy")) == Data(bytes),
+            "the copy is not the bytes sent")
         XCTAssertTrue(heard == bytes, "the bytes heard along the way are not the bytes copied")
         XCTAssertEqual(totals.last, total)
         XCTAssertEqual(totals, totals.sorted())

@@ -114,8 +114,9 @@ final class GrowingFileTests: XCTestCase {
         startReading(file)
         for index in 0..<chunks {
             bytes.withUnsafeBytes { raw in
-                file.advance(to: UInt64((index + 1) * chunk),
-                             bytes: UnsafeRawBufferPointer(rebasing: raw[(index * chunk)..<((index + 1) * chunk)]))
+                file.advance(
+                    to: UInt64((index + 1) * chunk),
+                    bytes: UnsafeRawBufferPointer(rebasing: raw[(index * chunk)..<((index + 1) * chunk)]))
             }
         }
 
@@ -134,7 +135,7 @@ final class GrowingFileTests: XCTestCase {
         let bytes = pattern(0..<1000)
         bytes.withUnsafeBytes { raw in
             file.advance(to: 100, bytes: UnsafeRawBufferPointer(rebasing: raw[0..<100]))
-            file.advance(to: 300)  // copied without passing through memory
+            file.advance(to: 300) // copied without passing through memory
             file.advance(to: 400, bytes: UnsafeRawBufferPointer(rebasing: raw[300..<400]))
         }
 
@@ -175,19 +176,21 @@ final class GrowingFileTests: XCTestCase {
                 let readable = try await file.available(after: UInt64(taken.count))
                 let wanted = min(buffer.count, Int(readable) - taken.count)
                 let count = buffer.withUnsafeMutableBytes {
-                    file.copyRecent(at: UInt64(taken.count), into: UnsafeMutableRawBufferPointer(rebasing: $0[..<wanted]))
+                    file.copyRecent(
+                        at: UInt64(taken.count), into: UnsafeMutableRawBufferPointer(rebasing: $0[..<wanted]))
                 }
                 if count == 0 { misses += 1; break }
                 taken += buffer[..<count]
             }
             return (taken, misses)
         }
-        startReading(file)  // however soon the copy begins, the reader counts as started
+        startReading(file) // however soon the copy begins, the reader counts as started
         let writer = Thread {
             for index in 0..<8 {
                 bytes.withUnsafeBytes { raw in
-                    file.advance(to: UInt64((index + 1) * chunk),
-                                 bytes: UnsafeRawBufferPointer(rebasing: raw[(index * chunk)..<((index + 1) * chunk)]))
+                    file.advance(
+                        to: UInt64((index + 1) * chunk),
+                        bytes: UnsafeRawBufferPointer(rebasing: raw[(index * chunk)..<((index + 1) * chunk)]))
                 }
             }
             file.finish(size: UInt64(bytes.count))
@@ -259,8 +262,9 @@ final class GrowingFileTests: XCTestCase {
         startReading(file)
         for index in 16..<19 { bytes.withUnsafeBytes { file.advance(to: UInt64((index + 1) * chunk), bytes: $0) } }
 
-        XCTAssertEqual(recent(file, at: UInt64(17 * chunk), count: 100), Array(bytes[..<100]),
-                       "within reach, the window is kept for it")
+        XCTAssertEqual(
+            recent(file, at: UInt64(17 * chunk), count: 100), Array(bytes[..<100]),
+            "within reach, the window is kept for it")
     }
 
     func testNothingIsKeptBeforeAReaderStarts() {
@@ -288,9 +292,11 @@ final class GrowingFileTests: XCTestCase {
     }
 }
 
-func XCTAssertThrowsErrorAsync<T>(_ expression: @autoclosure () async throws -> T,
-                                  file: StaticString = #filePath, line: UInt = #line,
-                                  _ check: (any Error) -> Void = { _ in }) async {
+func XCTAssertThrowsErrorAsync<T>(
+    _ expression: @autoclosure () async throws -> T,
+    file: StaticString = #filePath, line: UInt = #line,
+    _ check: (any Error) -> Void = { _ in }
+) async {
     do {
         _ = try await expression()
         XCTFail("no error was thrown", file: file, line: line)

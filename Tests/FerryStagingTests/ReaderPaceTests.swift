@@ -25,7 +25,7 @@ final class ReaderPaceTests: XCTestCase {
     func testAReaderKeepingUpIsWaitedFor() {
         var pace = pace()
         pace.reader(at: 0, now: 0)
-        pace.reader(at: 24 * mib, now: 30 * ms)  // 24 MiB in the 10 ms after its first 20: 2.4 GB/s
+        pace.reader(at: 24 * mib, now: 30 * ms) // 24 MiB in the 10 ms after its first 20: 2.4 GB/s
 
         XCTAssertTrue(pace.waits(for: 28 * mib, now: 31 * ms))
     }
@@ -78,7 +78,7 @@ final class ReaderPaceTests: XCTestCase {
         pace.copyGoesOn(from: 9 * mib, now: 109 * ms)
         pace.copy(at: 10 * mib, now: 110 * ms)
         pace.reader(at: 0, now: 0)
-        pace.reader(at: 30 * mib, now: 100 * ms)  // 0.375 MiB/ms after its first 20 ms
+        pace.reader(at: 30 * mib, now: 100 * ms) // 0.375 MiB/ms after its first 20 ms
 
         XCTAssertFalse(pace.waits(for: 40 * mib, now: 110 * ms))
     }

@@ -20,8 +20,9 @@ final class SpoolTests: XCTestCase {
 
     func testCreatingTheSpoolMakesItsParentsAndTightensAnExistingDirectory() throws {
         let root = workspace.path + "/loose/spool"
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o755])
+        try FileManager.default.createDirectory(
+            atPath: root, withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o755])
 
         _ = try Spool(root: root)
 
@@ -85,8 +86,9 @@ final class SpoolTests: XCTestCase {
 
     func testASpoolThatIsALinkIsRefusedAndWhatItPointsAtKeepsItsMode() throws {
         let outside = workspace.path + "/shared"
-        try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o755])
+        try FileManager.default.createDirectory(
+            atPath: outside, withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o755])
         let root = workspace.path + "/linked-spool"
         XCTAssertEqual(symlink(outside, root), 0)
 

@@ -45,8 +45,13 @@ final class StagerTests: XCTestCase {
 
         let items = try workspace.stage([fileURI(original)], shareID: "01kshare1")
 
-        XCTAssertEqual(items, [ShareItem(kind: .file, name: "notes.txt", contentType: "text/plain", size: 13,
-                                         uri: fileURI(original))])
+        XCTAssertEqual(
+            items,
+            [
+                ShareItem(
+                    kind: .file, name: "notes.txt", contentType: "text/plain", size: 13,
+                    uri: fileURI(original))
+            ])
     }
 
     func testTheNameIsTheDecodedFileNameStoredExactly() throws {
@@ -75,7 +80,8 @@ final class StagerTests: XCTestCase {
         try Data("changed in place!!!".utf8).write(to: URL(fileURLWithPath: kept))
         try FileManager.default.removeItem(atPath: deleted)
 
-        XCTAssertEqual(contents(of: workspace.spool.path(for: "01kshare1", position: 0)), Array("the words as shared".utf8))
+        XCTAssertEqual(
+            contents(of: workspace.spool.path(for: "01kshare1", position: 0)), Array("the words as shared".utf8))
         XCTAssertEqual(contents(of: workspace.spool.path(for: "01kshare1", position: 1)), onePixelPNG)
     }
 

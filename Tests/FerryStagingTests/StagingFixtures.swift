@@ -11,7 +11,8 @@ final class StagingWorkspace: Sendable {
     let spool: Spool
 
     init() throws {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-staging-tests-\(UUID().uuidString)")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "ferry-staging-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         path = url.path
         spool = try Spool(root: path + "/state/ferry/spool")
@@ -39,9 +40,13 @@ final class StagingWorkspace: Sendable {
     }
 
     /// The error staging `uris` fails with, or nil.
-    func stagingError(_ uris: [String], shareID: String = "01kstagingerrorxxxxxxxxxxx", limits: Limits = Limits()) -> ShareError? {
+    func stagingError(
+        _ uris: [String], shareID: String = "01kstagingerrorxxxxxxxxxxx", limits: Limits = Limits()
+    ) -> ShareError? {
         let plan: SharePlan
-        do { plan = try SharePlan(request: ShareRequest(uris: uris, source: .open), limits: limits) } catch { return error }
+        do { plan = try SharePlan(request: ShareRequest(uris: uris, source: .open), limits: limits) } catch {
+            return error
+        }
         do {
             _ = try stager(limits).stage(plan, shareID: shareID)
             return nil
@@ -70,5 +75,7 @@ func contents(of path: String) -> [UInt8]? {
 }
 
 /// A complete 1×1 PNG (signature, IHDR, IDAT, IEND, with valid CRCs).
-let onePixelPNG: [UInt8] = Array(Data(base64Encoded:
-    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==")!)
+let onePixelPNG: [UInt8] = Array(
+    Data(
+        base64Encoded:
+            "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==")!)

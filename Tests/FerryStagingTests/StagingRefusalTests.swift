@@ -16,14 +16,18 @@ final class StagingRefusalTests: XCTestCase {
     func testAShareThatWouldEatIntoTheDiskReserveIsRefusedBeforeAnyCopy() throws {
         let file = try workspace.write("big.txt", text: String(repeating: "x", count: 4096))
         var limits = Limits()
-        limits.diskReserve = .max - 100  // more than any disk has free
+        limits.diskReserve = .max - 100 // more than any disk has free
 
-        guard case .notEnoughSpace(let needed, _, let available)? = workspace.stagingError([fileURI(file)], limits: limits) else {
+        guard
+            case .notEnoughSpace(let needed, _, let available)? = workspace.stagingError(
+                [fileURI(file)], limits: limits)
+        else {
             return XCTFail("expected NotEnoughSpace")
         }
         XCTAssertEqual(needed, 4096)
         XCTAssertGreaterThan(available, 0)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: workspace.spool.directory(for: "01kstagingerrorxxxxxxxxxxx")))
+        XCTAssertFalse(
+            FileManager.default.fileExists(atPath: workspace.spool.directory(for: "01kstagingerrorxxxxxxxxxxx")))
         // With the reserve the disk can give, the same file is staged.
         XCTAssertNil(workspace.stagingError([fileURI(file)], shareID: "01kstagingerrorxxxxxxxxxx2"))
     }
@@ -116,12 +120,14 @@ final class StagingRefusalTests: XCTestCase {
     func testAFileOverTheSizeLimitIsFileTooLarge() throws {
         let big = try workspace.write("eleven.bin", Array(repeating: 1, count: 11))
 
-        XCTAssertEqual(workspace.stagingError([fileURI(big)], limits: Limits(maxFileSize: 10)),
-                       .fileTooLarge(big, size: 11, limit: 10))
+        XCTAssertEqual(
+            workspace.stagingError([fileURI(big)], limits: Limits(maxFileSize: 10)),
+            .fileTooLarge(big, size: 11, limit: 10))
     }
 
     func testAFileURIOnAnotherHostIsRemoteHost() {
-        XCTAssertEqual(workspace.stagingError(["file://otherhost/x"]), .remoteHost("file://otherhost/x", host: "otherhost"))
+        XCTAssertEqual(
+            workspace.stagingError(["file://otherhost/x"]), .remoteHost("file://otherhost/x", host: "otherhost"))
     }
 
     func testAMailtoURIIsAnUnsupportedScheme() {

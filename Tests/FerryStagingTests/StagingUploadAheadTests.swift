@@ -17,8 +17,10 @@ final class StagingUploadAheadTests: XCTestCase {
         let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(repeating: 7, count: (2 << 20) + 5)
         let picture = try workspace.write("picture.bin", png)
         let recorder = RecordingUploadAhead()
-        let plan = try SharePlan(request: ShareRequest(uris: [fileURI(picture)], text: "hi", destinations: ["!room:ferry.test"],
-                                                       source: .share), limits: Limits())
+        let plan = try SharePlan(
+            request: ShareRequest(
+                uris: [fileURI(picture)], text: "hi", destinations: ["!room:ferry.test"],
+                source: .share), limits: Limits())
 
         let items = try workspace.stager().stage(plan, shareID: "01kahead1", ahead: recorder)
         XCTAssertEqual(recorder.begun.count, 1)
@@ -70,13 +72,16 @@ final class StagingUploadAheadTests: XCTestCase {
         let bytes = (0..<size).map { UInt8(truncatingIfNeeded: ($0 &* 2_654_435_761) >> 13) }
         let original = try workspace.write("large.bin", bytes)
         let reader = ReadingUploadAhead()
-        let plan = try SharePlan(request: ShareRequest(uris: [fileURI(original)], destinations: ["!room:ferry.test"],
-                                                       source: .share), limits: Limits())
+        let plan = try SharePlan(
+            request: ShareRequest(
+                uris: [fileURI(original)], destinations: ["!room:ferry.test"],
+                source: .share), limits: Limits())
 
         _ = try workspace.stager().stage(plan, shareID: "01kahead4", ahead: reader)
 
         let (read, fromMemory) = try await XCTUnwrap(reader.reading).value
-        let staged = try XCTUnwrap(FileManager.default.contents(atPath: workspace.spool.path(for: "01kahead4", position: 0)))
+        let staged = try XCTUnwrap(
+            FileManager.default.contents(atPath: workspace.spool.path(for: "01kahead4", position: 0)))
         XCTAssertEqual(staged, Data(bytes))
         XCTAssertTrue(read == staged, "what the upload read is not the staged copy")
         XCTAssertEqual(fromMemory, size, "every byte taken from the copy's memory")
@@ -84,8 +89,10 @@ final class StagingUploadAheadTests: XCTestCase {
 
     func testNothingIsAnnouncedForTextsAndLinks() throws {
         let recorder = RecordingUploadAhead()
-        let plan = try SharePlan(request: ShareRequest(text: "https://example.org", destinations: ["!room:ferry.test"],
-                                                       source: .share), limits: Limits())
+        let plan = try SharePlan(
+            request: ShareRequest(
+                text: "https://example.org", destinations: ["!room:ferry.test"],
+                source: .share), limits: Limits())
 
         _ = try workspace.stager().stage(plan, shareID: "01kahead3", ahead: recorder)
 
@@ -113,7 +120,9 @@ final class RecordingUploadAhead: UploadAhead {
 
     func begin(shareID: String, position: Int, path: String, item: ShareItem, destinations: [String]) -> GrowingFile? {
         let file = GrowingFile(expectedSize: item.size)
-        state.withLockedValue { $0.begun.append(Begun(shareID: shareID, path: path, item: item, destinations: destinations, file: file)) }
+        state.withLockedValue {
+            $0.begun.append(Begun(shareID: shareID, path: path, item: item, destinations: destinations, file: file))
+        }
         onBegin()
         return file
     }
@@ -138,7 +147,8 @@ final class ReadingUploadAhead: UploadAhead, @unchecked Sendable {
                 let readable = try await file.available(after: UInt64(read.count))
                 let wanted = min(buffer.count, Int(readable) - read.count)
                 var count = buffer.withUnsafeMutableBytes {
-                    file.copyRecent(at: UInt64(read.count), into: UnsafeMutableRawBufferPointer(rebasing: $0[..<wanted]))
+                    file.copyRecent(
+                        at: UInt64(read.count), into: UnsafeMutableRawBufferPointer(rebasing: $0[..<wanted]))
                 }
                 if count > 0 {
                     fromMemory += count

@@ -3,7 +3,9 @@ import XCTest
 
 /// How ferry-ui reads the command line the service starts it with.
 final class LaunchRequestTests: XCTestCase {
-    private func parse(_ arguments: [String], env: [String: String] = [:]) -> Result<LaunchRequest, LaunchRequest.Failure> {
+    private func parse(
+        _ arguments: [String], env: [String: String] = [:]
+    ) -> Result<LaunchRequest, LaunchRequest.Failure> {
         LaunchRequest.parse(arguments) { env[$0] }
     }
 

@@ -7,15 +7,24 @@ import XCTest
 /// Reading the service's a{sv} values into what the windows show.
 final class SnapshotTests: XCTestCase {
     func testAShareWithDeliveriesDecodes() throws {
-        let share = try XCTUnwrap(ShareSnapshot([
-            "id": .string("s1"), "state": .string("failed"),
-            "items": .dictionaries([["kind": .string("file"), "name": .string("a.png"),
-                                     "content-type": .string("image/png"), "size": .uint64(2048),
-                                     "uri": .string("file:///tmp/a%20b.png")]]),
-            "deliveries": .dictionaries([["destination": .string("!r"), "state": .string("failed"),
-                                          "error-name": .string("io.github.ferryshare.Ferry.Error.Forbidden"),
-                                          "error-message": .string("You may not post in this room.")]]),
-        ]))
+        let share = try XCTUnwrap(
+            ShareSnapshot([
+                "id": .string("s1"), "state": .string("failed"),
+                "items": .dictionaries([
+                    [
+                        "kind": .string("file"), "name": .string("a.png"),
+                        "content-type": .string("image/png"), "size": .uint64(2048),
+                        "uri": .string("file:///tmp/a%20b.png"),
+                    ]
+                ]),
+                "deliveries": .dictionaries([
+                    [
+                        "destination": .string("!r"), "state": .string("failed"),
+                        "error-name": .string("io.github.ferryshare.Ferry.Error.Forbidden"),
+                        "error-message": .string("You may not post in this room."),
+                    ]
+                ]),
+            ]))
         XCTAssertEqual(share.state, .failed)
         XCTAssertEqual(share.title, "a.png")
         XCTAssertEqual(share.failureMessage, "You may not post in this room.")
@@ -23,16 +32,20 @@ final class SnapshotTests: XCTestCase {
     }
 
     func testTitlesNeverCarryControlCharacters() throws {
-        let share = try XCTUnwrap(ShareSnapshot([
-            "id": .string("s"), "state": .string("awaiting-destination"),
-            "items": .dictionaries([["kind": .string("file"), "name": .string("evil\u{202E}gnp.exe")]]),
-        ]))
+        let share = try XCTUnwrap(
+            ShareSnapshot([
+                "id": .string("s"), "state": .string("awaiting-destination"),
+                "items": .dictionaries([["kind": .string("file"), "name": .string("evil\u{202E}gnp.exe")]]),
+            ]))
         XCTAssertEqual(share.title, "evil\\u{202E}gnp.exe")
     }
 
     func testEncryptedRoomsSayWhyTheyCannotBePicked() throws {
-        let listing = try XCTUnwrap(DestinationListing(["id": .string("!e"), "name": .string("Secret"),
-                                                        "encrypted": .bool(true), "members": .uint32(3)]))
+        let listing = try XCTUnwrap(
+            DestinationListing([
+                "id": .string("!e"), "name": .string("Secret"),
+                "encrypted": .bool(true), "members": .uint32(3),
+            ]))
         let room = DestinationOption(listing)
         XCTAssertTrue(room.isEncrypted)
         XCTAssertTrue(room.detail.contains("encrypted"))
@@ -40,7 +53,10 @@ final class SnapshotTests: XCTestCase {
 
     func testAFileURIBecomesAPathOnlyWhenLocal() {
         XCTAssertEqual(SharePreview.percentDecoded("/tmp/a%20b.png"), "/tmp/a b.png")
-        XCTAssertNil(SharePreview.localPath(ShareItem(kind: .file, name: "x", contentType: "image/png", size: 1,
-                                                      uri: "sftp://host/x.png")))
+        XCTAssertNil(
+            SharePreview.localPath(
+                ShareItem(
+                    kind: .file, name: "x", contentType: "image/png", size: 1,
+                    uri: "sftp://host/x.png")))
     }
 }

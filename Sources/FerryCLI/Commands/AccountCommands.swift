@@ -10,9 +10,14 @@ struct LoginCommand: FerrySubcommand {
     static let configuration = CommandConfiguration(
         commandName: "login",
         abstract: tr("Sign in to a Matrix account."),
-        discussion: tr("Shares made while signed out are sent once you sign in. On a terminal Ferry asks for what is missing (the password without echo); in scripts pass the secret on standard input."))
+        discussion: tr(
+            "Shares made while signed out are sent once you sign in. On a terminal Ferry asks for what is missing (the password without echo); in scripts pass the secret on standard input."
+        ))
 
-    @Option(help: ArgumentHelp(tr("A server name (example.org) or URL (https://matrix.example.org). Default: the server of --user."), valueName: "H"))
+    @Option(
+        help: ArgumentHelp(
+            tr("A server name (example.org) or URL (https://matrix.example.org). Default: the server of --user."),
+            valueName: "H"))
     var homeserver: String?
 
     @Option(help: ArgumentHelp(tr("Your user id (@me:example.org) or user name."), valueName: "U"))
@@ -43,18 +48,27 @@ struct LoginCommand: FerrySubcommand {
         } else {
             // TRANSLATORS: a question on the terminal; the answer is typed after it, on the same line.
             if user == nil { user = try Prompt.line(tr("User (@me:example.org): ")) }
-            method = .password(user: user!, password: passwordStdin ? try Self.secretFromStandardInput(.password)
-                                                                    // TRANSLATORS: a question on the terminal; the answer is typed after it, on the same line.
-                                                                    : try Prompt.secret(tr("Password: ")))
+            method = .password(
+                user: user!,
+                password: passwordStdin
+                    ? try Self.secretFromStandardInput(.password)
+                    // TRANSLATORS: a question on the terminal; the answer is typed after it, on the same line.
+                    : try Prompt.secret(tr("Password: ")))
         }
         // TRANSLATORS: a question on the terminal; the answer is typed after it, on the same line.
         guard let server = homeserver ?? user.flatMap(Self.serverName) ?? (try? Prompt.line(tr("Homeserver: "))) else {
             throw CommandFailure(status: ExitStatus.usage, message: tr("say which homeserver with --homeserver."))
         }
-        let account = try Share1Client.forCommand().run(Share1.signIn(SignInRequest(homeserver: server, method: method)))
-        // TRANSLATORS: {user} is a Matrix user id (@me:example.org), {homeserver} a server name or URL.
-        Terminal.note(tr("Signed in as {user} on {homeserver}.", ["user": account.userID.isEmpty ? "?" : account.userID,
-                                                                 "homeserver": account.homeserver.isEmpty ? server : account.homeserver]))
+        let account = try Share1Client.forCommand().run(
+            Share1.signIn(SignInRequest(homeserver: server, method: method)))
+        Terminal.note(
+            tr(
+                // TRANSLATORS: {user} is a Matrix user id (@me:example.org), {homeserver} a server name or URL.
+                "Signed in as {user} on {homeserver}.",
+                [
+                    "user": account.userID.isEmpty ? "?" : account.userID,
+                    "homeserver": account.homeserver.isEmpty ? server : account.homeserver,
+                ]))
     }
 
     /// The server part of a user id: `@me:example.org` → `example.org`.
@@ -129,7 +143,9 @@ struct StatusCommand: FerrySubcommand {
 enum Prompt {
     static func line(_ question: String) throws(CommandFailure) -> String {
         guard isatty(0) != 0 else {
-            throw CommandFailure(status: ExitStatus.usage, message: tr("not on a terminal: give it as an option (see ferry login --help)."))
+            throw CommandFailure(
+                status: ExitStatus.usage,
+                message: tr("not on a terminal: give it as an option (see ferry login --help)."))
         }
         Terminal.standardError(question)
         guard let answer = readLine(), !answer.isEmpty else {
@@ -139,7 +155,9 @@ enum Prompt {
     }
 
     /// Reads a line with echo off, so the password never shows on the screen.
-    static func secret(_ question: String, notOnTerminal: String = tr("not on a terminal: use --password-stdin.")) throws(CommandFailure) -> String {
+    static func secret(
+        _ question: String, notOnTerminal: String = tr("not on a terminal: use --password-stdin.")
+    ) throws(CommandFailure) -> String {
         guard isatty(0) != 0 else {
             throw CommandFailure(status: ExitStatus.usage, message: notOnTerminal)
         }
@@ -152,7 +170,9 @@ enum Prompt {
         let answer = readLine()
         tcsetattr(0, TCSAFLUSH, &saved)
         Terminal.standardError("\n")
-        guard let answer, !answer.isEmpty else { throw CommandFailure(status: ExitStatus.usage, message: tr("nothing given.")) }
+        guard let answer, !answer.isEmpty else {
+            throw CommandFailure(status: ExitStatus.usage, message: tr("nothing given."))
+        }
         return answer
     }
 }

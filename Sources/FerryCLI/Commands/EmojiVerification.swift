@@ -28,7 +28,9 @@ struct EmojiVerificationRun {
             try follow(state, id: id, client: client)
         } catch {
             // However the command ends, the other device is not left waiting ten minutes.
-            if error.status != 130, let now = try? client.run(Share1.getEmojiVerification()), now.id == id, !now.hasEnded {
+            if error.status != 130, let now = try? client.run(Share1.getEmojiVerification()), now.id == id,
+                !now.hasEnded
+            {
                 _ = try? client.run(Share1.cancelEmojiVerification(id))
             }
             throw error
@@ -54,8 +56,9 @@ struct EmojiVerificationRun {
             case "done" where state.verification != nil:
                 return try finish(state)
             case "cancelled":
-                throw CommandFailure(status: ExitStatus.unavailable,
-                                     message: SafeDisplay.escaped(state.reason ?? tr("the verification was cancelled.")))
+                throw CommandFailure(
+                    status: ExitStatus.unavailable,
+                    message: SafeDisplay.escaped(state.reason ?? tr("the verification was cancelled.")))
             default:
                 usleep(Self.poll)
             }
@@ -79,13 +82,19 @@ struct EmojiVerificationRun {
         let device = Self.deviceName(state)
         switch state.state {
         case "waiting" where state.deviceID.isEmpty:
-            Terminal.note(tr("Asked your other devices. Accept the request on one of them (in Element, a prompt appears), then compare the emoji."))
+            Terminal.note(
+                tr(
+                    "Asked your other devices. Accept the request on one of them (in Element, a prompt appears), then compare the emoji."
+                ))
         // TRANSLATORS: {device} is the other device: “Phone” (ABCDEFGH), or your other device.
         case "waiting": Terminal.note(tr("Waiting for {device} to accept…", ["device": device]))
         case "comparing":
-            // TRANSLATORS: {device} is the other device: “Phone” (ABCDEFGH), or your other device.
-            Terminal.note(tr("Compare these emoji with the ones {device} shows, in the same order:", ["device": device]) + "\n")
-            Terminal.outputNow(zip(state.emoji, state.emojiNames).map { "\($0)  \(Translation.text(dynamic: $1))" }.joined(separator: "\n"))
+            Terminal.note(
+                // TRANSLATORS: {device} is the other device: “Phone” (ABCDEFGH), or your other device.
+                tr("Compare these emoji with the ones {device} shows, in the same order:", ["device": device]) + "\n")
+            Terminal.outputNow(
+                zip(state.emoji, state.emojiNames).map { "\($0)  \(Translation.text(dynamic: $1))" }.joined(
+                    separator: "\n"))
             // TRANSLATORS: {numbers} are three numbers to compare instead of the emoji.
             Terminal.note("\n" + tr("(As numbers: {numbers})", ["numbers": state.decimal ?? ""]))
         // TRANSLATORS: {device} is the other device: “Phone” (ABCDEFGH), or your other device.
@@ -106,24 +115,36 @@ struct EmojiVerificationRun {
             if !json { Terminal.standardError(tr("Do they match? [y/n] ")) }
             guard let line = readLine() else {
                 if Interrupt.happened { return false }
-                throw CommandFailure(status: ExitStatus.usage, message: tr("no answer on standard input; nothing was verified."))
+                throw CommandFailure(
+                    status: ExitStatus.usage, message: tr("no answer on standard input; nothing was verified."))
             }
             switch line.trimmingCharacters(in: .whitespaces).lowercased() {
             case "y", "yes": return true
             case "n", "no": return false
             default:
-                // TRANSLATORS: y and n are what the person types; the command reads them in English.
-                if !json { Terminal.note(tr("Answer y if every emoji and its place are the same on both devices, n otherwise.")) }
+                if !json {
+                    Terminal.note(
+                        // TRANSLATORS: y and n are what the person types; the command reads them in English.
+                        tr("Answer y if every emoji and its place are the same on both devices, n otherwise."))
+                }
             }
         }
     }
 
     private func finish(_ state: EmojiVerificationReport) throws(CommandFailure) {
         guard state.verification == "verified" else {
-            // TRANSLATORS: {device} is the other device: “Phone” (ABCDEFGH), or your other device.
-            throw CommandFailure(status: ExitStatus.unavailable, message: tr("both devices confirmed the emoji, but {device} did not sign this one: it can only when it holds your account's cross-signing keys (Element does once it is verified itself).", ["device": Self.deviceName(state)]))
+            throw CommandFailure(
+                status: ExitStatus.unavailable,
+                message: tr(
+                    // TRANSLATORS: {device} is the other device: “Phone” (ABCDEFGH), or your other device.
+                    "both devices confirmed the emoji, but {device} did not sign this one: it can only when it holds your account's cross-signing keys (Element does once it is verified itself).",
+                    ["device": Self.deviceName(state)]))
         }
-        if !json { Terminal.note(tr("This device is verified: your other clients will show what Ferry sends as from a device you trust.")) }
+        if !json {
+            Terminal.note(
+                tr("This device is verified: your other clients will show what Ferry sends as from a device you trust.")
+            )
+        }
     }
 
     private static func deviceName(_ state: EmojiVerificationReport) -> String {
@@ -137,7 +158,11 @@ struct EmojiVerificationRun {
         var object: [String: Any] = [:]
         for (key, value) in state.dictionary {
             let name = key.replacingOccurrences(of: "-", with: "_")
-            if let text = value.stringValue { object[name] = text } else if let list = value.stringsValue { object[name] = list }
+            if let text = value.stringValue {
+                object[name] = text
+            } else if let list = value.stringsValue {
+                object[name] = list
+            }
         }
         return object
     }

@@ -32,7 +32,8 @@ struct SendCommand: FerrySubcommand {
         abstract: tr("Share files, with an optional message."),
         discussion: tr("Each file is copied before this returns, so you may move or delete it afterwards."))
 
-    @Argument(help: ArgumentHelp(tr("Files to share; relative paths are from the current directory."), valueName: "FILE"))
+    @Argument(
+        help: ArgumentHelp(tr("Files to share; relative paths are from the current directory."), valueName: "FILE"))
     var files: [String]
 
     @OptionGroup var delivery: DeliveryOptions
@@ -67,7 +68,8 @@ struct TextCommand: FerrySubcommand {
         var words = text
         if text == "-" {
             guard let input = StandardInput.readAllUTF8() else {
-                throw CommandFailure(status: ExitStatus.dataError, message: tr("standard input is not valid UTF-8 text."))
+                throw CommandFailure(
+                    status: ExitStatus.dataError, message: tr("standard input is not valid UTF-8 text."))
             }
             words = input
         }
@@ -110,8 +112,10 @@ enum LocalPath {
             absolute = String(cString: cwd) + "/" + path
         }
         guard let uri = FileURI.uri(forPath: absolute) else {
-            // TRANSLATORS: {path} is a path given on the command line, in quotes.
-            throw CommandFailure(status: ExitStatus.dataError, message: tr("{path} is not a usable path.", ["path": SafeDisplay.quoted(path)]))
+            throw CommandFailure(
+                status: ExitStatus.dataError,
+                // TRANSLATORS: {path} is a path given on the command line, in quotes.
+                message: tr("{path} is not a usable path.", ["path": SafeDisplay.quoted(path)]))
         }
         return uri
     }

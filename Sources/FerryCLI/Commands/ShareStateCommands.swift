@@ -22,7 +22,8 @@ struct CancelCommand: FerrySubcommand {
 
 struct RetryCommand: FerrySubcommand {
     static let configuration = CommandConfiguration(
-        commandName: "retry", abstract: tr("Send a failed share again; destinations that have it are not sent to twice."))
+        commandName: "retry",
+        abstract: tr("Send a failed share again; destinations that have it are not sent to twice."))
 
     @Argument(help: ArgumentHelp(tr("The share's id, or a unique prefix of it.")))
     var id: String

@@ -7,22 +7,33 @@ import FerryCore
 /// table's STATE column is what scripts pick out, and `--json` says the same.
 enum ShareFormatter {
     static func table(_ shares: [Share]) -> String {
-        // TRANSLATORS: column headings of `ferry shares`, in capitals as is usual for a terminal table.
-        var lines = [row(trc("shares table", "ID"), trc("shares table", "STATE"), trc("shares table", "CREATED"), trc("shares table", "WHAT"))]
+        var lines = [
+            row(
+                // TRANSLATORS: column headings of `ferry shares`, in capitals as is usual for a terminal table.
+                trc("shares table", "ID"), trc("shares table", "STATE"), trc("shares table", "CREATED"),
+                trc("shares table", "WHAT"))
+        ]
         for share in shares {
-            lines.append(row(share.id, share.state.rawValue, Timestamp.readable(microseconds: share.created), summary(share)))
+            lines.append(
+                row(share.id, share.state.rawValue, Timestamp.readable(microseconds: share.created), summary(share)))
         }
         return lines.joined(separator: "\n")
     }
 
     static func details(_ share: Share) -> String {
-        // TRANSLATORS: labels of `ferry show`, each followed by a value; the values line up after the longest label.
-        let labels = (state: trc("share details", "State:"), what: trc("share details", "What:"),
-                      subject: trc("share details", "Subject:"), message: trc("share details", "Message:"),
-                      to: trc("share details", "To:"), from: trc("share details", "From:"),
-                      account: trc("share details", "As:"), error: trc("share details", "Error:"))
-        let width = [labels.state, labels.what, labels.subject, labels.message, labels.to, labels.from, labels.account,
-                     labels.error].map(\.count).max()! + 2
+        let labels = (
+            // TRANSLATORS: labels of `ferry show`, each followed by a value; the values line up after the longest
+            // label.
+            state: trc("share details", "State:"), what: trc("share details", "What:"),
+            subject: trc("share details", "Subject:"), message: trc("share details", "Message:"),
+            to: trc("share details", "To:"), from: trc("share details", "From:"),
+            account: trc("share details", "As:"), error: trc("share details", "Error:")
+        )
+        let width =
+            [
+                labels.state, labels.what, labels.subject, labels.message, labels.to, labels.from, labels.account,
+                labels.error,
+            ].map(\.count).max()! + 2
         func line(_ label: String, _ value: String) -> String { "  " + pad(label, width) + value }
 
         // TRANSLATORS: the first line of `ferry show`; {id} is the share's id.
@@ -37,11 +48,16 @@ enum ShareFormatter {
         let destinations = share.intent.destinations.map(SafeDisplay.escaped).joined(separator: ", ")
         // TRANSLATORS: `ferry show`, where a share goes when nobody said yet.
         lines.append(line(labels.to, destinations.isEmpty ? tr("(not chosen yet)") : destinations))
-        lines.append(line(labels.from, "\(share.intent.source.rawValue), \(Timestamp.readable(microseconds: share.created))"))
+        lines.append(
+            line(labels.from, "\(share.intent.source.rawValue), \(Timestamp.readable(microseconds: share.created))"))
         if let account = share.account {
             let shown = SafeDisplay.escaped(account)
-            // TRANSLATORS: `ferry show`; {account} is a Matrix user id (@me:example.org).
-            lines.append(line(labels.account, share.state == .awaitingSignIn ? tr("{account} (waiting for this account to sign in)", ["account": shown]) : shown))
+            lines.append(
+                line(
+                    labels.account,
+                    share.state == .awaitingSignIn
+                        // TRANSLATORS: `ferry show`; {account} is a Matrix user id (@me:example.org).
+                        ? tr("{account} (waiting for this account to sign in)", ["account": shown]) : shown))
         }
         if let failure = share.failure { lines.append(line(labels.error, SafeDisplay.escaped(failure.message))) }
         return lines.joined(separator: "\n")
@@ -57,8 +73,10 @@ enum ShareFormatter {
                 // TRANSLATORS: {what} is what was shared: a quoted file name, "the link …", "a text …" or "3 files".
                 return tr("Shared {what}; it will be sent once you sign in.", ["what": what])
             }
-            // TRANSLATORS: {what} is what was shared; {account} is a Matrix user id (@me:example.org).
-            return tr("Shared {what}; it will be sent once you sign in as {account}.", ["what": what, "account": SafeDisplay.escaped(account)])
+            return tr(
+                // TRANSLATORS: {what} is what was shared; {account} is a Matrix user id (@me:example.org).
+                "Shared {what}; it will be sent once you sign in as {account}.",
+                ["what": what, "account": SafeDisplay.escaped(account)])
         // TRANSLATORS: {what} is what was shared: a quoted file name, "the link …", "a text …" or "3 files".
         case .awaitingDestination: return tr("Shared {what}; choose where to send it.", ["what": what])
         // TRANSLATORS: {what} is what was shared: a quoted file name, "the link …", "a text …" or "3 files".
@@ -83,8 +101,12 @@ enum ShareFormatter {
             case .file: return SafeDisplay.quoted(item.name)
             // TRANSLATORS: goes into sentences such as "Shared {what}; sending."; {link} is the address, in quotes.
             case .link: return tr("the link {link}", ["link": SafeDisplay.quoted(item.name)])
-            // TRANSLATORS: goes into sentences such as "Shared {what}; sending."; {text} is its beginning, in quotes.
-            case .text: return tr("a text {text}", ["text": SafeDisplay.quoted(String(item.name.prefix(40)) + (item.name.count > 40 ? "…" : ""))])
+            case .text:
+                return tr(
+                    // TRANSLATORS: goes into sentences such as "Shared {what}; sending."; {text} is its beginning, in
+                    // quotes.
+                    "a text {text}",
+                    ["text": SafeDisplay.quoted(String(item.name.prefix(40)) + (item.name.count > 40 ? "…" : ""))])
             }
         }
         // TRANSLATORS: goes into sentences such as "Shared {what}; sending.", and the WHAT column of `ferry shares`.

@@ -70,9 +70,9 @@ private struct JSONDelivery: Encodable {
     }
 }
 
-private extension KeyedEncodingContainer {
+extension KeyedEncodingContainer {
     /// `{"name", "message"}`, or null: the same shape for a share's error and a delivery's.
-    mutating func encode(failure: Share.Failure?, forKey key: Key) throws {
+    fileprivate mutating func encode(failure: Share.Failure?, forKey key: Key) throws {
         if let failure {
             try encode(["name": failure.name, "message": failure.message], forKey: key)
         } else {

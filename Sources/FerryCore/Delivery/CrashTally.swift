@@ -31,8 +31,10 @@ public struct CrashTally: Equatable, Sendable {
 
     /// Why a share given up failed, for the person, in their language.
     public static var reason: String {
-        // TRANSLATORS: the reason in "Sending to {room} failed: {reason}."; "it" is the share.
-        trn("Ferry stopped unexpectedly {count} time while sending it, so it was set aside to let other shares go",
-            "Ferry stopped unexpectedly {count} times while sending it, so it was set aside to let other shares go", limit)
+        trn(
+            // TRANSLATORS: the reason in "Sending to {room} failed: {reason}."; "it" is the share.
+            "Ferry stopped unexpectedly {count} time while sending it, so it was set aside to let other shares go",
+            "Ferry stopped unexpectedly {count} times while sending it, so it was set aside to let other shares go",
+            limit)
     }
 }

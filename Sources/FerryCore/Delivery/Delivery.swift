@@ -40,9 +40,11 @@ public struct Delivery: Equatable, Sendable {
     public var signIn: Int64?
 
     /// A delivery as the outbox reads it back, or a new one for `destination` (queued, nothing sent).
-    public init(destination: String, roomID: String? = nil, state: State = .queued, bytesSent: UInt64 = 0,
-                bytesTotal: UInt64 = 0, eventsSent: Int = 0, eventsTotal: Int = 0, failure: Share.Failure? = nil,
-                retryAt: Int64? = nil, attempts: Int = 0, signIn: Int64? = nil) {
+    public init(
+        destination: String, roomID: String? = nil, state: State = .queued, bytesSent: UInt64 = 0,
+        bytesTotal: UInt64 = 0, eventsSent: Int = 0, eventsTotal: Int = 0, failure: Share.Failure? = nil,
+        retryAt: Int64? = nil, attempts: Int = 0, signIn: Int64? = nil
+    ) {
         self.destination = destination
         self.roomID = roomID
         self.state = state

@@ -34,8 +34,9 @@ public enum EventSize {
         guard !words.isEmpty else { return }
         let bytes = jsonBytes(words.joined(separator: "\n"))
         if bytes > bodyLimit {
-            throw .textTooLong(field: words.count > 1 ? .messageWithTextAsSent : .textAsSent,
-                               bytes: bytes, limit: bodyLimit)
+            throw .textTooLong(
+                field: words.count > 1 ? .messageWithTextAsSent : .textAsSent,
+                bytes: bytes, limit: bodyLimit)
         }
     }
 }

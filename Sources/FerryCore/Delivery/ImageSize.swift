@@ -1,7 +1,8 @@
 /// The pixel size of an image from the first bytes of its file, for `m.image`'s `info.w` / `info.h`
 /// (clients lay out the picture before it loads). PNG, GIF, JPEG and WebP; nil for anything else.
 public enum ImageSize {
-    /// The width and height in pixels from an image's first bytes, or nil when they are not a PNG, GIF, JPEG or WebP head.
+    /// The width and height in pixels from an image's first bytes, or nil when they are not a PNG, GIF, JPEG or WebP
+    /// head.
     public static func of(_ bytes: [UInt8]) -> (width: Int, height: Int)? {
         png(bytes) ?? gif(bytes) ?? jpeg(bytes) ?? webp(bytes)
     }
@@ -9,7 +10,8 @@ public enum ImageSize {
     static func png(_ b: [UInt8]) -> (Int, Int)? {
         // Signature, then the IHDR chunk: width and height as 32-bit big-endian at 16 and 20.
         guard b.count >= 24, b[0..<8] == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A],
-              b[12..<16] == [0x49, 0x48, 0x44, 0x52] else { return nil }
+            b[12..<16] == [0x49, 0x48, 0x44, 0x52]
+        else { return nil }
         return (be32(b, 16), be32(b, 20))
     }
 
@@ -36,7 +38,9 @@ public enum ImageSize {
     }
 
     static func webp(_ b: [UInt8]) -> (Int, Int)? {
-        guard b.count >= 30, b[0..<4] == [0x52, 0x49, 0x46, 0x46], b[8..<12] == [0x57, 0x45, 0x42, 0x50] else { return nil }
+        guard b.count >= 30, b[0..<4] == [0x52, 0x49, 0x46, 0x46], b[8..<12] == [0x57, 0x45, 0x42, 0x50] else {
+            return nil
+        }
         switch (b[12], b[13], b[14], b[15]) {
         case (0x56, 0x50, 0x38, 0x20): // "VP8 ": lossy, 14-bit sizes at 26
             return (Int(b[26]) | Int(b[27] & 0x3F) << 8, Int(b[28]) | Int(b[29] & 0x3F) << 8)
@@ -44,7 +48,10 @@ public enum ImageSize {
             let bits = Int(b[21]) | Int(b[22]) << 8 | Int(b[23]) << 16 | Int(b[24]) << 24
             return ((bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1)
         case (0x56, 0x50, 0x38, 0x58): // "VP8X": extended, 24-bit sizes minus one at 24
-            return ((Int(b[24]) | Int(b[25]) << 8 | Int(b[26]) << 16) + 1, (Int(b[27]) | Int(b[28]) << 8 | Int(b[29]) << 16) + 1)
+            return (
+                (Int(b[24]) | Int(b[25]) << 8 | Int(b[26]) << 16) + 1,
+                (Int(b[27]) | Int(b[28]) << 8 | Int(b[29]) << 16) + 1
+            )
         default: return nil
         }
     }

@@ -13,7 +13,8 @@ public enum ServerNumbers {
     /// clamped to an hour; nil for a negative or non-finite value, which asks for nothing usable.
     public static func retryDelay(milliseconds value: Double) -> Int64? {
         guard value.isFinite, value >= 0 else { return nil }
-        return value >= Double(maximumRetryDelayMilliseconds) ? maximumRetryDelayMilliseconds : Int64(value.rounded(.up))
+        return value >= Double(maximumRetryDelayMilliseconds)
+            ? maximumRetryDelayMilliseconds : Int64(value.rounded(.up))
     }
 
     /// A retry delay in milliseconds from the delay-seconds form of an HTTP `Retry-After` header
@@ -22,7 +23,8 @@ public enum ServerNumbers {
     public static func retryDelay(seconds text: String) -> Int64? {
         let text = text.trimmingSpaces
         guard !text.isEmpty, text.filter({ $0 == "." }).count <= 1,
-              text.allSatisfy({ $0 == "." || ("0"..."9").contains($0) }), let seconds = Double(text) else { return nil }
+            text.allSatisfy({ $0 == "." || ("0"..."9").contains($0) }), let seconds = Double(text)
+        else { return nil }
         return retryDelay(milliseconds: seconds * 1000)
     }
 

@@ -58,17 +58,19 @@ public struct FinishedNotices {
         case .sent:
             guard sent.add(rooms: rooms, reason: nil, at: now, burstGap: burstGap) else {
                 sent.lastShown = now
-                // TRANSLATORS: a notification's title: the shares arrived.
-                return Notice(id: "sent", title: tr("Shared"), body: Self.sentBody(rooms: rooms), retryShareID: nil,
-                              showsShares: false)
+                return Notice(
+                    // TRANSLATORS: a notification's title: the shares arrived.
+                    id: "sent", title: tr("Shared"), body: Self.sentBody(rooms: rooms), retryShareID: nil,
+                    showsShares: false)
             }
             return update(&sent, at: now, summary: sentSummary)
         case .failed:
             let reason = share.failure?.message ?? tr("It could not be delivered.")
             guard failed.add(rooms: rooms, reason: reason, at: now, burstGap: burstGap) else {
                 failed.lastShown = now
-                return Notice(id: "share-\(share.id)", title: tr("Ferry could not send your share"), body: reason,
-                              retryShareID: share.id, showsShares: false)
+                return Notice(
+                    id: "share-\(share.id)", title: tr("Ferry could not send your share"), body: reason,
+                    retryShareID: share.id, showsShares: false)
             }
             return update(&failed, at: now, summary: failedSummary)
         default:
@@ -87,7 +89,8 @@ public struct FinishedNotices {
     /// Whether a `flush` has something to show.
     public var hasPending: Bool { sent.pending || failed.pending }
 
-    private func update(_ tally: inout Tally, at now: Int64, force: Bool = false, summary: (Tally) -> Notice) -> Notice? {
+    private func update(_ tally: inout Tally, at now: Int64, force: Bool = false, summary: (Tally) -> Notice) -> Notice?
+    {
         guard force || now - tally.lastShown >= updateInterval else {
             tally.pending = true
             return nil
@@ -99,11 +102,13 @@ public struct FinishedNotices {
 
     private func sentSummary(_ tally: Tally) -> Notice {
         // A burst counts at least two shares.
-        let body = tally.rooms.isEmpty
+        let body =
+            tally.rooms.isEmpty
             ? trn("{count} share sent to your rooms.", "{count} shares sent to your rooms.", tally.count)
-            // TRANSLATORS: {rooms} names one to three rooms, such as "Family, Holiday and 2 more".
-            : trn("{count} share sent to {rooms}.", "{count} shares sent to {rooms}.", tally.count,
-                  ["rooms": Self.list(tally.rooms)])
+            : trn(
+                // TRANSLATORS: {rooms} names one to three rooms, such as "Family, Holiday and 2 more".
+                "{count} share sent to {rooms}.", "{count} shares sent to {rooms}.", tally.count,
+                ["rooms": Self.list(tally.rooms)])
         // TRANSLATORS: a notification's title: the shares arrived.
         return Notice(id: "sent", title: tr("Shared"), body: body, retryShareID: nil, showsShares: false)
     }
@@ -111,9 +116,10 @@ public struct FinishedNotices {
     private func failedSummary(_ tally: Tally) -> Notice {
         let body = tally.reasons.count == 1 ? tally.reasons.first! : tr("Open Ferry to see why, and to retry them.")
         // A burst counts at least two shares.
-        return Notice(id: "failed",
-                      title: trn("Ferry could not send {count} share", "Ferry could not send {count} shares", tally.count),
-                      body: body, retryShareID: nil, showsShares: true)
+        return Notice(
+            id: "failed",
+            title: trn("Ferry could not send {count} share", "Ferry could not send {count} shares", tally.count),
+            body: body, retryShareID: nil, showsShares: true)
     }
 
     /// The body of a notice for one share sent to `rooms`.
@@ -132,9 +138,10 @@ public struct FinishedNotices {
         // TRANSLATORS: a list of three room names.
         case 3: return tr("{first}, {second} and {third}", ["first": names[0], "second": names[1], "third": names[2]])
         default:
-            // TRANSLATORS: a list of three room names and how many more rooms there are.
-            return trn("{first}, {second}, {third} and {count} more", "{first}, {second}, {third} and {count} more",
-                       names.count - 3, ["first": names[0], "second": names[1], "third": names[2]])
+            return trn(
+                // TRANSLATORS: a list of three room names and how many more rooms there are.
+                "{first}, {second}, {third} and {count} more", "{first}, {second}, {third} and {count} more",
+                names.count - 3, ["first": names[0], "second": names[1], "third": names[2]])
         }
     }
 }

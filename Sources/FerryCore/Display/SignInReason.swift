@@ -8,8 +8,9 @@ public enum SignInReason {
     public static func sentence(waiting: Int) -> String {
         let count = max(1, waiting)
         guard count < countLimit else {
-            return trn("Sign in to send more than {count} waiting share.", "Sign in to send more than {count} waiting shares.",
-                       countLimit - 1)
+            return trn(
+                "Sign in to send more than {count} waiting share.", "Sign in to send more than {count} waiting shares.",
+                countLimit - 1)
         }
         return trn("Sign in to send {count} waiting share.", "Sign in to send {count} waiting shares.", count)
     }

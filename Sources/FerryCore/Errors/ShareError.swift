@@ -151,22 +151,27 @@ public enum ShareError: Error, Equatable, Sendable {
         case .invalidArgument(let why): return why
         case .emptyShare: return tr("There is nothing to share: give files or a text.")
         case .tooManyItems(let count, let limit):
-            // TRANSLATORS: {count} is always more than {limit}, and {limit} is at least 1.
-            return trn("{count} file is too many for one share; the limit is {limit}.",
-                       "{count} files are too many for one share; the limit is {limit}.", count, ["limit": String(limit)])
+            return trn(
+                // TRANSLATORS: {count} is always more than {limit}, and {limit} is at least 1.
+                "{count} file is too many for one share; the limit is {limit}.",
+                "{count} files are too many for one share; the limit is {limit}.", count, ["limit": String(limit)])
         case .fileNotFound(let path): return tr("{path} does not exist.", ["path": q(path)])
-        case .danglingSymlink(let path): return tr("{path} is a symbolic link to a file that does not exist.", ["path": q(path)])
+        case .danglingSymlink(let path):
+            return tr("{path} is a symbolic link to a file that does not exist.", ["path": q(path)])
         case .symlinkLoop(let path): return tr("{path} is a loop of symbolic links.", ["path": q(path)])
-        case .isDirectory(let path): return tr("{path} is a folder; Ferry shares files, not folders.", ["path": q(path)])
+        case .isDirectory(let path):
+            return tr("{path} is a folder; Ferry shares files, not folders.", ["path": q(path)])
         case .notRegularFile(let path, let kind): return Self.notRegularFile(q(path), kind: kind)
         case .permissionDenied(let path): return tr("{path} cannot be read: permission denied.", ["path": q(path)])
         case .emptyFile(let path): return tr("{path} is empty (0 bytes); there is nothing to send.", ["path": q(path)])
         case .fileTooLarge(let path, let size, let limit):
-            // TRANSLATORS: {size} and {limit} are sizes such as "5 GB".
-            return tr("{path} is {size}, over the limit of {limit}.",
-                      ["path": q(path), "size": ByteCount.format(size), "limit": ByteCount.format(limit)])
+            return tr(
+                // TRANSLATORS: {size} and {limit} are sizes such as "5 GB".
+                "{path} is {size}, over the limit of {limit}.",
+                ["path": q(path), "size": ByteCount.format(size), "limit": ByteCount.format(limit)])
         case .emptyText: return tr("The text is empty; there is nothing to share.")
-        case .textTooLong(let field, let bytes, let limit): return Self.textTooLong(field: field, bytes: bytes, limit: limit)
+        case .textTooLong(let field, let bytes, let limit):
+            return Self.textTooLong(field: field, bytes: bytes, limit: limit)
         case .invalidURI(let uri, let reason):
             // TRANSLATORS: {reason} is a clause such as "it has no scheme such as file://".
             return tr("{uri} is not a URI Ferry understands: {reason}.", ["uri": q(uri), "reason": reason])
@@ -174,40 +179,49 @@ public enum ShareError: Error, Equatable, Sendable {
             // TRANSLATORS: {scheme} is a URI scheme such as "sftp", followed by its colon.
             return tr("{uri} uses {scheme}:, which Ferry cannot read here.", ["uri": q(uri), "scheme": scheme])
         case .remoteHost(let uri, let host):
-            // TRANSLATORS: {host} is the name of the other computer.
-            return tr("{uri} names a file on another computer ({host}); Ferry shares files from this one.",
-                      ["uri": q(uri), "host": SafeDisplay.escaped(host)])
+            return tr(
+                // TRANSLATORS: {host} is the name of the other computer.
+                "{uri} names a file on another computer ({host}); Ferry shares files from this one.",
+                ["uri": q(uri), "host": SafeDisplay.escaped(host)])
         case .remoteReadFailed(let uri, let reason):
             return tr("{uri} could not be read: {reason}.", ["uri": q(uri), "reason": reason])
         case .invalidDestination(let destination):
-            // TRANSLATORS: keep the examples !…, #room:server and @user:server as they are.
-            return tr("{destination} is not a room id (!…), a room alias (#room:server) or a user id (@user:server).",
-                      ["destination": q(destination)])
+            return tr(
+                // TRANSLATORS: keep the examples !…, #room:server and @user:server as they are.
+                "{destination} is not a room id (!…), a room alias (#room:server) or a user id (@user:server).",
+                ["destination": q(destination)])
         case .stagingFailed(let path, let reason):
             // TRANSLATORS: {reason} is the system's reason, such as "No space left on device".
             return tr("{path} could not be copied for sending: {reason}.", ["path": q(path), "reason": reason])
         case .storageFailed(let what, let reason): return Self.storageFailed(what, reason: reason)
         case .notEnoughSpace(let needed, let reserve, let available):
-            // TRANSLATORS: {needed}, {reserve} and {available} are sizes such as "5 MB".
-            return tr("There is not enough free disk space to keep a copy of this share: it needs {needed} and {reserve} stay free for the system, but only {available} are free.",
-                      ["needed": ByteCount.format(needed), "reserve": ByteCount.format(reserve),
-                       "available": ByteCount.format(available)])
+            return tr(
+                // TRANSLATORS: {needed}, {reserve} and {available} are sizes such as "5 MB".
+                "There is not enough free disk space to keep a copy of this share: it needs {needed} and {reserve} stay free for the system, but only {available} are free.",
+                [
+                    "needed": ByteCount.format(needed), "reserve": ByteCount.format(reserve),
+                    "available": ByteCount.format(available),
+                ])
         case .noSuchShare(let id): return tr("There is no share {id}.", ["id": q(id)])
         case .notCancellable(let id, let state):
-            // TRANSLATORS: {state} is a share's state, such as "sent" (translated with the context "share state").
-            return tr("Share {id} is already {state} and cannot be cancelled.", ["id": q(id), "state": state.displayName])
+            return tr(
+                // TRANSLATORS: {state} is a share's state, such as "sent" (translated with the context "share state").
+                "Share {id} is already {state} and cannot be cancelled.", ["id": q(id), "state": state.displayName])
         case .tooLateToCancel(let id, let destinations):
-            // TRANSLATORS: {destinations} is a list of quoted room names or ids, separated by commas.
-            return tr("Share {id} is cancelled, but too late for {destinations}: part of it was already on its way there. Nothing more of it will be sent.",
-                      ["id": q(id), "destinations": destinations.map(q).joined(separator: ", ")])
+            return tr(
+                // TRANSLATORS: {destinations} is a list of quoted room names or ids, separated by commas.
+                "Share {id} is cancelled, but too late for {destinations}: part of it was already on its way there. Nothing more of it will be sent.",
+                ["id": q(id), "destinations": destinations.map(q).joined(separator: ", ")])
         case .notRetryable(let id, let state):
-            // TRANSLATORS: {state} is a share's state, such as "sent" (translated with the context "share state").
-            return tr("Share {id} is {state}; only a share that failed or is still on its way can be retried.",
-                      ["id": q(id), "state": state.displayName])
+            return tr(
+                // TRANSLATORS: {state} is a share's state, such as "sent" (translated with the context "share state").
+                "Share {id} is {state}; only a share that failed or is still on its way can be retried.",
+                ["id": q(id), "state": state.displayName])
         case .notCompletable(let id, let state):
-            // TRANSLATORS: {state} is a share's state, such as "sent" (translated with the context "share state").
-            return tr("Share {id} is {state}; only a share that waits for a destination can be completed.",
-                      ["id": q(id), "state": state.displayName])
+            return tr(
+                // TRANSLATORS: {state} is a share's state, such as "sent" (translated with the context "share state").
+                "Share {id} is {state}; only a share that waits for a destination can be completed.",
+                ["id": q(id), "state": state.displayName])
         case .notSignedIn:
             // TRANSLATORS: "ferry login" is a command; keep it as it is.
             return tr("Nobody is signed in; sign in to a Matrix account first (ferry login).")
@@ -218,24 +232,30 @@ public enum ShareError: Error, Equatable, Sendable {
         case .signInInProgress: return tr("A sign-in through the browser is already waiting; finish or close it first.")
         case .invalidRecoveryKey(let why): return why
         case .wrongRecoveryKey(let passphrase):
-            return passphrase ? tr("That passphrase does not open this account's secret storage; check it, or use the recovery key.")
+            return passphrase
+                ? tr("That passphrase does not open this account's secret storage; check it, or use the recovery key.")
                 : tr("That recovery key does not open this account's secret storage; it may be an older one.")
         case .cannotVerify(let why):
-            // TRANSLATORS: {reason} is a clause saying what is missing, such as "the account has no cross-signing identity yet".
+            // TRANSLATORS: {reason} is a clause saying what is missing, such as "the account has no cross-signing
+            // identity yet".
             return tr("This device cannot be verified this way: {reason}.", ["reason": why])
         case .passwordRequired(let what): return Self.passwordRequired(what)
         case .encryptedRoom(let room, let reason):
-            return tr("{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}. Nothing was sent there unencrypted.",
-                      ["room": q(room), "reason": reason])
+            return tr(
+                "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}. Nothing was sent there unencrypted.",
+                ["room": q(room), "reason": reason])
         case .forbidden(let room, let reason):
             return tr("The homeserver refused to send to {room}: {reason}.", ["room": q(room), "reason": reason])
         case .roomNotFound(let room): return tr("{room} does not exist, or you are not in it.", ["room": q(room)])
         case .fileTooLargeForServer(let name, let size, let limit):
-            // TRANSLATORS: {size} and {limit} are sizes such as "200 MB".
-            return tr("{name} is {size}, over the homeserver's upload limit of {limit}.",
-                      ["name": q(name), "size": ByteCount.format(size), "limit": ByteCount.format(limit)])
+            return tr(
+                // TRANSLATORS: {size} and {limit} are sizes such as "200 MB".
+                "{name} is {size}, over the homeserver's upload limit of {limit}.",
+                ["name": q(name), "size": ByteCount.format(size), "limit": ByteCount.format(limit)])
         case .stagedCopyLost(let name, let reason):
-            return tr("Ferry's copy of {name} cannot be sent: {reason}; share the file again.", ["name": q(name), "reason": reason])
+            return tr(
+                "Ferry's copy of {name} cannot be sent: {reason}; share the file again.",
+                ["name": q(name), "reason": reason])
         case .deliveryFailed(let room, let reason):
             return tr("Sending to {room} failed: {reason}.", ["room": q(room), "reason": reason])
         }
@@ -247,12 +267,16 @@ public enum ShareError: Error, Equatable, Sendable {
     /// `path` (quoted) is a FIFO, a device or a socket.
     private static func notRegularFile(_ path: String, kind: FileKind) -> String {
         switch kind {
-        case .fifo: return tr("{path} is a FIFO (named pipe), not a regular file; Ferry does not read those.", ["path": path])
-        case .characterDevice: return tr("{path} is a character device, not a regular file; Ferry does not read those.", ["path": path])
-        case .blockDevice: return tr("{path} is a block device, not a regular file; Ferry does not read those.", ["path": path])
+        case .fifo:
+            return tr("{path} is a FIFO (named pipe), not a regular file; Ferry does not read those.", ["path": path])
+        case .characterDevice:
+            return tr("{path} is a character device, not a regular file; Ferry does not read those.", ["path": path])
+        case .blockDevice:
+            return tr("{path} is a block device, not a regular file; Ferry does not read those.", ["path": path])
         case .socket: return tr("{path} is a socket, not a regular file; Ferry does not read those.", ["path": path])
         case .other:
-            // TRANSLATORS: said of a file of another kind than those Ferry names (a FIFO, a device, a socket); the English repeats itself, a translation need not.
+            // TRANSLATORS: said of a file of another kind than those Ferry names (a FIFO, a device, a socket); the
+            // English repeats itself, a translation need not.
             return tr("{path} is not a regular file, not a regular file; Ferry does not read those.", ["path": path])
         }
     }
@@ -262,25 +286,33 @@ public enum ShareError: Error, Equatable, Sendable {
         let values: KeyValuePairs = ["limit": String(limit)]
         switch field {
         case .subject:
-            // TRANSLATORS: {count} chooses the plural form; {limit} is always a large number (1024 and more).
-            return trn("The subject is {count} byte long, over the limit of {limit} bytes.",
-                       "The subject is {count} bytes long, over the limit of {limit} bytes.", bytes, values)
+            return trn(
+                // TRANSLATORS: {count} chooses the plural form; {limit} is always a large number (1024 and more).
+                "The subject is {count} byte long, over the limit of {limit} bytes.",
+                "The subject is {count} bytes long, over the limit of {limit} bytes.", bytes, values)
         case .message:
-            // TRANSLATORS: {count} chooses the plural form; {limit} is always a large number (1024 and more).
-            return trn("The message is {count} byte long, over the limit of {limit} bytes.",
-                       "The message is {count} bytes long, over the limit of {limit} bytes.", bytes, values)
+            return trn(
+                // TRANSLATORS: {count} chooses the plural form; {limit} is always a large number (1024 and more).
+                "The message is {count} byte long, over the limit of {limit} bytes.",
+                "The message is {count} bytes long, over the limit of {limit} bytes.", bytes, values)
         case .text:
-            // TRANSLATORS: {count} chooses the plural form; {limit} is always a large number (1024 and more).
-            return trn("The text is {count} byte long, over the limit of {limit} bytes.",
-                       "The text is {count} bytes long, over the limit of {limit} bytes.", bytes, values)
+            return trn(
+                // TRANSLATORS: {count} chooses the plural form; {limit} is always a large number (1024 and more).
+                "The text is {count} byte long, over the limit of {limit} bytes.",
+                "The text is {count} bytes long, over the limit of {limit} bytes.", bytes, values)
         case .messageWithTextAsSent:
-            // TRANSLATORS: the person's message and the text or link it goes with, counted together as they go out as one Matrix message; {limit} is always a large number.
-            return trn("The message with its text or link, as sent is {count} byte long, over the limit of {limit} bytes.",
-                       "The message with its text or link, as sent is {count} bytes long, over the limit of {limit} bytes.", bytes, values)
+            return trn(
+                // TRANSLATORS: the person's message and the text or link it goes with, counted together as they go out
+                // as one Matrix message; {limit} is always a large number.
+                "The message with its text or link, as sent is {count} byte long, over the limit of {limit} bytes.",
+                "The message with its text or link, as sent is {count} bytes long, over the limit of {limit} bytes.",
+                bytes, values)
         case .textAsSent:
-            // TRANSLATORS: the text counted as it goes out in a Matrix message, where some characters take several bytes; {limit} is always a large number.
-            return trn("The text, as sent is {count} byte long, over the limit of {limit} bytes.",
-                       "The text, as sent is {count} bytes long, over the limit of {limit} bytes.", bytes, values)
+            return trn(
+                // TRANSLATORS: the text counted as it goes out in a Matrix message, where some characters take several
+                // bytes; {limit} is always a large number.
+                "The text, as sent is {count} byte long, over the limit of {limit} bytes.",
+                "The text, as sent is {count} bytes long, over the limit of {limit} bytes.", bytes, values)
         }
     }
 
@@ -288,20 +320,28 @@ public enum ShareError: Error, Equatable, Sendable {
     private static func storageFailed(_ change: StoredChange, reason: String) -> String {
         switch change {
         case .newShare:
-            // TRANSLATORS: {reason} is the database's reason, such as "disk I/O error".
-            return tr("Ferry could not save the new share in its database ({reason}); nothing was changed.", ["reason": reason])
+            return tr(
+                // TRANSLATORS: {reason} is the database's reason, such as "disk I/O error".
+                "Ferry could not save the new share in its database ({reason}); nothing was changed.",
+                ["reason": reason])
         case .destinations:
-            // TRANSLATORS: {reason} is the database's reason, such as "disk I/O error".
-            return tr("Ferry could not save the share's destinations in its database ({reason}); nothing was changed.", ["reason": reason])
+            return tr(
+                // TRANSLATORS: {reason} is the database's reason, such as "disk I/O error".
+                "Ferry could not save the share's destinations in its database ({reason}); nothing was changed.",
+                ["reason": reason])
         case .retry:
-            // TRANSLATORS: {reason} is the database's reason, such as "disk I/O error".
-            return tr("Ferry could not save the retry in its database ({reason}); nothing was changed.", ["reason": reason])
+            return tr(
+                // TRANSLATORS: {reason} is the database's reason, such as "disk I/O error".
+                "Ferry could not save the retry in its database ({reason}); nothing was changed.", ["reason": reason])
         case .cancellation:
-            // TRANSLATORS: {reason} is the database's reason, such as "disk I/O error".
-            return tr("Ferry could not save the cancellation in its database ({reason}); nothing was changed.", ["reason": reason])
+            return tr(
+                // TRANSLATORS: {reason} is the database's reason, such as "disk I/O error".
+                "Ferry could not save the cancellation in its database ({reason}); nothing was changed.",
+                ["reason": reason])
         case .signIn:
-            // TRANSLATORS: {reason} is the database's reason, such as "disk I/O error".
-            return tr("Ferry could not save the sign-in in its database ({reason}); nothing was changed.", ["reason": reason])
+            return tr(
+                // TRANSLATORS: {reason} is the database's reason, such as "disk I/O error".
+                "Ferry could not save the sign-in in its database ({reason}); nothing was changed.", ["reason": reason])
         }
     }
 
@@ -310,7 +350,8 @@ public enum ShareError: Error, Equatable, Sendable {
         switch method {
         case .password: return tr("The homeserver {server} does not offer sign-in with a password.", ["server": server])
         case .browser:
-            return tr("The homeserver {server} does not offer sign-in with the browser (single sign-on).", ["server": server])
+            return tr(
+                "The homeserver {server} does not offer sign-in with the browser (single sign-on).", ["server": server])
         }
     }
 
@@ -361,9 +402,10 @@ public enum ExitStatus {
         case "FileNotFound", "DanglingSymlink", "PermissionDenied", "RemoteReadFailed": return noInput
         case "StagingFailed", "StorageFailed", "StagedCopyLost", "NotEnoughSpace": return ioError
         case "InvalidArgument", "EmptyShare", "TooManyItems", "IsDirectory", "NotRegularFile", "SymlinkLoop",
-             "EmptyFile", "FileTooLarge", "EmptyText", "TextTooLong", "InvalidURI", "UnsupportedScheme",
-             "RemoteHost", "InvalidDestination", "NoSuchShare", "NotCancellable", "TooLateToCancel", "NotRetryable", "NotCompletable",
-             "EncryptedRoom", "FileTooLargeForServer":
+            "EmptyFile", "FileTooLarge", "EmptyText", "TextTooLong", "InvalidURI", "UnsupportedScheme",
+            "RemoteHost", "InvalidDestination", "NoSuchShare", "NotCancellable", "TooLateToCancel", "NotRetryable",
+            "NotCompletable",
+            "EncryptedRoom", "FileTooLargeForServer":
             return dataError
         case "RoomNotFound": return noUser
         case "HomeserverUnreachable", "UnsupportedLogin": return unavailable

@@ -1,7 +1,8 @@
 /// Where a share goes, as a person or client names it. Room ids are opaque (room version 12 ids
 /// have no server part), so only the sigil and the presence of a server in aliases and user ids are checked.
 public enum Destination {
-    /// What a destination names: a room by id (`!`), a room by alias (`#…:server`), or a person (`@…:server`), whose direct chat it means.
+    /// What a destination names: a room by id (`!`), a room by alias (`#…:server`), or a person (`@…:server`), whose
+    /// direct chat it means.
     public enum Kind: Equatable, Sendable {
         /// `!opaque`: a room by its id.
         case roomID
@@ -11,10 +12,12 @@ public enum Destination {
         case userID
     }
 
-    /// The kind of `destination`, or nil when it is none of them (a wrong sigil, whitespace, no server, over 255 bytes).
+    /// The kind of `destination`, or nil when it is none of them (a wrong sigil, whitespace, no server, over 255
+    /// bytes).
     public static func kind(of destination: String) -> Kind? {
         guard let sigil = destination.first, destination.count > 1, destination.utf8.count <= 255,
-              !destination.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.value < 0x20 }) else {
+            !destination.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.value < 0x20 })
+        else {
             return nil
         }
         let rest = destination.dropFirst()

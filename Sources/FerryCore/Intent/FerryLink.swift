@@ -22,7 +22,8 @@ public struct FerryLink: Equatable, Sendable {
         if rest.hasPrefix("//") { rest = rest.dropFirst(2) }
         let action = rest.prefix { $0 != "?" && $0 != "#" }
         guard action == "share" || action == "share/" else {
-            // TRANSLATORS: the reason in "{uri} is not a URI Ferry understands: {reason}."; keep ferry:share?… as it is.
+            // TRANSLATORS: the reason in "{uri} is not a URI Ferry understands: {reason}."; keep ferry:share?… as it
+            // is.
             throw .invalidURI(uri, reason: tr("Ferry knows only ferry:share?…"))
         }
         var query = rest.dropFirst(action.count)
@@ -32,7 +33,8 @@ public struct FerryLink: Equatable, Sendable {
         for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard let key = FormDecoding.decode(parts[0]),
-                  let value = FormDecoding.decode(parts.count > 1 ? parts[1] : "") else {
+                let value = FormDecoding.decode(parts.count > 1 ? parts[1] : "")
+            else {
                 // TRANSLATORS: the reason in "{uri} is not a URI Ferry understands: {reason}."
                 throw .invalidURI(uri, reason: tr("its query is not valid percent-encoded UTF-8"))
             }
@@ -46,7 +48,8 @@ public struct FerryLink: Equatable, Sendable {
             }
         }
         if (text ?? "").isEmpty && (url ?? "").isEmpty {
-            // TRANSLATORS: the reason in "{uri} is not a URI Ferry understands: {reason}."; keep text= and url= as they are.
+            // TRANSLATORS: the reason in "{uri} is not a URI Ferry understands: {reason}."; keep text= and url= as they
+            // are.
             throw .invalidURI(uri, reason: tr("it has neither text= nor url="))
         }
     }

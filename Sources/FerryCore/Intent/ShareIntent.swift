@@ -20,8 +20,10 @@ public struct ShareIntent: Equatable, Sendable {
     public let suggestedDestinations: [String]
 
     /// An intent of at least one item; the action and the common content type follow from the items.
-    public init(items: [ShareItem], subject: String?, message: String?, destinations: [String], source: IntakeSource,
-                suggestedDestinations: [String] = []) {
+    public init(
+        items: [ShareItem], subject: String?, message: String?, destinations: [String], source: IntakeSource,
+        suggestedDestinations: [String] = []
+    ) {
         precondition(!items.isEmpty, "a share has at least one item")
         self.action = items.count == 1 ? .send : .sendMultiple
         self.items = items
@@ -35,8 +37,9 @@ public struct ShareIntent: Equatable, Sendable {
 
     /// The same intent with destinations chosen later (the dialog, or `CompleteShare`).
     public func with(destinations: [String], message: String?) -> ShareIntent {
-        ShareIntent(items: items, subject: subject, message: message, destinations: destinations, source: source,
-                    suggestedDestinations: suggestedDestinations)
+        ShareIntent(
+            items: items, subject: subject, message: message, destinations: destinations, source: source,
+            suggestedDestinations: suggestedDestinations)
     }
 }
 

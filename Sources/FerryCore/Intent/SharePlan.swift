@@ -89,8 +89,9 @@ public struct SharePlan: Equatable, Sendable {
                 message = Self.nonBlank(request.message)
             } else {
                 guard Self.nonBlank(request.message) == nil else {
-                    // TRANSLATORS: “text” and “message” are names of Share's options; keep them as they are.
-                    throw .invalidArgument(tr("A text share carries its words in “text”; “message” goes with files and links."))
+                    throw .invalidArgument(
+                        // TRANSLATORS: “text” and “message” are names of Share's options; keep them as they are.
+                        tr("A text share carries its words in “text”; “message” goes with files and links."))
                 }
                 items = [.text(text)]
                 message = nil
@@ -99,15 +100,18 @@ public struct SharePlan: Equatable, Sendable {
             throw .emptyShare
         }
         // The words go out as one event (Composition): counted as the server will count them.
-        let words = [message].compactMap { $0 } + items.compactMap { item -> String? in
-            switch item {
-            case .text(let text), .link(let text): return text
-            case .file: return nil
+        let words =
+            [message].compactMap { $0 }
+            + items.compactMap { item -> String? in
+                switch item {
+                case .text(let text), .link(let text): return text
+                case .file: return nil
+                }
             }
-        }
         try EventSize.check(words: words)
-        return SharePlan(items: items, subject: subject, message: message, destinations: destinations,
-                         source: request.source)
+        return SharePlan(
+            items: items, subject: subject, message: message, destinations: destinations,
+            source: request.source)
     }
 
     /// The `ferry:` link when the URIs are exactly one; refuses a `ferry:` URI mixed with files.
@@ -115,7 +119,8 @@ public struct SharePlan: Equatable, Sendable {
         let ferryURIs = request.uris.filter { uriScheme($0) == FerryLink.scheme }
         guard !ferryURIs.isEmpty else { return nil }
         guard request.uris.count == 1 else {
-            throw .invalidArgument(tr("A ferry: URI is a share of its own and cannot be shared together with other URIs."))
+            throw .invalidArgument(
+                tr("A ferry: URI is a share of its own and cannot be shared together with other URIs."))
         }
         guard request.text == nil, request.message == nil else {
             // TRANSLATORS: “text” and “message” are names of Share's options; keep them as they are.
@@ -129,14 +134,19 @@ public struct SharePlan: Equatable, Sendable {
         guard let colon = uri.firstIndex(of: ":") else { return nil }
         let scheme = uri[..<colon]
         guard let first = scheme.unicodeScalars.first, first.isASCII, first.properties.isAlphabetic,
-              scheme.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "+-.".unicodeScalars.contains($0)) })
+            scheme.unicodeScalars.allSatisfy({
+                $0.isASCII
+                    && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "+-.".unicodeScalars.contains($0))
+            })
         else { return nil }
         return scheme.lowercased()
     }
 
     private static func tooManyDestinations(_ count: Int, limit: Int) -> String {
-        // TRANSLATORS: {count} is always more than {limit}.
-        trn("{count} destination is too many; the limit is {limit}.", "{count} destinations are too many; the limit is {limit}.",
+        trn(
+            // TRANSLATORS: {count} is always more than {limit}.
+            "{count} destination is too many; the limit is {limit}.",
+            "{count} destinations are too many; the limit is {limit}.",
             count, ["limit": String(limit)])
     }
 

@@ -15,8 +15,10 @@ public struct ShareRequest: Equatable, Sendable {
     public var source: IntakeSource
 
     /// A request with the fields given; nothing is checked yet.
-    public init(uris: [String] = [], text: String? = nil, subject: String? = nil, message: String? = nil,
-                destinations: [String] = [], source: IntakeSource) {
+    public init(
+        uris: [String] = [], text: String? = nil, subject: String? = nil, message: String? = nil,
+        destinations: [String] = [], source: IntakeSource
+    ) {
         self.uris = uris
         self.text = text
         self.subject = subject
@@ -58,8 +60,10 @@ public struct Limits: Equatable, Sendable {
     public var remoteStallSeconds: Int = 20
 
     /// Limits for a desktop: 1000 items, 4 GiB a file, 32 KiB of text, 1 KiB of subject, 100 destinations.
-    public init(maxItems: Int = 1000, maxFileSize: UInt64 = 4 << 30, maxTextBytes: Int = 32768,
-                maxSubjectBytes: Int = 1024, maxDestinations: Int = 100) {
+    public init(
+        maxItems: Int = 1000, maxFileSize: UInt64 = 4 << 30, maxTextBytes: Int = 32768,
+        maxSubjectBytes: Int = 1024, maxDestinations: Int = 100
+    ) {
         self.maxItems = maxItems
         self.maxFileSize = maxFileSize
         self.maxTextBytes = maxTextBytes

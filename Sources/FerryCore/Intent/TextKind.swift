@@ -1,8 +1,10 @@
 /// Whether a shared text is a link: a single URL and nothing else, as Android's share sheet decides.
 public enum TextKind {
     /// Schemes that make a text a link when it is nothing but one URI of them.
-    static let linkSchemes: Set<String> = ["http", "https", "ftp", "ftps", "matrix", "mailto", "geo", "tel",
-                                           "xmpp", "magnet", "sms", "gemini"]
+    static let linkSchemes: Set<String> = [
+        "http", "https", "ftp", "ftps", "matrix", "mailto", "geo", "tel",
+        "xmpp", "magnet", "sms", "gemini",
+    ]
     /// Schemes whose URIs must name a host (`https://host…`).
     static let hierarchical: Set<String> = ["http", "https", "ftp", "ftps", "gemini"]
 
@@ -10,7 +12,8 @@ public enum TextKind {
     public static func link(in text: String) -> String? {
         let trimmed = text.trimmingWhitespace()
         guard !trimmed.isEmpty, !trimmed.unicodeScalars.contains(where: { $0.properties.isWhitespace }),
-              let colon = trimmed.firstIndex(of: ":") else { return nil }
+            let colon = trimmed.firstIndex(of: ":")
+        else { return nil }
         let scheme = trimmed[..<colon].lowercased()
         guard linkSchemes.contains(scheme) else { return nil }
         let rest = trimmed[trimmed.index(after: colon)...]

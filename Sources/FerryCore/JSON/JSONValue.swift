@@ -49,7 +49,8 @@ public enum JSONValue: Sendable, Hashable {
 }
 
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
-    ExpressibleByDictionaryLiteral, ExpressibleByArrayLiteral {
+    ExpressibleByDictionaryLiteral, ExpressibleByArrayLiteral
+{
     // Not ExpressibleByNilLiteral: `cond ? nil : value` would then pick JSON null where an
     // absent value was meant (it sent `"device_keys": null` once). JSON null is `.null`.
     /// A string literal as a JSON string.
@@ -83,7 +84,8 @@ extension JSONValue: Codable {
         } else if let members = try? container.decode([String: JSONValue].self) {
             self = .object(members)
         } else {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "not a JSON value Matrix signs (a fraction?)")
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "not a JSON value Matrix signs (a fraction?)")
         }
     }
 

@@ -33,8 +33,10 @@ public struct Share: Equatable, Sendable {
     }
 
     /// A share as intake makes it or the outbox reads it back.
-    public init(id: String, intent: ShareIntent, state: ShareState, created: Int64, updated: Int64, failure: Failure? = nil,
-                deliveries: [Delivery] = [], account: String? = nil) {
+    public init(
+        id: String, intent: ShareIntent, state: ShareState, created: Int64, updated: Int64, failure: Failure? = nil,
+        deliveries: [Delivery] = [], account: String? = nil
+    ) {
         self.deliveries = deliveries
         self.account = account
         self.id = id

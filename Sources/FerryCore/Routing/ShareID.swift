@@ -3,7 +3,8 @@
 public enum ShareID {
     static let alphabet = Array("0123456789abcdefghjkmnpqrstvwxyz".utf8)
 
-    /// A new id for a share made at `milliseconds` since the Unix epoch, with 80 bits from the system's random generator.
+    /// A new id for a share made at `milliseconds` since the Unix epoch, with 80 bits from the system's random
+    /// generator.
     public static func make(milliseconds: UInt64) -> String {
         var generator = SystemRandomNumberGenerator()
         return make(milliseconds: milliseconds, random: (generator.next(), generator.next()))

@@ -20,9 +20,11 @@ public enum ShareState: String, Sendable, Codable, CaseIterable {
     public var displayName: String {
         // The English is the state's name in the API, as these sentences have always shown it.
         switch self {
-        // TRANSLATORS: a share's state in sentences such as "Share {id} is {state}; …"; a translation may be a phrase ("waiting for a sign-in").
+        // TRANSLATORS: a share's state in sentences such as "Share {id} is {state}; …"; a translation may be a phrase
+        // ("waiting for a sign-in").
         case .awaitingSignIn: return trc("share state", "awaiting-sign-in")
-        // TRANSLATORS: a share's state in sentences such as "Share {id} is {state}; …"; a translation may be a phrase ("waiting for a destination").
+        // TRANSLATORS: a share's state in sentences such as "Share {id} is {state}; …"; a translation may be a phrase
+        // ("waiting for a destination").
         case .awaitingDestination: return trc("share state", "awaiting-destination")
         // TRANSLATORS: a share's state in sentences such as "Share {id} is {state}; …".
         case .queued: return trc("share state", "queued")

@@ -38,7 +38,9 @@ public enum Translation {
         /// `message`.
         public func text(_ message: String) -> String { message }
         /// `singular` for 1, `plural` otherwise.
-        public func plural(_ singular: String, _ plural: String, count: UInt64) -> String { count == 1 ? singular : plural }
+        public func plural(_ singular: String, _ plural: String, count: UInt64) -> String {
+            count == 1 ? singular : plural
+        }
         /// `message`.
         public func text(_ message: String, context: String) -> String { message }
         /// `ByteCount.english(bytes)`.
@@ -60,7 +62,8 @@ public enum Translation {
             result += rest[..<open]
             let afterOpen = rest.index(after: open)
             if let close = rest[afterOpen...].firstIndex(of: "}"),
-               let value = values.first(where: { $0.key == rest[afterOpen..<close] })?.value {
+                let value = values.first(where: { $0.key == rest[afterOpen..<close] })?.value
+            {
                 result += value
                 rest = rest[rest.index(after: close)...]
             } else {
@@ -80,15 +83,19 @@ public func tr(_ message: StaticString, _ values: KeyValuePairs<String, String> 
 
 /// The translation of `singular`/`plural` for `count` (ngettext); `{count}` is the number itself,
 /// and the other placeholders come from `values`.
-public func trn(_ singular: StaticString, _ plural: StaticString, _ count: Int,
-                _ values: KeyValuePairs<String, String> = [:]) -> String {
+public func trn(
+    _ singular: StaticString, _ plural: StaticString, _ count: Int,
+    _ values: KeyValuePairs<String, String> = [:]
+) -> String {
     let form = Translation.current.plural(singular.description, plural.description, count: UInt64(max(0, count)))
     guard form.utf8.contains(UInt8(ascii: "{")) else { return form }
     return Translation.fill(form, values.map { ($0.key, $0.value) } + [("count", String(count))])
 }
 
 /// The translation of `message` in `context` (pgettext): for an English word with two meanings.
-public func trc(_ context: StaticString, _ message: StaticString, _ values: KeyValuePairs<String, String> = [:]) -> String {
+public func trc(
+    _ context: StaticString, _ message: StaticString, _ values: KeyValuePairs<String, String> = [:]
+) -> String {
     Translation.fill(Translation.current.text(message.description, context: context.description), values)
 }
 

@@ -43,7 +43,9 @@ public struct AttachmentEncryptor: Sendable {
         do { nonce = try AES._CTR.Nonce(nonceBytes: Self.counterBlock(iv, plus: offset / 16)) } catch {
             throw .malformed("an attachment IV")
         }
-        guard let out = try? AES._CTR.encrypt(chunk, using: key, nonce: nonce) else { throw .malformed("an attachment chunk") }
+        guard let out = try? AES._CTR.encrypt(chunk, using: key, nonce: nonce) else {
+            throw .malformed("an attachment chunk")
+        }
         let ciphertext = Array(out)
         hash.update(data: ciphertext)
         offset += UInt64(chunk.count)

@@ -15,8 +15,9 @@ struct MessageCipher {
     /// Keys for an Olm message (`OLM_KEYS`, from its 32-byte message key) or a Megolm message
     /// (`MEGOLM_KEYS`, from the 128-byte ratchet).
     init(secret: [UInt8], info: String) {
-        let keys = HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: secret), salt: [UInt8](),
-                                          info: Array(info.utf8), outputByteCount: 80)
+        let keys = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: SymmetricKey(data: secret), salt: [UInt8](),
+            info: Array(info.utf8), outputByteCount: 80)
         let bytes = keys.withUnsafeBytes { Array($0) }
         aesKey = SymmetricKey(data: bytes[0..<32])
         macKey = SymmetricKey(data: bytes[32..<64])
@@ -30,7 +31,7 @@ struct MessageCipher {
 
     func decrypt(_ ciphertext: [UInt8]) throws(CryptoError) -> [UInt8] {
         guard !ciphertext.isEmpty, ciphertext.count % 16 == 0,
-              let plain = try? AES._CBC.decrypt(ciphertext, using: aesKey, iv: AES._CBC.IV(ivBytes: iv))
+            let plain = try? AES._CBC.decrypt(ciphertext, using: aesKey, iv: AES._CBC.IV(ivBytes: iv))
         else { throw .malformed("the ciphertext does not decrypt (length or padding)") }
         return Array(plain)
     }

@@ -48,7 +48,9 @@ struct ProtoFields {
                 guard at < bytes.endIndex else { throw .malformed("a number runs past the end") }
                 let byte = bytes[at]
                 at += 1
-                guard shift < 64, shift < 63 || byte & 0x7E == 0 else { throw .malformed("a number longer than 64 bits") }
+                guard shift < 64, shift < 63 || byte & 0x7E == 0 else {
+                    throw .malformed("a number longer than 64 bits")
+                }
                 value |= UInt64(byte & 0x7F) << shift
                 if byte & 0x80 == 0 { return value }
                 shift += 7

@@ -10,14 +10,17 @@ public enum CrossSigning {
     /// True when `selfSigningKey` (the user's `self_signing_keys` entry) is the user's, made for
     /// self-signing and signed by `masterKey` (the user's `master_keys` entry, made for master),
     /// and `deviceKeys` carry its signature. Anything missing, malformed or not signed: false.
-    public static func isVerifiedByOwner(_ deviceKeys: JSONValue, of device: DeviceIdentity,
-                                         masterKey: JSONValue?, selfSigningKey: JSONValue?) -> Bool {
+    public static func isVerifiedByOwner(
+        _ deviceKeys: JSONValue, of device: DeviceIdentity,
+        masterKey: JSONValue?, selfSigningKey: JSONValue?
+    ) -> Bool {
         guard let master = masterKey.flatMap({ key(of: $0, userID: device.userID, usage: "master") }),
-              let selfSigning = selfSigningKey.flatMap({ key(of: $0, userID: device.userID, usage: "self_signing") }),
-              let selfSigningObject = selfSigningKey?.objectValue,
-              DeviceIdentity.isSigned(selfSigningObject, by: master.key, userID: device.userID, keyID: master.id),
-              let keys = deviceKeys.objectValue,
-              keys["keys"]?["ed25519:\(device.deviceID)"]?.stringValue == device.ed25519 else { return false }
+            let selfSigning = selfSigningKey.flatMap({ key(of: $0, userID: device.userID, usage: "self_signing") }),
+            let selfSigningObject = selfSigningKey?.objectValue,
+            DeviceIdentity.isSigned(selfSigningObject, by: master.key, userID: device.userID, keyID: master.id),
+            let keys = deviceKeys.objectValue,
+            keys["keys"]?["ed25519:\(device.deviceID)"]?.stringValue == device.ed25519
+        else { return false }
         return DeviceIdentity.isSigned(keys, by: selfSigning.key, userID: device.userID, keyID: selfSigning.id)
     }
 
@@ -29,12 +32,16 @@ public enum CrossSigning {
     }
 
     /// The one Ed25519 key of a cross-signing key object of `userID` with `usage`.
-    static func key(of object: JSONValue, userID: String, usage: String) -> (id: String, key: Curve25519.Signing.PublicKey)? {
+    static func key(
+        of object: JSONValue, userID: String, usage: String
+    ) -> (id: String, key: Curve25519.Signing.PublicKey)? {
         guard object["user_id"]?.stringValue == userID,
-              case .array(let usages)? = object["usage"], usages.contains(.string(usage)),
-              let keys = object["keys"]?.objectValue, keys.count == 1, let (id, value) = keys.first,
-              let text = value.stringValue, id == "ed25519:\(text)",
-              let bytes = UnpaddedBase64.decode(text), let key = try? Curve25519.Signing.PublicKey(rawRepresentation: bytes) else {
+            case .array(let usages)? = object["usage"], usages.contains(.string(usage)),
+            let keys = object["keys"]?.objectValue, keys.count == 1, let (id, value) = keys.first,
+            let text = value.stringValue, id == "ed25519:\(text)",
+            let bytes = UnpaddedBase64.decode(text),
+            let key = try? Curve25519.Signing.PublicKey(rawRepresentation: bytes)
+        else {
             return nil
         }
         return (id, key)
@@ -50,8 +57,10 @@ public struct SelfSigningKey: Sendable {
 
     /// From the secret `m.cross_signing.self_signing`: the unpadded base64 of the Ed25519 seed.
     public init(secret: String) throws(CryptoError) {
-        guard let seed = UnpaddedBase64.decode(secret.trimmingCharacters(in: .whitespacesAndNewlines)), seed.count == 32,
-              let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: seed) else {
+        guard let seed = UnpaddedBase64.decode(secret.trimmingCharacters(in: .whitespacesAndNewlines)),
+            seed.count == 32,
+            let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: seed)
+        else {
             throw .malformed("a self-signing key that is not a 32-byte Ed25519 seed")
         }
         self.key = key
@@ -62,9 +71,10 @@ public struct SelfSigningKey: Sendable {
     /// their master key: a stored key left from an identity reset elsewhere is not.
     public func isPublished(_ selfSigningKey: JSONValue?, masterKey: JSONValue?, userID: String) -> Bool {
         guard let master = masterKey.flatMap({ CrossSigning.key(of: $0, userID: userID, usage: "master") }),
-              let published = selfSigningKey.flatMap({ CrossSigning.key(of: $0, userID: userID, usage: "self_signing") }),
-              let object = selfSigningKey?.objectValue,
-              published.id == "ed25519:\(publicKey)" else { return false }
+            let published = selfSigningKey.flatMap({ CrossSigning.key(of: $0, userID: userID, usage: "self_signing") }),
+            let object = selfSigningKey?.objectValue,
+            published.id == "ed25519:\(publicKey)"
+        else { return false }
         return DeviceIdentity.isSigned(object, by: master.key, userID: userID, keyID: master.id)
     }
 

@@ -23,9 +23,11 @@ public struct DeviceIdentity: Sendable, Hashable {
             throw .authenticationFailed("device keys listed under \(userID) \(deviceID) name another device")
         }
         guard let curve = object["keys"]?["curve25519:\(deviceID)"]?.stringValue,
-              let ed = object["keys"]?["ed25519:\(deviceID)"]?.stringValue,
-              let edBytes = UnpaddedBase64.decode(ed), let signingKey = try? Curve25519.Signing.PublicKey(rawRepresentation: edBytes),
-              let curveBytes = UnpaddedBase64.decode(curve), curveBytes.count == 32 else {
+            let ed = object["keys"]?["ed25519:\(deviceID)"]?.stringValue,
+            let edBytes = UnpaddedBase64.decode(ed),
+            let signingKey = try? Curve25519.Signing.PublicKey(rawRepresentation: edBytes),
+            let curveBytes = UnpaddedBase64.decode(curve), curveBytes.count == 32
+        else {
             throw .malformed("device keys without a usable Curve25519 and Ed25519 key")
         }
         guard Self.isSigned(object, by: signingKey, userID: userID, deviceID: deviceID) else {
@@ -41,8 +43,9 @@ public struct DeviceIdentity: Sendable, Hashable {
     /// carry this device's signature. Returns the key, base64.
     public func verifiedOneTimeKey(_ signed: JSONValue) throws(CryptoError) -> String {
         guard let object = signed.objectValue, let key = object["key"]?.stringValue,
-              let signingKey = try? Curve25519.Signing.PublicKey(rawRepresentation: UnpaddedBase64.decode(ed25519) ?? []),
-              Self.isSigned(object, by: signingKey, userID: userID, deviceID: deviceID) else {
+            let signingKey = try? Curve25519.Signing.PublicKey(rawRepresentation: UnpaddedBase64.decode(ed25519) ?? []),
+            Self.isSigned(object, by: signingKey, userID: userID, deviceID: deviceID)
+        else {
             throw .authenticationFailed("a one-time key of \(userID) \(deviceID) not signed by that device")
         }
         return key
@@ -50,14 +53,19 @@ public struct DeviceIdentity: Sendable, Hashable {
 
     /// Whether `object` carries `userID`'s `ed25519:<deviceID>` signature by `key` over its
     /// canonical JSON without `signatures` and `unsigned` (the Matrix rule for signed JSON).
-    static func isSigned(_ object: [String: JSONValue], by key: Curve25519.Signing.PublicKey, userID: String, deviceID: String) -> Bool {
+    static func isSigned(
+        _ object: [String: JSONValue], by key: Curve25519.Signing.PublicKey, userID: String, deviceID: String
+    ) -> Bool {
         isSigned(object, by: key, userID: userID, keyID: "ed25519:\(deviceID)")
     }
 
     /// The same for any key id (a cross-signing key's is `ed25519:<its public key>`).
-    static func isSigned(_ object: [String: JSONValue], by key: Curve25519.Signing.PublicKey, userID: String, keyID: String) -> Bool {
+    static func isSigned(
+        _ object: [String: JSONValue], by key: Curve25519.Signing.PublicKey, userID: String, keyID: String
+    ) -> Bool {
         guard let signature = object["signatures"]?[userID]?[keyID]?.stringValue,
-              let signatureBytes = UnpaddedBase64.decode(signature) else { return false }
+            let signatureBytes = UnpaddedBase64.decode(signature)
+        else { return false }
         var covered = object
         covered["signatures"] = nil
         covered["unsigned"] = nil

@@ -20,16 +20,20 @@ public struct NewCrossSigningIdentity: Sendable {
 
     /// `/keys/device_signing/upload`'s body: the three key objects, the other two signed by the master.
     public func uploadBody() -> [String: JSONValue] {
-        ["master_key": keyObject(master, usage: "master"),
-         "self_signing_key": signedByMaster(keyObject(selfSigning, usage: "self_signing")),
-         "user_signing_key": signedByMaster(keyObject(userSigning, usage: "user_signing"))]
+        [
+            "master_key": keyObject(master, usage: "master"),
+            "self_signing_key": signedByMaster(keyObject(selfSigning, usage: "self_signing")),
+            "user_signing_key": signedByMaster(keyObject(userSigning, usage: "user_signing")),
+        ]
     }
 
     /// The secrets to store, by their secret storage names (the unpadded base64 Ed25519 seeds).
     public func secrets() -> [(name: String, value: String)] {
-        [("m.cross_signing.master", UnpaddedBase64.encode(master.rawRepresentation)),
-         ("m.cross_signing.self_signing", UnpaddedBase64.encode(selfSigning.rawRepresentation)),
-         ("m.cross_signing.user_signing", UnpaddedBase64.encode(userSigning.rawRepresentation))]
+        [
+            ("m.cross_signing.master", UnpaddedBase64.encode(master.rawRepresentation)),
+            ("m.cross_signing.self_signing", UnpaddedBase64.encode(selfSigning.rawRepresentation)),
+            ("m.cross_signing.user_signing", UnpaddedBase64.encode(userSigning.rawRepresentation)),
+        ]
     }
 
     /// The self-signing key, to sign Ferry's own device with.
@@ -39,15 +43,20 @@ public struct NewCrossSigningIdentity: Sendable {
 
     private func keyObject(_ key: Curve25519.Signing.PrivateKey, usage: String) -> JSONValue {
         let text = Self.base64(key.publicKey)
-        return ["user_id": .string(userID), "usage": [.string(usage)], "keys": .object(["ed25519:\(text)": .string(text)])]
+        return [
+            "user_id": .string(userID), "usage": [.string(usage)], "keys": .object(["ed25519:\(text)": .string(text)]),
+        ]
     }
 
     private func signedByMaster(_ value: JSONValue) -> JSONValue {
         guard var object = value.objectValue,
-              let signature = try? master.signature(for: CanonicalJSON.encode(value)) else { return value }
+            let signature = try? master.signature(for: CanonicalJSON.encode(value))
+        else { return value }
         object["signatures"] = [userID: .object(["ed25519:\(masterKey)": .string(UnpaddedBase64.encode(signature))])]
         return .object(object)
     }
 
-    private static func base64(_ key: Curve25519.Signing.PublicKey) -> String { UnpaddedBase64.encode(key.rawRepresentation) }
+    private static func base64(_ key: Curve25519.Signing.PublicKey) -> String {
+        UnpaddedBase64.encode(key.rawRepresentation)
+    }
 }

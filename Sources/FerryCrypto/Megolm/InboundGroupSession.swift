@@ -47,13 +47,16 @@ public struct InboundGroupSession: Sendable {
         guard let bytes = UnpaddedBase64.decode(base64) else { throw .malformed("a Megolm message that is not base64") }
         let message = try MegolmMessage(bytes: bytes, sessionKey: signingKey)
         guard message.index >= ratchet.index else {
-            throw .replayedOrTooFar("message \(message.index) is before this session's first known index \(ratchet.index)")
+            throw .replayedOrTooFar(
+                "message \(message.index) is before this session's first known index \(ratchet.index)")
         }
         var at = ratchet
         try at.advance(to: message.index)
         let cipher = MessageCipher(secret: at.bytes, info: "MEGOLM_KEYS")
         let parts = message.fieldsAndMAC
-        guard cipher.verify(parts.mac, of: parts.fields) else { throw .authenticationFailed("the Megolm message's MAC") }
+        guard cipher.verify(parts.mac, of: parts.fields) else {
+            throw .authenticationFailed("the Megolm message's MAC")
+        }
         return (try cipher.decrypt(message.ciphertext), message.index)
     }
 }

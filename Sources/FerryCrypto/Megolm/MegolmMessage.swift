@@ -15,7 +15,9 @@ public struct MegolmMessage: Sendable, Equatable {
     public let bytes: [UInt8]
 
     /// Encrypts `plaintext` with the ratchet at its current index and signs with the session's key.
-    static func encrypt(_ plaintext: [UInt8], ratchet: MegolmRatchet, signingKey: Curve25519.Signing.PrivateKey) -> MegolmMessage {
+    static func encrypt(
+        _ plaintext: [UInt8], ratchet: MegolmRatchet, signingKey: Curve25519.Signing.PrivateKey
+    ) -> MegolmMessage {
         let cipher = MessageCipher(secret: ratchet.bytes, info: "MEGOLM_KEYS")
         let ciphertext = cipher.encrypt(plaintext)
         var writer = ProtoWriter(version: version)

@@ -24,7 +24,9 @@ public struct MegolmRatchet: Sendable, Equatable {
     /// Moves forward to `target`, rehashing each part no more than 255 times. Going back is
     /// impossible by design, and is refused.
     public mutating func advance(to target: UInt32) throws(CryptoError) {
-        guard target >= index else { throw .replayedOrTooFar("a Megolm ratchet cannot go back from \(index) to \(target)") }
+        guard target >= index else {
+            throw .replayedOrTooFar("a Megolm ratchet cannot go back from \(index) to \(target)")
+        }
         for part in 0..<4 {
             let shift = UInt32((3 - part) * 8)
             var steps = ((target >> shift) &- (index >> shift)) & 0xFF

@@ -21,7 +21,8 @@ public struct OutboundGroupSession: Sendable, Equatable {
     /// A session from its stored state (`State`); nil for bytes of the wrong length.
     public init?(state: State) {
         guard let ratchet = MegolmRatchet(bytes: state.ratchet, index: state.index),
-              let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: state.signingKey) else { return nil }
+            let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: state.signingKey)
+        else { return nil }
         self.ratchet = ratchet
         signingKey = key
     }

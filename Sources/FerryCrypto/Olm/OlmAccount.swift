@@ -63,11 +63,14 @@ public struct OlmAccount: Sendable {
 
     /// The device keys for `/keys/upload`, signed by the device.
     public func deviceKeys(userID: String, deviceID: String) -> JSONValue {
-        signed([
-            "user_id": .string(userID), "device_id": .string(deviceID),
-            "algorithms": ["m.olm.v1.curve25519-aes-sha2", "m.megolm.v1.aes-sha2"],
-            "keys": .object(["curve25519:\(deviceID)": .string(curve25519), "ed25519:\(deviceID)": .string(ed25519)]),
-        ], userID: userID, deviceID: deviceID)
+        signed(
+            [
+                "user_id": .string(userID), "device_id": .string(deviceID),
+                "algorithms": ["m.olm.v1.curve25519-aes-sha2", "m.megolm.v1.aes-sha2"],
+                "keys": .object([
+                    "curve25519:\(deviceID)": .string(curve25519), "ed25519:\(deviceID)": .string(ed25519),
+                ]),
+            ], userID: userID, deviceID: deviceID)
     }
 
     /// Makes `count` new one-time keys, to be uploaded.
@@ -87,12 +90,15 @@ public struct OlmAccount: Sendable {
 
     /// The keys not uploaded yet, each signed, keyed as `/keys/upload` wants them
     /// (`signed_curve25519:<id>` in `one_time_keys` and in `fallback_keys`).
-    public func unpublishedKeys(userID: String, deviceID: String) -> (oneTimeKeys: [String: JSONValue], fallbackKeys: [String: JSONValue]) {
+    public func unpublishedKeys(
+        userID: String, deviceID: String
+    ) -> (oneTimeKeys: [String: JSONValue], fallbackKeys: [String: JSONValue]) {
         var oneTime: [String: JSONValue] = [:]
         for id in unpublished {
             guard let key = oneTimeKeys[id] else { continue }
-            oneTime["signed_curve25519:\(id)"] = signed(["key": .string(UnpaddedBase64.encode(key.publicKey.rawRepresentation))],
-                                                        userID: userID, deviceID: deviceID)
+            oneTime["signed_curve25519:\(id)"] = signed(
+                ["key": .string(UnpaddedBase64.encode(key.publicKey.rawRepresentation))],
+                userID: userID, deviceID: deviceID)
         }
         var fallbackKeys: [String: JSONValue] = [:]
         if let fallback, !fallback.published {
@@ -116,7 +122,9 @@ public struct OlmAccount: Sendable {
     /// otherwise keep every key it ever made.
     public mutating func forgetOldestOneTimeKeys(keeping count: Int) {
         guard oneTimeKeys.count > count else { return }
-        let byAge = oneTimeKeys.keys.sorted { (UnpaddedBase64.decode($0) ?? []).lexicographicallyPrecedes(UnpaddedBase64.decode($1) ?? []) }
+        let byAge = oneTimeKeys.keys.sorted {
+            (UnpaddedBase64.decode($0) ?? []).lexicographicallyPrecedes(UnpaddedBase64.decode($1) ?? [])
+        }
         for id in byAge.prefix(oneTimeKeys.count - max(0, count)) {
             oneTimeKeys[id] = nil
             unpublished.remove(id)
@@ -134,7 +142,8 @@ public struct OlmAccount: Sendable {
             unpublished.remove(id)
             return key
         }
-        for key in [fallback?.key, previousFallback?.key].compactMap({ $0 }) where key.publicKey.rawRepresentation == Data(publicKey) {
+        for key in [fallback?.key, previousFallback?.key].compactMap({ $0 })
+        where key.publicKey.rawRepresentation == Data(publicKey) {
             return key
         }
         return nil

@@ -21,14 +21,19 @@ struct OlmMessage: Equatable {
     }
 
     /// Reads a normal message; returns it with the bytes its MAC covers and the MAC.
-    static func read(_ bytes: [UInt8]) throws(CryptoError) -> (message: OlmMessage, fields: ArraySlice<UInt8>, mac: ArraySlice<UInt8>) {
+    static func read(
+        _ bytes: [UInt8]
+    ) throws(CryptoError) -> (message: OlmMessage, fields: ArraySlice<UInt8>, mac: ArraySlice<UInt8>) {
         guard bytes.count > MessageCipher.macLength + 1 else { throw .malformed("an Olm message shorter than its MAC") }
         let end = bytes.count - MessageCipher.macLength
         let fields = try ProtoFields(bytes[..<end])
         guard fields.version == version else { throw .unsupported("Olm message version \(fields.version)") }
         guard let key = fields.data[1], key.count == 32, let index = fields.varints[2], index <= UInt64(UInt32.max),
-              let ciphertext = fields.data[4] else { throw .malformed("an Olm message without its ratchet key, index or ciphertext") }
-        return (OlmMessage(ratchetKey: key, chainIndex: UInt32(index), ciphertext: ciphertext), bytes[..<end], bytes[end...])
+            let ciphertext = fields.data[4]
+        else { throw .malformed("an Olm message without its ratchet key, index or ciphertext") }
+        return (
+            OlmMessage(ratchetKey: key, chainIndex: UInt32(index), ciphertext: ciphertext), bytes[..<end], bytes[end...]
+        )
     }
 }
 
@@ -57,9 +62,12 @@ struct OlmPreKeyMessage: Equatable {
 
     init(_ bytes: [UInt8]) throws(CryptoError) {
         let fields = try ProtoFields(bytes[...])
-        guard fields.version == OlmMessage.version else { throw .unsupported("Olm pre-key message version \(fields.version)") }
+        guard fields.version == OlmMessage.version else {
+            throw .unsupported("Olm pre-key message version \(fields.version)")
+        }
         guard let oneTime = fields.data[1], oneTime.count == 32, let base = fields.data[2], base.count == 32,
-              let identity = fields.data[3], identity.count == 32, let inner = fields.data[4] else {
+            let identity = fields.data[3], identity.count == 32, let inner = fields.data[4]
+        else {
             throw .malformed("an Olm pre-key message without its three keys and message")
         }
         self.init(oneTimeKey: oneTime, baseKey: base, identityKey: identity, message: inner)

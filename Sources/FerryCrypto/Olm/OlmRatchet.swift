@@ -5,16 +5,22 @@ import Foundation
 enum OlmKDF {
     /// `R0 ‖ C0,0 = HKDF(0, S, "OLM_ROOT")` for the 3DH secret `S`.
     static func root(sharedSecret: [UInt8]) -> (root: [UInt8], chain: [UInt8]) {
-        split(HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: sharedSecret), salt: [UInt8](),
-                                     info: Array("OLM_ROOT".utf8), outputByteCount: 64))
+        split(
+            HKDF<SHA256>.deriveKey(
+                inputKeyMaterial: SymmetricKey(data: sharedSecret), salt: [UInt8](),
+                info: Array("OLM_ROOT".utf8), outputByteCount: 64))
     }
 
     /// `Ri ‖ Ci,0 = HKDF(Ri-1, ECDH(Ti-1, Ti), "OLM_RATCHET")`: a new chain each time the
     /// conversation changes direction.
-    static func ratchet(root: [UInt8], ours: Curve25519.KeyAgreement.PrivateKey, theirs: [UInt8]) throws(CryptoError) -> (root: [UInt8], chain: [UInt8]) {
+    static func ratchet(
+        root: [UInt8], ours: Curve25519.KeyAgreement.PrivateKey, theirs: [UInt8]
+    ) throws(CryptoError) -> (root: [UInt8], chain: [UInt8]) {
         let secret = try agree(ours, theirs)
-        return split(HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: secret), salt: root,
-                                            info: Array("OLM_RATCHET".utf8), outputByteCount: 64))
+        return split(
+            HKDF<SHA256>.deriveKey(
+                inputKeyMaterial: SymmetricKey(data: secret), salt: root,
+                info: Array("OLM_RATCHET".utf8), outputByteCount: 64))
     }
 
     /// `Mi,j = HMAC(Ci,j, 0x01)`, the message key at a chain step.
@@ -26,7 +32,8 @@ enum OlmKDF {
     /// or one that gives the all-zero secret (a low-order point).
     static func agree(_ ours: Curve25519.KeyAgreement.PrivateKey, _ theirs: [UInt8]) throws(CryptoError) -> [UInt8] {
         guard let key = try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: theirs),
-              let shared = try? ours.sharedSecretFromKeyAgreement(with: key) else {
+            let shared = try? ours.sharedSecretFromKeyAgreement(with: key)
+        else {
             throw .malformed("a Curve25519 key that cannot be agreed with")
         }
         let bytes = shared.withUnsafeBytes { Array($0) }

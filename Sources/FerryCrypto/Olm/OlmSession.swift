@@ -50,12 +50,17 @@ public struct OlmSession: Sendable {
 
     /// Starts a session with another device from its Curve25519 identity key and a one-time (or
     /// fallback) key claimed from the server, both base64. The session can encrypt at once.
-    public static func outbound(from account: OlmAccount, theirIdentityKey: String, theirOneTimeKey: String) throws(CryptoError) -> OlmSession {
-        guard let identity = UnpaddedBase64.decode(theirIdentityKey), let oneTime = UnpaddedBase64.decode(theirOneTimeKey) else {
+    public static func outbound(
+        from account: OlmAccount, theirIdentityKey: String, theirOneTimeKey: String
+    ) throws(CryptoError) -> OlmSession {
+        guard let identity = UnpaddedBase64.decode(theirIdentityKey),
+            let oneTime = UnpaddedBase64.decode(theirOneTimeKey)
+        else {
             throw .malformed("a device key that is not base64")
         }
         let base = Curve25519.KeyAgreement.PrivateKey()
-        let secret = try OlmKDF.agree(account.identityKey, oneTime) + OlmKDF.agree(base, identity) + OlmKDF.agree(base, oneTime)
+        let secret =
+            try OlmKDF.agree(account.identityKey, oneTime) + OlmKDF.agree(base, identity) + OlmKDF.agree(base, oneTime)
         let (root, chain) = OlmKDF.root(sharedSecret: secret)
         let ourIdentity = Array(account.identityKey.publicKey.rawRepresentation)
         let baseKey = Array(base.publicKey.rawRepresentation)
@@ -68,7 +73,9 @@ public struct OlmSession: Sendable {
     /// Starts a session from a pre-key message another device sent to one of our one-time or
     /// fallback keys, and decrypts it. The one-time key it used is removed from `account` only
     /// when the message decrypts.
-    public static func inbound(to account: inout OlmAccount, theirIdentityKey: String, preKeyMessage body: String) throws(CryptoError) -> (session: OlmSession, plaintext: [UInt8]) {
+    public static func inbound(
+        to account: inout OlmAccount, theirIdentityKey: String, preKeyMessage body: String
+    ) throws(CryptoError) -> (session: OlmSession, plaintext: [UInt8]) {
         guard let bytes = UnpaddedBase64.decode(body) else { throw .malformed("an Olm message that is not base64") }
         let envelope = try OlmPreKeyMessage(bytes)
         guard UnpaddedBase64.decode(theirIdentityKey) == envelope.identityKey else {
@@ -78,12 +85,14 @@ public struct OlmSession: Sendable {
         guard let oneTime = updated.takeKey(public: envelope.oneTimeKey) else {
             throw .authenticationFailed("the pre-key message names a one-time key this device does not hold")
         }
-        let secret = try OlmKDF.agree(oneTime, envelope.identityKey) + OlmKDF.agree(account.identityKey, envelope.baseKey)
+        let secret =
+            try OlmKDF.agree(oneTime, envelope.identityKey) + OlmKDF.agree(account.identityKey, envelope.baseKey)
             + OlmKDF.agree(oneTime, envelope.baseKey)
         let (root, chain) = OlmKDF.root(sharedSecret: secret)
         let (message, _, _) = try OlmMessage.read(envelope.message)
         var session = OlmSession(
-            sessionID: Self.id(aliceIdentity: envelope.identityKey, base: envelope.baseKey, oneTime: envelope.oneTimeKey),
+            sessionID: Self.id(
+                aliceIdentity: envelope.identityKey, base: envelope.baseKey, oneTime: envelope.oneTimeKey),
             rootKey: root, senderChain: nil, preKey: nil)
         session.receiverChains = [ReceiverChain(ratchetKey: message.ratchetKey, chainKey: chain, index: 0)]
         let plaintext = try session.decrypt(normal: envelope.message)
@@ -113,18 +122,22 @@ public struct OlmSession: Sendable {
             rootKey = root
             senderChain = SenderChain(ratchetKey: ratchetKey, chainKey: chain, index: 0)
         }
-        guard var chain = senderChain, chain.index < UInt32.max else { throw .exhausted("the Olm sending chain is at its end") }
+        guard var chain = senderChain, chain.index < UInt32.max else {
+            throw .exhausted("the Olm sending chain is at its end")
+        }
         let cipher = MessageCipher(secret: OlmKDF.messageKey(chain.chainKey), info: "OLM_KEYS")
-        let message = OlmMessage(ratchetKey: Array(chain.ratchetKey.publicKey.rawRepresentation), chainIndex: chain.index,
-                                 ciphertext: cipher.encrypt(plaintext))
+        let message = OlmMessage(
+            ratchetKey: Array(chain.ratchetKey.publicKey.rawRepresentation), chainIndex: chain.index,
+            ciphertext: cipher.encrypt(plaintext))
         let fields = message.fields
         let normal = fields + cipher.mac(fields)
         chain.chainKey = OlmKDF.nextChain(chain.chainKey)
         chain.index += 1
         senderChain = chain
         guard let preKey else { return (1, UnpaddedBase64.encode(normal)) }
-        let envelope = OlmPreKeyMessage(oneTimeKey: preKey.oneTimeKey, baseKey: preKey.baseKey,
-                                        identityKey: preKey.identityKey, message: normal)
+        let envelope = OlmPreKeyMessage(
+            oneTimeKey: preKey.oneTimeKey, baseKey: preKey.baseKey,
+            identityKey: preKey.identityKey, message: normal)
         return (0, UnpaddedBase64.encode(envelope.bytes))
     }
 
@@ -134,7 +147,10 @@ public struct OlmSession: Sendable {
         switch type {
         case 0:
             let envelope = try OlmPreKeyMessage(bytes)
-            guard Self.id(aliceIdentity: envelope.identityKey, base: envelope.baseKey, oneTime: envelope.oneTimeKey) == sessionID else {
+            guard
+                Self.id(aliceIdentity: envelope.identityKey, base: envelope.baseKey, oneTime: envelope.oneTimeKey)
+                    == sessionID
+            else {
                 throw .authenticationFailed("the pre-key message belongs to another session")
             }
             return try decrypt(normal: envelope.message)
@@ -161,7 +177,11 @@ public struct OlmSession: Sendable {
         if let position = receiverChains.firstIndex(where: { $0.ratchetKey == message.ratchetKey }) {
             var chain = receiverChains[position]
             if message.chainIndex < chain.index {
-                guard let skipped = skippedKeys.firstIndex(where: { $0.ratchetKey == message.ratchetKey && $0.index == message.chainIndex }) else {
+                guard
+                    let skipped = skippedKeys.firstIndex(where: {
+                        $0.ratchetKey == message.ratchetKey && $0.index == message.chainIndex
+                    })
+                else {
                     throw .replayedOrTooFar("Olm message \(message.chainIndex) was already read")
                 }
                 return skippedKeys.remove(at: skipped).messageKey
@@ -171,7 +191,9 @@ public struct OlmSession: Sendable {
             return key
         }
         // A ratchet key we have not seen: the other side answered, and a new chain starts.
-        guard let sender = senderChain else { throw .authenticationFailed("an Olm message on a chain this session never started") }
+        guard let sender = senderChain else {
+            throw .authenticationFailed("an Olm message on a chain this session never started")
+        }
         let (root, chainKey) = try OlmKDF.ratchet(root: rootKey, ours: sender.ratchetKey, theirs: message.ratchetKey)
         var chain = ReceiverChain(ratchetKey: message.ratchetKey, chainKey: chainKey, index: 0)
         let key = try advance(&chain, to: message.chainIndex)
@@ -190,7 +212,9 @@ public struct OlmSession: Sendable {
             throw .replayedOrTooFar("an Olm message \(index - chain.index) steps ahead of its chain")
         }
         while chain.index < index {
-            skippedKeys.append(SkippedKey(ratchetKey: chain.ratchetKey, index: chain.index, messageKey: OlmKDF.messageKey(chain.chainKey)))
+            skippedKeys.append(
+                SkippedKey(
+                    ratchetKey: chain.ratchetKey, index: chain.index, messageKey: OlmKDF.messageKey(chain.chainKey)))
             if skippedKeys.count > Self.maxSkippedKeys { skippedKeys.removeFirst() }
             chain.chainKey = OlmKDF.nextChain(chain.chainKey)
             chain.index += 1

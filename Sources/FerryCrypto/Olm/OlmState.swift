@@ -34,22 +34,32 @@ extension OlmAccount {
 
     /// The account as it is to be kept.
     public var state: State {
-        State(signingKey: Array(signingKey.rawRepresentation), identityKey: Array(identityKey.rawRepresentation),
-              oneTimeKeys: oneTimeKeys.keys.sorted().map {
-                  State.StoredKey(id: $0, key: Array(oneTimeKeys[$0]!.rawRepresentation), published: !unpublished.contains($0))
-              },
-              fallbackKey: fallback.map { State.StoredKey(id: $0.id, key: Array($0.key.rawRepresentation), published: $0.published) },
-              previousFallbackKey: previousFallback.map { State.StoredKey(id: $0.id, key: Array($0.key.rawRepresentation), published: true) },
-              nextKeyID: nextKeyID)
+        State(
+            signingKey: Array(signingKey.rawRepresentation), identityKey: Array(identityKey.rawRepresentation),
+            oneTimeKeys: oneTimeKeys.keys.sorted().map {
+                State.StoredKey(
+                    id: $0, key: Array(oneTimeKeys[$0]!.rawRepresentation), published: !unpublished.contains($0))
+            },
+            fallbackKey: fallback.map {
+                State.StoredKey(id: $0.id, key: Array($0.key.rawRepresentation), published: $0.published)
+            },
+            previousFallbackKey: previousFallback.map {
+                State.StoredKey(id: $0.id, key: Array($0.key.rawRepresentation), published: true)
+            },
+            nextKeyID: nextKeyID)
     }
 
     /// The account a kept state describes.
     public init(state: State) throws(CryptoError) {
         func agreement(_ bytes: [UInt8]) throws(CryptoError) -> Curve25519.KeyAgreement.PrivateKey {
-            guard let key = try? Curve25519.KeyAgreement.PrivateKey(rawRepresentation: bytes) else { throw .malformed("a kept Curve25519 key") }
+            guard let key = try? Curve25519.KeyAgreement.PrivateKey(rawRepresentation: bytes) else {
+                throw .malformed("a kept Curve25519 key")
+            }
             return key
         }
-        guard let signing = try? Curve25519.Signing.PrivateKey(rawRepresentation: state.signingKey) else { throw .malformed("a kept Ed25519 key") }
+        guard let signing = try? Curve25519.Signing.PrivateKey(rawRepresentation: state.signingKey) else {
+            throw .malformed("a kept Ed25519 key")
+        }
         self.init(signingKey: signing, identityKey: try agreement(state.identityKey))
         for stored in state.oneTimeKeys {
             oneTimeKeys[stored.id] = try agreement(stored.key)
@@ -110,11 +120,18 @@ extension OlmSession {
 
     /// The session as it is to be kept.
     public var state: State {
-        State(sessionID: sessionID, rootKey: rootKey,
-              senderChain: senderChain.map { .init(ratchetKey: Array($0.ratchetKey.rawRepresentation), chainKey: $0.chainKey, index: $0.index) },
-              receiverChains: receiverChains.map { .init(ratchetKey: $0.ratchetKey, chainKey: $0.chainKey, index: $0.index) },
-              skippedKeys: skippedKeys.map { .init(ratchetKey: $0.ratchetKey, index: $0.index, messageKey: $0.messageKey) },
-              preKey: preKey.map { .init(oneTimeKey: $0.oneTimeKey, baseKey: $0.baseKey, identityKey: $0.identityKey) })
+        State(
+            sessionID: sessionID, rootKey: rootKey,
+            senderChain: senderChain.map {
+                .init(ratchetKey: Array($0.ratchetKey.rawRepresentation), chainKey: $0.chainKey, index: $0.index)
+            },
+            receiverChains: receiverChains.map {
+                .init(ratchetKey: $0.ratchetKey, chainKey: $0.chainKey, index: $0.index)
+            },
+            skippedKeys: skippedKeys.map {
+                .init(ratchetKey: $0.ratchetKey, index: $0.index, messageKey: $0.messageKey)
+            },
+            preKey: preKey.map { .init(oneTimeKey: $0.oneTimeKey, baseKey: $0.baseKey, identityKey: $0.identityKey) })
     }
 
     /// The session a kept state describes.
@@ -126,9 +143,16 @@ extension OlmSession {
             }
             sender = SenderChain(ratchetKey: key, chainKey: chain.chainKey, index: chain.index)
         }
-        self.init(sessionID: state.sessionID, rootKey: state.rootKey, senderChain: sender,
-                  preKey: state.preKey.map { PreKey(oneTimeKey: $0.oneTimeKey, baseKey: $0.baseKey, identityKey: $0.identityKey) })
-        receiverChains = state.receiverChains.map { ReceiverChain(ratchetKey: $0.ratchetKey, chainKey: $0.chainKey, index: $0.index) }
-        skippedKeys = state.skippedKeys.map { SkippedKey(ratchetKey: $0.ratchetKey, index: $0.index, messageKey: $0.messageKey) }
+        self.init(
+            sessionID: state.sessionID, rootKey: state.rootKey, senderChain: sender,
+            preKey: state.preKey.map {
+                PreKey(oneTimeKey: $0.oneTimeKey, baseKey: $0.baseKey, identityKey: $0.identityKey)
+            })
+        receiverChains = state.receiverChains.map {
+            ReceiverChain(ratchetKey: $0.ratchetKey, chainKey: $0.chainKey, index: $0.index)
+        }
+        skippedKeys = state.skippedKeys.map {
+            SkippedKey(ratchetKey: $0.ratchetKey, index: $0.index, messageKey: $0.messageKey)
+        }
     }
 }

@@ -34,7 +34,8 @@ public struct RecoveryKey: Sendable {
     public var encoded: String {
         let bytes = Self.prefix + keyBytes
         let text = Array(Base58.encode(bytes + [bytes.reduce(0, ^)]))
-        return stride(from: 0, to: text.count, by: 4).map { String(text[$0..<min($0 + 4, text.count)]) }.joined(separator: " ")
+        return stride(from: 0, to: text.count, by: 4).map { String(text[$0..<min($0 + 4, text.count)]) }.joined(
+            separator: " ")
     }
 
     /// Why a text is not a recovery key, in words for the person who typed it.

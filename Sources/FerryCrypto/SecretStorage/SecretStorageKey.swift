@@ -28,7 +28,8 @@ public struct SecretStorageKey: Sendable {
         key = SymmetricKey(data: keyBytes)
         if let iv = description["iv"]?.stringValue, let mac = description["mac"]?.stringValue {
             guard let sealed = try? seal([UInt8](repeating: 0, count: 32), name: "", iv: Self.bytes(iv, count: 16)),
-                  let expected = UnpaddedBase64.decode(mac), Self.equal(sealed.mac, expected) else { throw .wrongKey }
+                let expected = UnpaddedBase64.decode(mac), Self.equal(sealed.mac, expected)
+            else { throw .wrongKey }
         }
     }
 
@@ -39,8 +40,10 @@ public struct SecretStorageKey: Sendable {
         var iv = (0..<16).map { _ in UInt8.random(in: 0...255) }
         iv[8] &= 0x7F
         let check = try seal([UInt8](repeating: 0, count: 32), name: "", iv: iv)
-        return ["algorithm": .string(Self.algorithm), "iv": .string(UnpaddedBase64.encode(iv)),
-                "mac": .string(UnpaddedBase64.encode(check.mac))]
+        return [
+            "algorithm": .string(Self.algorithm), "iv": .string(UnpaddedBase64.encode(iv)),
+            "mac": .string(UnpaddedBase64.encode(check.mac)),
+        ]
     }
 
     /// The key a passphrase gives under the description's `passphrase` (`m.pbkdf2`:
@@ -51,10 +54,14 @@ public struct SecretStorageKey: Sendable {
             throw .unsupported(settings["algorithm"]?.stringValue ?? "none")
         }
         guard let salt = settings["salt"]?.stringValue,
-              let rounds = settings["iterations"]?.intValue.map(Int.init), rounds >= 1, rounds <= maximumRounds,
-              (settings["bits"]?.intValue ?? 256) == 256 else { throw .malformed("its passphrase settings") }
-        guard let derived = try? KDF.Insecure.PBKDF2.deriveKey(from: Array(passphrase.utf8), salt: Array(salt.utf8), using: .sha512,
-                                                                outputByteCount: 32, unsafeUncheckedRounds: rounds) else {
+            let rounds = settings["iterations"]?.intValue.map(Int.init), rounds >= 1, rounds <= maximumRounds,
+            (settings["bits"]?.intValue ?? 256) == 256
+        else { throw .malformed("its passphrase settings") }
+        guard
+            let derived = try? KDF.Insecure.PBKDF2.deriveKey(
+                from: Array(passphrase.utf8), salt: Array(salt.utf8), using: .sha512,
+                outputByteCount: 32, unsafeUncheckedRounds: rounds)
+        else {
             throw .malformed("its passphrase settings")
         }
         return derived.withUnsafeBytes { Array($0) }
@@ -65,13 +72,17 @@ public struct SecretStorageKey: Sendable {
     public func open(_ name: String, from accountData: JSONValue) throws(Problem) -> String {
         guard let entry = accountData["encrypted"]?[keyID] else { throw .notStoredUnderThisKey(name) }
         guard let iv = entry["iv"]?.stringValue.flatMap({ Self.bytes($0, count: 16) }),
-              let ciphertext = entry["ciphertext"]?.stringValue.flatMap(UnpaddedBase64.decode),
-              let mac = entry["mac"]?.stringValue.flatMap(UnpaddedBase64.decode) else { throw .malformed(name) }
+            let ciphertext = entry["ciphertext"]?.stringValue.flatMap(UnpaddedBase64.decode),
+            let mac = entry["mac"]?.stringValue.flatMap(UnpaddedBase64.decode)
+        else { throw .malformed(name) }
         let (aesKey, macKey) = keys(for: name)
-        guard HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: ciphertext, using: macKey) else { throw .wrongKey }
+        guard HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: ciphertext, using: macKey) else {
+            throw .wrongKey
+        }
         guard let nonce = try? AES._CTR.Nonce(nonceBytes: iv),
-              let plaintext = try? AES._CTR.decrypt(ciphertext, using: aesKey, nonce: nonce),
-              let text = String(validating: Array(plaintext), as: UTF8.self) else { throw .malformed(name) }
+            let plaintext = try? AES._CTR.decrypt(ciphertext, using: aesKey, nonce: nonce),
+            let text = String(validating: Array(plaintext), as: UTF8.self)
+        else { throw .malformed(name) }
         return text
     }
 
@@ -79,23 +90,33 @@ public struct SecretStorageKey: Sendable {
     /// client setting up secret storage writes; a fresh IV with bit 63 clear, as the spec asks).
     public func seal(secret: String, name: String) throws(Problem) -> JSONValue {
         var iv = (0..<16).map { _ in UInt8.random(in: 0...255) }
-        iv[8] &= 0x7F  // bit 63: some implementations' counters would carry into the IV's upper half
+        iv[8] &= 0x7F // bit 63: some implementations' counters would carry into the IV's upper half
         let sealed = try seal(Array(secret.utf8), name: name, iv: iv)
-        return ["encrypted": [keyID: ["iv": .string(UnpaddedBase64.encode(iv)),
-                                      "ciphertext": .string(UnpaddedBase64.encode(sealed.ciphertext)),
-                                      "mac": .string(UnpaddedBase64.encode(sealed.mac))]]]
+        return [
+            "encrypted": [
+                keyID: [
+                    "iv": .string(UnpaddedBase64.encode(iv)),
+                    "ciphertext": .string(UnpaddedBase64.encode(sealed.ciphertext)),
+                    "mac": .string(UnpaddedBase64.encode(sealed.mac)),
+                ]
+            ]
+        ]
     }
 
-    private func seal(_ plaintext: [UInt8], name: String, iv: [UInt8]?) throws(Problem) -> (ciphertext: [UInt8], mac: [UInt8]) {
+    private func seal(
+        _ plaintext: [UInt8], name: String, iv: [UInt8]?
+    ) throws(Problem) -> (ciphertext: [UInt8], mac: [UInt8]) {
         let (aesKey, macKey) = keys(for: name)
         guard let iv, let nonce = try? AES._CTR.Nonce(nonceBytes: iv),
-              let ciphertext = try? AES._CTR.encrypt(plaintext, using: aesKey, nonce: nonce) else { throw .malformed("an IV") }
+            let ciphertext = try? AES._CTR.encrypt(plaintext, using: aesKey, nonce: nonce)
+        else { throw .malformed("an IV") }
         return (Array(ciphertext), Array(HMAC<SHA256>.authenticationCode(for: ciphertext, using: macKey)))
     }
 
     private func keys(for name: String) -> (SymmetricKey, SymmetricKey) {
-        let both = HKDF<SHA256>.deriveKey(inputKeyMaterial: key, salt: [UInt8](repeating: 0, count: 32),
-                                          info: Array(name.utf8), outputByteCount: 64)
+        let both = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: key, salt: [UInt8](repeating: 0, count: 32),
+            info: Array(name.utf8), outputByteCount: 64)
         return both.withUnsafeBytes { (SymmetricKey(data: $0.prefix(32)), SymmetricKey(data: $0.suffix(32))) }
     }
 

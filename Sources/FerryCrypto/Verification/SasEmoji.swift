@@ -19,9 +19,9 @@ public struct SasEmoji: Sendable, Hashable {
         SasEmoji(number: $0.offset, emoji: $0.element.0, description: $0.element.1.description)
     }
 
-    // TRANSLATORS: the names of the emoji two devices compare; the specification's sas-emoji.json
-    // gives each a translation, which other clients show: use the same words where you can.
     private static let pictures: [(String, StaticString)] = [
+        // TRANSLATORS: the names of the emoji two devices compare; the specification's sas-emoji.json gives each a
+        // translation, which other clients show: use the same words where you can.
         ("🐶", trNoop("Dog")), ("🐱", trNoop("Cat")), ("🦁", trNoop("Lion")), ("🐎", trNoop("Horse")),
         ("🦄", trNoop("Unicorn")), ("🐷", trNoop("Pig")), ("🐘", trNoop("Elephant")), ("🐰", trNoop("Rabbit")),
         ("🐼", trNoop("Panda")), ("🐓", trNoop("Rooster")), ("🐧", trNoop("Penguin")), ("🐢", trNoop("Turtle")),

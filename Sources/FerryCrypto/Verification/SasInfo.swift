@@ -9,17 +9,22 @@ enum SasInfo {
     /// The HKDF info of the SAS bytes for `curve25519-hkdf-sha256`: the starting side first, each
     /// side as user, device and the ephemeral key it sent, all joined by `|`. (The deprecated
     /// `curve25519` info left the keys out; Ferry does not speak it.)
-    static func sas(starter: SasParty, starterKey: String, accepter: SasParty, accepterKey: String,
-                    transactionID: String) -> String {
-        ["MATRIX_KEY_VERIFICATION_SAS", starter.userID, starter.deviceID, starterKey,
-         accepter.userID, accepter.deviceID, accepterKey, transactionID].joined(separator: "|")
+    static func sas(
+        starter: SasParty, starterKey: String, accepter: SasParty, accepterKey: String,
+        transactionID: String
+    ) -> String {
+        [
+            "MATRIX_KEY_VERIFICATION_SAS", starter.userID, starter.deviceID, starterKey,
+            accepter.userID, accepter.deviceID, accepterKey, transactionID,
+        ].joined(separator: "|")
     }
 
     /// The HKDF info of a MAC without its last part, which is the key id MACed or `KEY_IDS`: the
     /// sending side, then the receiving side, then the transaction, run together without any
     /// separator (so the receiver builds it with the roles swapped).
     static func mac(sender: SasParty, receiver: SasParty, transactionID: String) -> String {
-        "MATRIX_KEY_VERIFICATION_MAC" + sender.userID + sender.deviceID + receiver.userID + receiver.deviceID + transactionID
+        "MATRIX_KEY_VERIFICATION_MAC" + sender.userID + sender.deviceID + receiver.userID + receiver.deviceID
+            + transactionID
     }
 
     /// What the `KEY_IDS` MAC covers: the key ids, sorted, joined by commas. Sorted by UTF-8

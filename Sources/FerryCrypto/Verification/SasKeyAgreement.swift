@@ -17,7 +17,8 @@ struct SasKeyPair: Sendable {
     /// into the SAS info as sent, and clients differ on whether they re-encode it (libolm's nio
     /// uses the string, vodozemac re-encodes), so only a string both readings agree on is taken.
     func agree(with theirs: String) throws(VerificationCancel) -> SasSecret {
-        guard let bytes = UnpaddedBase64.decode(theirs), bytes.count == 32, UnpaddedBase64.encode(bytes) == theirs else {
+        guard let bytes = UnpaddedBase64.decode(theirs), bytes.count == 32, UnpaddedBase64.encode(bytes) == theirs
+        else {
             throw VerificationCancel(.invalidMessage, "the other side's key is not a 32-byte key in unpadded base64")
         }
         // OlmKDF.agree also refuses a low-order point, whose all-zero secret anyone knows.
@@ -37,8 +38,10 @@ struct SasSecret: Sendable {
     /// `count` bytes of HKDF(secret, info). HKDF's output for a shorter count is a prefix of a
     /// longer one, so the five bytes of `decimal` are the first five of the six of `emoji`.
     func bytes(info: String, count: Int) -> [UInt8] {
-        HKDF<SHA256>.deriveKey(inputKeyMaterial: secret, salt: [UInt8](), info: Array(info.utf8), outputByteCount: count)
-            .withUnsafeBytes { Array($0) }
+        HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: secret, salt: [UInt8](), info: Array(info.utf8), outputByteCount: count
+        )
+        .withUnsafeBytes { Array($0) }
     }
 
     /// HMAC-SHA-256 of `input` under a key of its own, HKDF(secret, info) of 32 bytes.

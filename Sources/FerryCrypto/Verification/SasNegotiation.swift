@@ -27,20 +27,24 @@ public struct SasStart: Sendable {
     /// Reads a start; throws the cancel to send when it is malformed or offers nothing in common.
     public init(reading content: JSONValue) throws(VerificationCancel) {
         guard content.objectValue != nil, let id = VerificationMessage.transactionID(of: content),
-              let device = content["from_device"]?.stringValue, !device.isEmpty,
-              let method = content["method"]?.stringValue else {
+            let device = content["from_device"]?.stringValue, !device.isEmpty,
+            let method = content["method"]?.stringValue
+        else {
             throw VerificationCancel(.invalidMessage, "a start without a transaction, device or method")
         }
         guard method == VerificationMessage.sasMethod else {
             throw VerificationCancel(.unknownMethod, "a start for a method other than m.sas.v1")
         }
-        guard let agreements = stringList(content["key_agreement_protocols"]), let hashes = stringList(content["hashes"]),
-              let macs = stringList(content["message_authentication_codes"]),
-              let strings = stringList(content["short_authentication_string"]) else {
+        guard let agreements = stringList(content["key_agreement_protocols"]),
+            let hashes = stringList(content["hashes"]),
+            let macs = stringList(content["message_authentication_codes"]),
+            let strings = stringList(content["short_authentication_string"])
+        else {
             throw VerificationCancel(.invalidMessage, "a start whose offers are not lists of names")
         }
         guard agreements.contains(Self.keyAgreement), hashes.contains(Self.hash),
-              let mac = SasMacMethod.preference.first(where: { macs.contains($0.rawValue) }) else {
+            let mac = SasMacMethod.preference.first(where: { macs.contains($0.rawValue) })
+        else {
             throw VerificationCancel(.unknownMethod, "no key agreement, hash or MAC in common")
         }
         let shown = Self.sasMethods.filter(strings.contains)
@@ -54,10 +58,13 @@ public struct SasStart: Sendable {
 
     /// Our start: every method Ferry speaks, best first.
     static func ours(transactionID: String, fromDevice: String) -> JSONValue {
-        ["transaction_id": .string(transactionID), "from_device": .string(fromDevice), "method": .string(VerificationMessage.sasMethod),
-         "key_agreement_protocols": [.string(keyAgreement)], "hashes": [.string(hash)],
-         "message_authentication_codes": .array(SasMacMethod.preference.map { .string($0.rawValue) }),
-         "short_authentication_string": .array(sasMethods.map(JSONValue.string))]
+        [
+            "transaction_id": .string(transactionID), "from_device": .string(fromDevice),
+            "method": .string(VerificationMessage.sasMethod),
+            "key_agreement_protocols": [.string(keyAgreement)], "hashes": [.string(hash)],
+            "message_authentication_codes": .array(SasMacMethod.preference.map { .string($0.rawValue) }),
+            "short_authentication_string": .array(sasMethods.map(JSONValue.string)),
+        ]
     }
 }
 
@@ -71,13 +78,15 @@ struct SasAccept {
     /// Reads an accept to our start; a choice we did not offer is `m.unknown_method`.
     init(reading content: JSONValue) throws(VerificationCancel) {
         guard let agreement = content["key_agreement_protocol"]?.stringValue, let hash = content["hash"]?.stringValue,
-              let mac = content["message_authentication_code"]?.stringValue,
-              let strings = stringList(content["short_authentication_string"]),
-              let commitment = content["commitment"]?.stringValue else {
+            let mac = content["message_authentication_code"]?.stringValue,
+            let strings = stringList(content["short_authentication_string"]),
+            let commitment = content["commitment"]?.stringValue
+        else {
             throw VerificationCancel(.invalidMessage, "an accept without its choices or commitment")
         }
         guard agreement == SasStart.keyAgreement, hash == SasStart.hash, let method = SasMacMethod(rawValue: mac),
-              !strings.isEmpty, strings.allSatisfy(SasStart.sasMethods.contains) else {
+            !strings.isEmpty, strings.allSatisfy(SasStart.sasMethods.contains)
+        else {
             throw VerificationCancel(.unknownMethod, "an accept that chose what the start did not offer")
         }
         macMethod = method
@@ -87,10 +96,12 @@ struct SasAccept {
 
     /// Our accept of `start`, committing to `publicKey`.
     static func content(accepting start: SasStart, publicKey: String) -> JSONValue {
-        ["transaction_id": .string(start.transactionID), "method": .string(VerificationMessage.sasMethod),
-         "key_agreement_protocol": .string(SasStart.keyAgreement), "hash": .string(SasStart.hash),
-         "message_authentication_code": .string(start.macMethod.rawValue),
-         "short_authentication_string": .array(start.sasMethods.map(JSONValue.string)),
-         "commitment": .string(SasInfo.commitment(publicKey: publicKey, start: start.content))]
+        [
+            "transaction_id": .string(start.transactionID), "method": .string(VerificationMessage.sasMethod),
+            "key_agreement_protocol": .string(SasStart.keyAgreement), "hash": .string(SasStart.hash),
+            "message_authentication_code": .string(start.macMethod.rawValue),
+            "short_authentication_string": .array(start.sasMethods.map(JSONValue.string)),
+            "commitment": .string(SasInfo.commitment(publicKey: publicKey, start: start.content)),
+        ]
     }
 }

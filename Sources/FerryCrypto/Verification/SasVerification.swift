@@ -71,8 +71,10 @@ public struct SasVerification: Sendable {
     /// Their master key, when their MAC over it held.
     private var theirMasterKey: String?
 
-    private init(transactionID: String, us: SasParty, them: SasParty, weStarted: Bool, keyPair: SasKeyPair,
-                 startContent: JSONValue, phase: Phase) {
+    private init(
+        transactionID: String, us: SasParty, them: SasParty, weStarted: Bool, keyPair: SasKeyPair,
+        startContent: JSONValue, phase: Phase
+    ) {
         self.transactionID = transactionID
         self.us = us
         self.them = them
@@ -86,33 +88,46 @@ public struct SasVerification: Sendable {
 
     /// Starts a verification of `them` (after their `ready`, with the request's transaction id;
     /// or on its own, which the spec deprecates). Returns the start to send.
-    public static func start(transactionID: String, us: SasParty, them: SasParty) -> (SasVerification, VerificationMessage) {
+    public static func start(
+        transactionID: String, us: SasParty, them: SasParty
+    ) -> (SasVerification, VerificationMessage) {
         start(transactionID: transactionID, us: us, them: them, keyPair: SasKeyPair())
     }
 
-    static func start(transactionID: String, us: SasParty, them: SasParty, keyPair: SasKeyPair) -> (SasVerification, VerificationMessage) {
+    static func start(
+        transactionID: String, us: SasParty, them: SasParty, keyPair: SasKeyPair
+    ) -> (SasVerification, VerificationMessage) {
         let content = SasStart.ours(transactionID: transactionID, fromDevice: us.deviceID)
-        let verification = SasVerification(transactionID: transactionID, us: us, them: them, weStarted: true, keyPair: keyPair,
-                                           startContent: content, phase: .awaitingAccept)
+        let verification = SasVerification(
+            transactionID: transactionID, us: us, them: them, weStarted: true, keyPair: keyPair,
+            startContent: content, phase: .awaitingAccept)
         return (verification, VerificationMessage(type: VerificationMessage.start, content: content))
     }
 
     /// Accepts the start `content` that `sender` sent, when it comes from the device `them` and
     /// offers something in common. Returns the accept to send. Throws the cancel to send (to the
     /// start's `transaction_id`, when it has one) otherwise.
-    public static func accept(_ content: JSONValue, sender: String, us: SasParty, them: SasParty) throws(VerificationCancel)
-        -> (SasVerification, VerificationMessage) {
+    public static func accept(
+        _ content: JSONValue, sender: String, us: SasParty, them: SasParty
+    ) throws(VerificationCancel)
+        -> (SasVerification, VerificationMessage)
+    {
         try accept(content, sender: sender, us: us, them: them, keyPair: SasKeyPair())
     }
 
-    static func accept(_ content: JSONValue, sender: String, us: SasParty, them: SasParty, keyPair: SasKeyPair) throws(VerificationCancel)
-        -> (SasVerification, VerificationMessage) {
+    static func accept(
+        _ content: JSONValue, sender: String, us: SasParty, them: SasParty, keyPair: SasKeyPair
+    ) throws(VerificationCancel)
+        -> (SasVerification, VerificationMessage)
+    {
         let start = try SasStart(reading: content)
-        guard sender.utf8.elementsEqual(them.userID.utf8), start.fromDevice.utf8.elementsEqual(them.deviceID.utf8) else {
+        guard sender.utf8.elementsEqual(them.userID.utf8), start.fromDevice.utf8.elementsEqual(them.deviceID.utf8)
+        else {
             throw VerificationCancel(.userMismatch, "the start comes from another device than the one to verify")
         }
-        var verification = SasVerification(transactionID: start.transactionID, us: us, them: them, weStarted: false,
-                                           keyPair: keyPair, startContent: content, phase: .awaitingKey)
+        var verification = SasVerification(
+            transactionID: start.transactionID, us: us, them: them, weStarted: false,
+            keyPair: keyPair, startContent: content, phase: .awaitingKey)
         verification.macMethod = start.macMethod
         verification.shortAuthenticationMethods = start.sasMethods
         let accept = SasAccept.content(accepting: start, publicKey: keyPair.publicKey)
@@ -134,7 +149,9 @@ public struct SasVerification: Sendable {
     /// was, since anyone can send to-device messages to us and none of them may end ours.
     /// Once the verification has ended, messages are ignored: answering a cancel, or a message
     /// after one, with another cancel is how two clients loop.
-    public mutating func receive(type: String, content: JSONValue, sender: String) throws(VerificationCancel) -> [VerificationMessage] {
+    public mutating func receive(
+        type: String, content: JSONValue, sender: String
+    ) throws(VerificationCancel) -> [VerificationMessage] {
         guard sender.utf8.elementsEqual(them.userID.utf8) else {
             throw VerificationCancel(.userMismatch, "a verification message from another user")
         }
@@ -149,7 +166,8 @@ public struct SasVerification: Sendable {
         default: break
         }
         if type == VerificationMessage.cancel {
-            phase = .cancelledByThem(VerificationCancel(reading: content) ?? VerificationCancel(.invalidMessage, "a cancel without a code"))
+            phase = .cancelledByThem(
+                VerificationCancel(reading: content) ?? VerificationCancel(.invalidMessage, "a cancel without a code"))
             return []
         }
         do throws(VerificationCancel) {
@@ -157,7 +175,8 @@ public struct SasVerification: Sendable {
             case (VerificationMessage.accept, .awaitingAccept): return try receiveAccept(content)
             case (VerificationMessage.start, .awaitingAccept): return try receiveCompetingStart(content, sender: sender)
             case (VerificationMessage.key, .awaitingKey): return try receiveKey(content)
-            case (VerificationMessage.mac, .comparing), (VerificationMessage.mac, .awaitingMac): return try receiveMac(content)
+            case (VerificationMessage.mac, .comparing), (VerificationMessage.mac, .awaitingMac):
+                return try receiveMac(content)
             case (VerificationMessage.done, .awaitingMac):
                 theyAreDone = true
                 return []
@@ -183,7 +202,9 @@ public struct SasVerification: Sendable {
     /// Both sides sent a start in one transaction (after a request, either may). The spec's
     /// tie-break keeps the start of the smaller user id (device id for one user); if theirs wins,
     /// this side becomes the accepting one, as if ours had never been sent.
-    private mutating func receiveCompetingStart(_ content: JSONValue, sender: String) throws(VerificationCancel) -> [VerificationMessage] {
+    private mutating func receiveCompetingStart(
+        _ content: JSONValue, sender: String
+    ) throws(VerificationCancel) -> [VerificationMessage] {
         guard content["method"]?.stringValue == VerificationMessage.sasMethod else {
             throw VerificationCancel(.unexpectedMessage, "both sides started, with different methods")
         }
@@ -196,17 +217,24 @@ public struct SasVerification: Sendable {
     /// Their ephemeral key. The starting side first holds it to the commitment made before our
     /// key was sent: a man in the middle who saw our key cannot pick one to match the SAS.
     private mutating func receiveKey(_ content: JSONValue) throws(VerificationCancel) -> [VerificationMessage] {
-        guard let theirs = content["key"]?.stringValue else { throw VerificationCancel(.invalidMessage, "a key message without a key") }
+        guard let theirs = content["key"]?.stringValue else {
+            throw VerificationCancel(.invalidMessage, "a key message without a key")
+        }
         if weStarted {
-            guard let commitment, SasInfo.commitment(publicKey: theirs, start: startContent).utf8.elementsEqual(commitment.utf8) else {
+            guard let commitment,
+                SasInfo.commitment(publicKey: theirs, start: startContent).utf8.elementsEqual(commitment.utf8)
+            else {
                 throw VerificationCancel(.mismatchedCommitment, "the key is not the one the accept committed to")
             }
         }
         let secret = try keyPair.agree(with: theirs)
         let ours = keyPair.publicKey
-        let info = weStarted
-            ? SasInfo.sas(starter: us, starterKey: ours, accepter: them, accepterKey: theirs, transactionID: transactionID)
-            : SasInfo.sas(starter: them, starterKey: theirs, accepter: us, accepterKey: ours, transactionID: transactionID)
+        let info =
+            weStarted
+            ? SasInfo.sas(
+                starter: us, starterKey: ours, accepter: them, accepterKey: theirs, transactionID: transactionID)
+            : SasInfo.sas(
+                starter: them, starterKey: theirs, accepter: us, accepterKey: ours, transactionID: transactionID)
         self.secret = secret
         shortAuthenticationString = ShortAuthenticationString(bytes: secret.bytes(info: info, count: 6))
         phase = .comparing
@@ -221,12 +249,15 @@ public struct SasVerification: Sendable {
     private mutating func receiveMac(_ content: JSONValue) throws(VerificationCancel) -> [VerificationMessage] {
         guard let secret, let macMethod else { throw VerificationCancel(.unexpectedMessage, "a MAC before the keys") }
         guard let members = content["mac"]?.objectValue, !members.isEmpty, members.count <= 32,
-              let keysMac = content["keys"]?.stringValue else {
+            let keysMac = content["keys"]?.stringValue
+        else {
             throw VerificationCancel(.invalidMessage, "a MAC message without its MACs")
         }
         var macs: [String: String] = [:]
         for (id, value) in members {
-            guard let text = value.stringValue else { throw VerificationCancel(.invalidMessage, "a MAC that is not a string") }
+            guard let text = value.stringValue else {
+                throw VerificationCancel(.invalidMessage, "a MAC that is not a string")
+            }
             macs[id] = text
         }
         let info = SasInfo.mac(sender: them, receiver: us, transactionID: transactionID)
@@ -283,8 +314,9 @@ public struct SasVerification: Sendable {
     // MARK: Our messages
 
     private func keyMessage() -> VerificationMessage {
-        VerificationMessage(type: VerificationMessage.key,
-                            content: ["transaction_id": .string(transactionID), "key": .string(keyPair.publicKey)])
+        VerificationMessage(
+            type: VerificationMessage.key,
+            content: ["transaction_id": .string(transactionID), "key": .string(keyPair.publicKey)])
     }
 
     /// Our MACs: our device key, our master key when we vouch for it, and the list of their ids.
@@ -294,10 +326,12 @@ public struct SasVerification: Sendable {
         let info = SasInfo.mac(sender: us, receiver: them, transactionID: transactionID)
         var macs: [String: JSONValue] = [:]
         for (id, key) in keys { macs[id] = .string(method.mac(key, info: info + id, secret: secret)) }
-        return VerificationMessage(type: VerificationMessage.mac, content: [
-            "transaction_id": .string(transactionID),
-            "mac": .object(macs),
-            "keys": .string(method.mac(SasInfo.keyIDs(keys.keys), info: info + "KEY_IDS", secret: secret)),
-        ])
+        return VerificationMessage(
+            type: VerificationMessage.mac,
+            content: [
+                "transaction_id": .string(transactionID),
+                "mac": .object(macs),
+                "keys": .string(method.mac(SasInfo.keyIDs(keys.keys), info: info + "KEY_IDS", secret: secret)),
+            ])
     }
 }

@@ -49,9 +49,12 @@ public struct VerificationCancel: Error, Sendable, Hashable {
 
     /// The `m.key.verification.cancel` that tells the other device.
     public func message(transactionID: String) -> VerificationMessage {
-        VerificationMessage(type: VerificationMessage.cancel,
-                            content: ["transaction_id": .string(transactionID), "code": .string(code.rawValue),
-                                      "reason": .string(reason)])
+        VerificationMessage(
+            type: VerificationMessage.cancel,
+            content: [
+                "transaction_id": .string(transactionID), "code": .string(code.rawValue),
+                "reason": .string(reason),
+            ])
     }
 
     /// A cancel the other device sent; nil when it has no code. The reason is cut to 255

@@ -21,9 +21,10 @@ public struct VerificationRequest: Sendable, Hashable {
     /// replayed old request must not pop up a prompt).
     public init?(reading content: JSONValue, now: Date) {
         guard let id = VerificationMessage.transactionID(of: content),
-              let device = content["from_device"]?.stringValue, !device.isEmpty,
-              let methods = stringList(content["methods"]),
-              let timestamp = content["timestamp"]?.intValue else { return nil }
+            let device = content["from_device"]?.stringValue, !device.isEmpty,
+            let methods = stringList(content["methods"]),
+            let timestamp = content["timestamp"]?.intValue
+        else { return nil }
         let age = now.timeIntervalSince1970 * 1000 - Double(timestamp)
         guard age <= 10 * 60 * 1000, age >= -5 * 60 * 1000 else { return nil }
         transactionID = id
@@ -34,8 +35,9 @@ public struct VerificationRequest: Sendable, Hashable {
     /// A ready another device sent to our request; nil for a malformed one.
     public init?(readingReady content: JSONValue) {
         guard let id = VerificationMessage.transactionID(of: content),
-              let device = content["from_device"]?.stringValue, !device.isEmpty,
-              let methods = stringList(content["methods"]) else { return nil }
+            let device = content["from_device"]?.stringValue, !device.isEmpty,
+            let methods = stringList(content["methods"])
+        else { return nil }
         transactionID = id
         fromDevice = device
         self.methods = methods
@@ -43,18 +45,23 @@ public struct VerificationRequest: Sendable, Hashable {
 
     /// Our request, offering SAS, stamped `now` (milliseconds since the epoch).
     public static func request(transactionID: String, fromDevice: String, now: Date) -> VerificationMessage {
-        VerificationMessage(type: VerificationMessage.request, content: [
-            "transaction_id": .string(transactionID), "from_device": .string(fromDevice),
-            "methods": [.string(VerificationMessage.sasMethod)], "timestamp": .int(Int64(now.timeIntervalSince1970 * 1000)),
-        ])
+        VerificationMessage(
+            type: VerificationMessage.request,
+            content: [
+                "transaction_id": .string(transactionID), "from_device": .string(fromDevice),
+                "methods": [.string(VerificationMessage.sasMethod)],
+                "timestamp": .int(Int64(now.timeIntervalSince1970 * 1000)),
+            ])
     }
 
     /// Our ready to a request that offers SAS.
     public static func ready(transactionID: String, fromDevice: String) -> VerificationMessage {
-        VerificationMessage(type: VerificationMessage.ready, content: [
-            "transaction_id": .string(transactionID), "from_device": .string(fromDevice),
-            "methods": [.string(VerificationMessage.sasMethod)],
-        ])
+        VerificationMessage(
+            type: VerificationMessage.ready,
+            content: [
+                "transaction_id": .string(transactionID), "from_device": .string(fromDevice),
+                "methods": [.string(VerificationMessage.sasMethod)],
+            ])
     }
 }
 

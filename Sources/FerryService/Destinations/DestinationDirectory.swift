@@ -29,8 +29,9 @@ public actor DestinationDirectory {
     /// A room's name for a person (a notification's "Sent to …"); asked once, then remembered.
     public func displayName(of roomID: String, session: Session) async -> String? {
         if let name = names[roomID] ?? cache?.entries.first(where: { $0.id == roomID })?.name { return name }
-        let rooms = Rooms(http: MatrixHTTP(baseURL: session.homeserver, accessToken: session.accessToken),
-                          userID: session.userID)
+        let rooms = Rooms(
+            http: MatrixHTTP(baseURL: session.homeserver, accessToken: session.accessToken),
+            userID: session.userID)
         guard let summary = try? await rooms.summary(of: roomID) else { return nil }
         let name = Self.name(of: summary, person: nil, me: session.userID)
         names[roomID] = name
@@ -46,8 +47,10 @@ public actor DestinationDirectory {
     /// `offline`: the homeserver did not answer the last request. Then the rooms known from before
     /// are the answer, and the server's people directory is not asked: a request to a server that is
     /// away takes its whole timeout, and the share dialog would wait that long for each letter typed.
-    public func list(query: String, limit: Int, session: Session,
-                     offline: Bool = false) async throws(MatrixError) -> [DestinationEntry] {
+    public func list(
+        query: String, limit: Int, session: Session,
+        offline: Bool = false
+    ) async throws(MatrixError) -> [DestinationEntry] {
         let http = MatrixHTTP(baseURL: session.homeserver, accessToken: session.accessToken)
         let rooms = Rooms(http: http, userID: session.userID)
         var entries = try await joinedEntries(rooms, session: session, offline: offline)
@@ -58,21 +61,24 @@ public actor DestinationDirectory {
         let needle = query.trimmingWhitespace().lowercased()
         if !needle.isEmpty {
             entries = entries.filter { entry in
-                [entry.name, entry.alias ?? "", entry.userID ?? "", entry.id].contains { $0.lowercased().contains(needle) }
+                [entry.name, entry.alias ?? "", entry.userID ?? "", entry.id].contains {
+                    $0.lowercased().contains(needle)
+                }
             }
             // A query that is not a room's sigil may be a person: the server's directory, for a new direct chat.
             if !needle.hasPrefix("#"), !needle.hasPrefix("!"), !offline {
                 let known = Set(entries.compactMap(\.userID) + [session.userID])
                 let people = (try? await rooms.searchUsers(query.trimmingWhitespace(), limit: max(limit, 10))) ?? []
                 entries += people.filter { !known.contains($0.userID) }.map {
-                    DestinationEntry(id: $0.userID, kind: .person, name: $0.displayName ?? $0.userID, alias: nil,
-                                     userID: $0.userID, members: 0, encrypted: false, lastActivity: nil, recent: false)
+                    DestinationEntry(
+                        id: $0.userID, kind: .person, name: $0.displayName ?? $0.userID, alias: nil,
+                        userID: $0.userID, members: 0, encrypted: false, lastActivity: nil, recent: false)
                 }
             }
         }
         entries.sort { a, b in
             switch (recentRank[a.id], recentRank[b.id]) {
-            case let (x?, y?): return x < y
+            case (let x?, let y?): return x < y
             case (_?, nil): return true
             case (nil, _?): return false
             case (nil, nil):
@@ -83,8 +89,10 @@ public actor DestinationDirectory {
         return limit > 0 ? Array(entries.prefix(limit)) : entries
     }
 
-    private func joinedEntries(_ rooms: Rooms, session: Session,
-                               offline: Bool) async throws(MatrixError) -> [DestinationEntry] {
+    private func joinedEntries(
+        _ rooms: Rooms, session: Session,
+        offline: Bool
+    ) async throws(MatrixError) -> [DestinationEntry] {
         if let cache, cache.userID == session.userID, cache.until > clock() || offline { return cache.entries }
         let ids: [String]
         do {
@@ -103,10 +111,12 @@ public actor DestinationDirectory {
             guard let summary = try? await rooms.summary(of: roomID) else { continue }
             let person = personByRoom[roomID]
             let name = Self.name(of: summary, person: person, me: session.userID)
-            entries.append(DestinationEntry(id: roomID, kind: person == nil ? .room : .direct, name: name,
-                                            alias: summary.canonicalAlias, userID: person,
-                                            members: summary.joinedMembers.count, encrypted: summary.encrypted,
-                                            lastActivity: summary.lastActivity, recent: false))
+            entries.append(
+                DestinationEntry(
+                    id: roomID, kind: person == nil ? .room : .direct, name: name,
+                    alias: summary.canonicalAlias, userID: person,
+                    members: summary.joinedMembers.count, encrypted: summary.encrypted,
+                    lastActivity: summary.lastActivity, recent: false))
         }
         cache = (session.userID, clock() + 60_000_000, entries)
         return entries

@@ -70,7 +70,8 @@ import GtkAdapter
         case .share(let id):
             dialog(for: id, service: service, startWithSignIn: false).present(activationToken: request.activationToken)
         case .signIn(let shareID?):
-            dialog(for: shareID, service: service, startWithSignIn: true).present(activationToken: request.activationToken)
+            dialog(for: shareID, service: service, startWithSignIn: true).present(
+                activationToken: request.activationToken)
         case .signIn(nil):
             if signInWindow == nil {
                 let window = ShareDialog(application: self, service: service, shareID: nil, startWithSignIn: true)
@@ -93,7 +94,8 @@ import GtkAdapter
     /// each other share gets its own.
     func dialog(for shareID: String, service: ServiceClient, startWithSignIn: Bool) -> ShareDialog {
         if let existing = shareDialogs[shareID] { return existing }
-        let dialog = ShareDialog(application: self, service: service, shareID: shareID, startWithSignIn: startWithSignIn)
+        let dialog = ShareDialog(
+            application: self, service: service, shareID: shareID, startWithSignIn: startWithSignIn)
         dialog.onClosed = { [weak self] in self?.shareDialogs[shareID] = nil }
         shareDialogs[shareID] = dialog
         return dialog

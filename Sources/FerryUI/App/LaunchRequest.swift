@@ -35,8 +35,10 @@ public struct LaunchRequest: Equatable {
             option("--share ID", tr("the share dialog for share ID")),
             // TRANSLATORS: --help's description of --sign-in; "--share" is the option, keep it.
             option("--sign-in", tr("the sign-in window (with --share, the share continues after it)")),
-            // TRANSLATORS: --help's description of --activation-token; a line break starts a line under the first.
-            option("--activation-token TOKEN", tr("focus token of the launch (default: $XDG_ACTIVATION_TOKEN,\nthen $DESKTOP_STARTUP_ID)")),
+            option(
+                "--activation-token TOKEN",
+                // TRANSLATORS: --help's description of --activation-token; a line break starts a line under the first.
+                tr("focus token of the launch (default: $XDG_ACTIVATION_TOKEN,\nthen $DESKTOP_STARTUP_ID)")),
         ].joined(separator: "\n")
     }
 
@@ -46,8 +48,11 @@ public struct LaunchRequest: Equatable {
     }
 
     /// `arguments` without the program name; `environment` is the launching process's.
-    public static func parse(_ arguments: [String], environment: (String) -> String? = { _ in nil })
-        -> Result<LaunchRequest, Failure> {
+    public static func parse(
+        _ arguments: [String], environment: (String) -> String? = { _ in nil }
+    )
+        -> Result<LaunchRequest, Failure>
+    {
         var shareID: String?
         var signIn = false
         var token: String?
@@ -62,7 +67,9 @@ public struct LaunchRequest: Equatable {
             func value() -> String? { inlineValue ?? rest.popFirst() }
             switch name {
             case "--share":
-                guard let id = value(), !id.isEmpty, !id.hasPrefix("-") else { return .failure(.usage(tr("--share needs a share id"))) }
+                guard let id = value(), !id.isEmpty, !id.hasPrefix("-") else {
+                    return .failure(.usage(tr("--share needs a share id")))
+                }
                 shareID = id
             case "--sign-in":
                 signIn = true

@@ -15,9 +15,10 @@ import GtkAdapter
     private let verifyButton = Button(tr("Verify…"))
     private let setUpButton = Button(tr("Set Up…"))
     private let sharesList = ListBox()
-    // TRANSLATORS: “Open With → Ferry” is the file manager's menu; use its words in your language.
-    private let emptyNotice = Label(tr("Nothing shared yet. Share files from your file manager with “Open With → Ferry”."),
-                                    style: "dim-label", alignment: 0.5)
+    private let emptyNotice = Label(
+        // TRANSLATORS: “Open With → Ferry” is the file manager's menu; use its words in your language.
+        tr("Nothing shared yet. Share files from your file manager with “Open With → Ferry”."),
+        style: "dim-label", alignment: 0.5)
     private let banner = Banner(tr("You are offline. Shares will be sent when the connection returns."))
     private var tokens: [Int] = []
     private var reloadScheduled = false
@@ -47,10 +48,12 @@ import GtkAdapter
         emptyNotice.setMargins(18)
         emptyNotice.isVisible = false
 
-        let column = Box(.vertical, spacing: 12, [
-            Label(tr("Account"), style: "heading"), accountList,
-            Label(tr("Recent Shares"), style: "heading"), sharesList, emptyNotice,
-        ])
+        let column = Box(
+            .vertical, spacing: 12,
+            [
+                Label(tr("Account"), style: "heading"), accountList,
+                Label(tr("Recent Shares"), style: "heading"), sharesList, emptyNotice,
+            ])
         column.setMargins(top: 18, bottom: 18, start: 12, end: 12)
         let scroller = ScrolledWindow(Clamp(column, maximumWidth: 600))
         window.insertBelowHeader(banner)
@@ -99,13 +102,15 @@ import GtkAdapter
         deviceRow.isVisible = account.signedIn
         verifyButton.isVisible = account.deviceVerification == "unverified"
         setUpButton.isVisible = account.deviceVerification == "no-identity"
-        deviceRow.subtitle = switch account.deviceVerification {
-        case "verified": tr("Verified: your other devices trust what Ferry sends")
-        case "unverified": tr("Not verified: your other devices may show a warning on what Ferry sends")
-        case "no-identity": tr("Not verified: your account has no recovery key yet")
-        default: tr("Checking whether it is verified…")
-        }
-        // TRANSLATORS: the accessible name of the device's row; {verification} is one of the "Verified: …" or "Not verified: …" lines.
+        deviceRow.subtitle =
+            switch account.deviceVerification {
+            case "verified": tr("Verified: your other devices trust what Ferry sends")
+            case "unverified": tr("Not verified: your other devices may show a warning on what Ferry sends")
+            case "no-identity": tr("Not verified: your account has no recovery key yet")
+            default: tr("Checking whether it is verified…")
+            }
+        // TRANSLATORS: the accessible name of the device's row; {verification} is one of the "Verified: …" or "Not
+        // verified: …" lines.
         deviceRow.accessibleName = tr("This device: {verification}", ["verification": deviceRow.subtitle])
     }
 
@@ -146,37 +151,49 @@ import GtkAdapter
 
     private func row(for share: ShareSnapshot) -> Row {
         let row = Row(title: share.title, subtitle: share.stateDescription)
-        let icon = share.files.count == 1 ? Icon(contentType: share.files[0].contentType, pixelSize: 32)
-            : Icon(name: share.files.isEmpty ? (share.link != nil ? "web-browser-symbolic" : "text-x-generic-symbolic")
-                                             : "folder-documents-symbolic", pixelSize: 32)
+        let icon =
+            share.files.count == 1
+            ? Icon(contentType: share.files[0].contentType, pixelSize: 32)
+            : Icon(
+                name: share.files.isEmpty
+                    ? (share.link != nil ? "web-browser-symbolic" : "text-x-generic-symbolic")
+                    : "folder-documents-symbolic", pixelSize: 32)
         row.addPrefix(icon)
         let id = share.id
         if share.state == .awaitingDestination || share.state == .awaitingSignIn {
             let signIn = share.state == .awaitingSignIn
             // TRANSLATORS: a share's button that opens its dialog: to sign in first, or to choose where it goes.
             let open = Button(signIn ? tr("Sign In…") : tr("Choose…"))
-            // TRANSLATORS: the accessible names of that button; {share} is the share's name, "photo.png" or "3 files".
-            open.accessibleName = signIn ? tr("Sign in to send {share}", ["share": share.title])
+            open.accessibleName =
+                signIn
+                // TRANSLATORS: the accessible names of that button; {share} is the share's name, "photo.png" or "3
+                // files".
+                ? tr("Sign in to send {share}", ["share": share.title])
                 : tr("Choose where to send {share}", ["share": share.title])
             open.verticalAlignment = .center
             open.onClick { [weak self] in self?.app.openDialog(for: id) }
             row.addSuffix(open)
         }
         if share.state == .failed {
-            // TRANSLATORS: an icon button's accessible name and tooltip; {share} is the share's name, "photo.png" or "3 files".
-            let retry = Button(iconName: "view-refresh-symbolic", title: tr("Retry {share}", ["share": share.title]), style: "flat")
+            let retry = Button(
+                // TRANSLATORS: an icon button's accessible name and tooltip; {share} is the share's name, "photo.png"
+                // or "3 files".
+                iconName: "view-refresh-symbolic", title: tr("Retry {share}", ["share": share.title]), style: "flat")
             retry.verticalAlignment = .center
             retry.onClick { [weak self] in self?.service.retry(id) { _ in } }
             row.addSuffix(retry)
         }
         if share.state.isCancellable && share.state != .failed {
-            // TRANSLATORS: an icon button's accessible name and tooltip; {share} is the share's name, "photo.png" or "3 files".
-            let cancel = Button(iconName: "process-stop-symbolic", title: tr("Cancel {share}", ["share": share.title]), style: "flat")
+            let cancel = Button(
+                // TRANSLATORS: an icon button's accessible name and tooltip; {share} is the share's name, "photo.png"
+                // or "3 files".
+                iconName: "process-stop-symbolic", title: tr("Cancel {share}", ["share": share.title]), style: "flat")
             cancel.verticalAlignment = .center
             cancel.onClick { [weak self] in self?.service.cancel(id) { _ in } }
             row.addSuffix(cancel)
         }
-        // TRANSLATORS: the accessible name of a share's row; {share} is its name, {state} its state ("Sent", "Waiting for sign-in").
+        // TRANSLATORS: the accessible name of a share's row; {share} is its name, {state} its state ("Sent", "Waiting
+        // for sign-in").
         row.accessibleName = tr("{share}, {state}", ["share": share.title, "state": share.stateDescription])
         return row
     }

@@ -27,8 +27,10 @@ public struct DestinationOption: Equatable {
         isRecent = listing.recent
     }
 
-    public init(id: String, kind: Kind, name: String, alias: String? = nil, userID: String? = nil, members: UInt32 = 0,
-                isEncrypted: Bool = false, isRecent: Bool = false) {
+    public init(
+        id: String, kind: Kind, name: String, alias: String? = nil, userID: String? = nil, members: UInt32 = 0,
+        isEncrypted: Bool = false, isRecent: Bool = false
+    ) {
         self.id = id
         self.kind = kind
         self.name = name
@@ -52,7 +54,8 @@ public struct DestinationOption: Equatable {
         case .direct: plain = userID ?? tr("Direct chat")
         case .room:
             if let alias, alias != displayName {
-                // TRANSLATORS: the second line of a room's row in "Share to"; {alias} is its address, "#team:example.org".
+                // TRANSLATORS: the second line of a room's row in "Share to"; {alias} is its address,
+                // "#team:example.org".
                 plain = trn("{alias} · {count} member", "{alias} · {count} members", count, ["alias": alias])
             } else {
                 plain = members > 0 ? trn("{count} member", "{count} members", count) : (alias ?? "")

@@ -72,8 +72,10 @@ import GLibAdapter
         client.call(Share1.listShares()) { completion($0.map { $0.map(ShareSnapshot.init) }) }
     }
 
-    public func completeShare(_ id: String, destinations: [String], message: String,
-                              _ completion: @escaping (Result<Void, BusError>) -> Void) {
+    public func completeShare(
+        _ id: String, destinations: [String], message: String,
+        _ completion: @escaping (Result<Void, BusError>) -> Void
+    ) {
         client.call(Share1.completeShare(id, destinations: destinations, message: message), completion: completion)
     }
 
@@ -87,9 +89,13 @@ import GLibAdapter
 
     // MARK: Destinations
 
-    public func destinations(matching query: String, limit: UInt32,
-                             _ completion: @escaping (Result<[DestinationOption], BusError>) -> Void) {
-        client.call(Share1.listDestinations(query, limit: limit)) { completion($0.map { $0.map(DestinationOption.init) }) }
+    public func destinations(
+        matching query: String, limit: UInt32,
+        _ completion: @escaping (Result<[DestinationOption], BusError>) -> Void
+    ) {
+        client.call(Share1.listDestinations(query, limit: limit)) {
+            completion($0.map { $0.map(DestinationOption.init) })
+        }
     }
 
     // MARK: Account

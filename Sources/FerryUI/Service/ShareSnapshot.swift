@@ -50,8 +50,10 @@ public struct ShareSnapshot: Equatable {
         updated = share.updated
         account = share.account
         deliveries = share.deliveries.map { delivery in
-            Delivery(destination: delivery.destination, state: delivery.state.rawValue, bytesSent: delivery.bytesSent,
-                     bytesTotal: delivery.bytesTotal, errorName: delivery.failure?.name, errorMessage: delivery.failure?.message)
+            Delivery(
+                destination: delivery.destination, state: delivery.state.rawValue, bytesSent: delivery.bytesSent,
+                bytesTotal: delivery.bytesTotal, errorName: delivery.failure?.name,
+                errorMessage: delivery.failure?.message)
         }
     }
 
@@ -90,8 +92,9 @@ public struct ShareSnapshot: Equatable {
         case .sending:
             if isRetrying { return trc("share state", "Waiting to retry") }
             let (sent, total) = progress
-            // TRANSLATORS: a share's state; {sent} and {total} are sizes, "1.5 MB".
-            return total > 0 ? tr("Sending ({sent} of {total})", ["sent": ByteCount.format(sent), "total": ByteCount.format(total)])
+            return total > 0
+                // TRANSLATORS: a share's state; {sent} and {total} are sizes, "1.5 MB".
+                ? tr("Sending ({sent} of {total})", ["sent": ByteCount.format(sent), "total": ByteCount.format(total)])
                 : trc("share state", "Sending")
         case .sent: return trc("share state", "Sent")
         case .failed:
@@ -109,8 +112,10 @@ public struct ShareSnapshot: Equatable {
         case .sending:
             if isRetrying { return tr("Waiting to retry…") }
             let (sent, total) = progress
-            // TRANSLATORS: the share is being sent; {sent} and {total} are sizes, "1.5 MB".
-            return total > 0 ? tr("Sending ({sent} of {total})…", ["sent": ByteCount.format(sent), "total": ByteCount.format(total)])
+            return total > 0
+                ? tr(
+                    // TRANSLATORS: the share is being sent; {sent} and {total} are sizes, "1.5 MB".
+                    "Sending ({sent} of {total})…", ["sent": ByteCount.format(sent), "total": ByteCount.format(total)])
                 : tr("Sending…")
         default: return nil
         }

@@ -26,7 +26,6 @@ import GtkAdapter
         fieldScroller.growWithContent(minHeight: 72, maxHeight: 240)
         fieldScroller.addStyle("card")
 
-
         status.isVisible = false
         failure.isVisible = false
         failure.accessibleName = tr("Error")
@@ -34,8 +33,12 @@ import GtkAdapter
         retryButton.horizontalAlignment = .start
         retryButton.addStyle("pill")
 
-        let column = Box(.vertical, spacing: 8, [toHeading, recipients, previewHolder, messageHeading, fieldScroller,
-                                                 status, failure, retryButton])
+        let column = Box(
+            .vertical, spacing: 8,
+            [
+                toHeading, recipients, previewHolder, messageHeading, fieldScroller,
+                status, failure, retryButton,
+            ])
         column.setMargins(top: 12, bottom: 18, start: 12, end: 12)
         root = Box(.vertical)
         let scroller = ScrolledWindow(Clamp(column, maximumWidth: 600))

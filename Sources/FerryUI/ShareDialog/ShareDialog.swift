@@ -15,7 +15,8 @@ import Glibc
     private let window: Window
     private let stack = Stack()
     private let banner = Banner(tr("You are offline. The share will be sent when the connection returns."))
-    private let unverifiedBanner = Banner(tr("This device is not verified: others may see a warning on what Ferry sends."))
+    private let unverifiedBanner = Banner(
+        tr("This device is not verified: others may see a warning on what Ferry sends."))
     private let status = StatusPage()
     private let backButton = Button(iconName: "go-previous-symbolic", title: trc("button", "Back"))
     private let nextButton = Button(tr("Next"), style: "suggested-action")
@@ -49,8 +50,9 @@ import Glibc
         self.service = service
         self.shareID = shareID
         self.startWithSignIn = startWithSignIn
-        window = Window(application: application.application, title: shareID == nil ? Self.signInTitle : Self.shareTitle,
-                        width: 480, height: 640)
+        window = Window(
+            application: application.application, title: shareID == nil ? Self.signInTitle : Self.shareTitle,
+            width: 480, height: 640)
         window.headerBar.packStart(backButton)
         window.headerBar.packEnd(nextButton)
         window.headerBar.packEnd(shareButton)
@@ -76,10 +78,11 @@ import Glibc
             Log.debug("first frame: \(self?.shareID ?? "sign-in") at \(SystemClock.monotonicSeconds())")
         }
 
-        tokens.append(service.observeShares { [weak self] changed in
-            guard let self, changed.id == self.shareID else { return }
-            self.update(changed)
-        })
+        tokens.append(
+            service.observeShares { [weak self] changed in
+                guard let self, changed.id == self.shareID else { return }
+                self.update(changed)
+            })
         tokens.append(service.observeAccount { [weak self] account in self?.accountChanged(account) })
 
         if let shareID {
@@ -114,8 +117,10 @@ import Glibc
                 showPage("message")
                 update(share)
             case .sent, .cancelled:
-                status.show(iconName: share.state == .sent ? "emblem-ok-symbolic" : "edit-delete-symbolic",
-                            title: share.state == .sent ? tr("Already Sent") : trc("share state", "Cancelled"), body: share.title)
+                status.show(
+                    iconName: share.state == .sent ? "emblem-ok-symbolic" : "edit-delete-symbolic",
+                    title: share.state == .sent ? tr("Already Sent") : trc("share state", "Cancelled"),
+                    body: share.title)
                 showPage("status")
             }
         }
@@ -152,7 +157,8 @@ import Glibc
     /// Said on the share's pages when Ferry's device is not verified (not on the step that
     /// verifies it).
     private func showVerificationBanner() {
-        unverifiedBanner.isVisible = service.account.signedIn && service.account.deviceVerification == "unverified"
+        unverifiedBanner.isVisible =
+            service.account.signedIn && service.account.deviceVerification == "unverified"
             && ["destinations", "message"].contains(stack.visiblePage ?? "")
     }
 
@@ -234,7 +240,8 @@ import Glibc
         backButton.isSensitive = false
         messagePage.isEditable = false
         messagePage.showFailure(nil, canRetry: false)
-        service.completeShare(shareID, destinations: destinations, message: messagePage.editedMessage) { [weak self] result in
+        service.completeShare(shareID, destinations: destinations, message: messagePage.editedMessage) {
+            [weak self] result in
             guard let self else { return }
             switch result {
             case .failure(let error):
@@ -260,8 +267,11 @@ import Glibc
         service.retry(shareID) { [weak self] result in
             guard let self else { return }
             self.messagePage.retryButton.isBusy = false
-            if case .failure(let error) = result { self.messagePage.showFailure(error.sentence, canRetry: true) }
-            else { self.messagePage.showFailure(nil, canRetry: false); self.messagePage.showProgress(tr("Sending…")) }
+            if case .failure(let error) = result {
+                self.messagePage.showFailure(error.sentence, canRetry: true)
+            } else {
+                self.messagePage.showFailure(nil, canRetry: false); self.messagePage.showProgress(tr("Sending…"))
+            }
         }
     }
 
@@ -287,7 +297,8 @@ import Glibc
             shareButton.isVisible = false
             backButton.isVisible = false
             messagePage.showProgress(nil)
-            messagePage.showFailure(withRoomNames(changed.failureMessage ?? tr("The share could not be sent.")), canRetry: true)
+            messagePage.showFailure(
+                withRoomNames(changed.failureMessage ?? tr("The share could not be sent.")), canRetry: true)
             messagePage.retryButton.grabFocus()
         case .cancelled:
             // Cancelled elsewhere (the command line, the main window): nothing left to decide here.
@@ -306,8 +317,11 @@ import Glibc
         banner.isVisible = !account.online
         showVerificationBanner()
         if account.signedIn, stack.visiblePage == "sign-in", !holdsPages {
-            if shareID == nil { dismiss() }
-            else if let shareID { service.share(shareID) { [weak self] in if case .success(let s) = $0 { self?.update(s) } } }
+            if shareID == nil {
+                dismiss()
+            } else if let shareID {
+                service.share(shareID) { [weak self] in if case .success(let s) = $0 { self?.update(s) } }
+            }
         }
     }
 

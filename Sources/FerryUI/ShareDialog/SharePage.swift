@@ -38,7 +38,8 @@ import GtkAdapter
         allList.accessibleName = tr("All destinations")
         notice.isVisible = false
 
-        let column = Box(.vertical, spacing: 12, [search, spinner.root, notice, recentHeading, recentList, allHeading, allList])
+        let column = Box(
+            .vertical, spacing: 12, [search, spinner.root, notice, recentHeading, recentList, allHeading, allList])
         column.setMargins(top: 12, bottom: 18, start: 12, end: 12)
         root = Box(.vertical)
         let scroller = ScrolledWindow(Clamp(column, maximumWidth: 600))
@@ -76,8 +77,10 @@ import GtkAdapter
     private func show(_ options: [DestinationOption], query: String) {
         shown = options
         if !suggested.isEmpty, query.isEmpty {
-            for option in options where !chosen.contains(where: { $0.id == option.id })
-                && suggested.contains(where: { [option.id, option.alias, option.userID].contains($0) }) {
+            for option in options
+            where !chosen.contains(where: { $0.id == option.id })
+                && suggested.contains(where: { [option.id, option.alias, option.userID].contains($0) })
+            {
                 chosen.append(option)
             }
             suggested = []
@@ -91,8 +94,10 @@ import GtkAdapter
         rest.forEach { allList.append(row(for: $0)) }
         recentHeading.isVisible = !recent.isEmpty
         recentList.isVisible = !recent.isEmpty
-        // TRANSLATORS: "Results" heads the rooms and people that match what was searched for.
-        allHeading.text = recent.isEmpty && !query.isEmpty ? tr("Results")
+        allHeading.text =
+            recent.isEmpty && !query.isEmpty
+            // TRANSLATORS: "Results" heads the rooms and people that match what was searched for.
+            ? tr("Results")
             : (recent.isEmpty ? tr("Rooms and people") : tr("All rooms and people"))
         allHeading.isVisible = !rest.isEmpty
         allList.isVisible = !rest.isEmpty

@@ -57,7 +57,8 @@ enum SharePreview {
         list.accessibleName = tr("Files to share")
         for file in files.prefix(50) {
             let row = Row(title: SafeDisplay.escaped(file.name), subtitle: ByteCount.format(file.size))
-            if isImage(file), let thumbnail = localPath(file).flatMap({ Thumbnail(path: $0, size: smallThumbnailSize) }) {
+            if isImage(file), let thumbnail = localPath(file).flatMap({ Thumbnail(path: $0, size: smallThumbnailSize) })
+            {
                 thumbnail.setSizeRequest(width: smallThumbnailSize, height: smallThumbnailSize)
                 row.addPrefix(thumbnail)
             } else {
@@ -70,9 +71,10 @@ enum SharePreview {
             list.append(Row(title: trn("and {count} more file", "and {count} more files", files.count - 50)))
         }
         let total = files.reduce(UInt64(0)) { $0 + $1.size }
-        // TRANSLATORS: the heading of several files' preview; {size} is their size together, "3.2 MB".
-        let heading = Label(trn("{count} file, {size}", "{count} files, {size}", files.count, ["size": ByteCount.format(total)]),
-                            style: "heading")
+        let heading = Label(
+            // TRANSLATORS: the heading of several files' preview; {size} is their size together, "3.2 MB".
+            trn("{count} file, {size}", "{count} files, {size}", files.count, ["size": ByteCount.format(total)]),
+            style: "heading")
         let scroller = ScrolledWindow(list)
         scroller.growWithContent(minHeight: 60, maxHeight: 260)
         let box = Box(.vertical, spacing: 8, [heading, scroller])
@@ -112,7 +114,8 @@ enum SharePreview {
         while let byte = iterator.next() {
             if byte == UInt8(ascii: "%") {
                 guard let high = iterator.next(), let low = iterator.next(),
-                      let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16) else { return nil }
+                    let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
+                else { return nil }
                 bytes.append(value)
             } else {
                 bytes.append(byte)

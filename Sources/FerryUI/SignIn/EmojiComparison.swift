@@ -52,7 +52,8 @@ import GtkAdapter
         grid.setMargins(top: 12, bottom: 6)
         grid.accessibleName = tr("Emoji to compare")
         decimal.addStyle("caption")
-        comparing = Box(.vertical, spacing: 12, [compareDetail, grid, decimal, Self.buttons([matchButton, mismatchButton])])
+        comparing = Box(
+            .vertical, spacing: 12, [compareDetail, grid, decimal, Self.buttons([matchButton, mismatchButton])])
 
         let warning = Icon(name: "dialog-warning-symbolic", pixelSize: 48)
         warning.addStyle("dim-label")
@@ -105,7 +106,9 @@ import GtkAdapter
         generation += 1
         if let client, !id.isEmpty {
             client.call(Share1.cancelEmojiVerification(id)) { result in
-                if case .failure(let error) = result { Log.error("ferry-ui: cancelling the emoji verification: \(error)") }
+                if case .failure(let error) = result {
+                    Log.error("ferry-ui: cancelling the emoji verification: \(error)")
+                }
             }
         }
     }
@@ -137,8 +140,11 @@ import GtkAdapter
         let device = Self.deviceName(state)
         switch state.state {
         case "waiting":
-            showWaiting(tr("Accept the request on your other device"),
-                        detail: tr("Open Element (or another Matrix app) where you are signed in: it asks whether to verify this device. Then compare the emoji."))
+            showWaiting(
+                tr("Accept the request on your other device"),
+                detail: tr(
+                    "Open Element (or another Matrix app) where you are signed in: it asks whether to verify this device. Then compare the emoji."
+                ))
         case "comparing":
             showEmoji(state, device: device)
         case "confirmed":
@@ -154,8 +160,11 @@ import GtkAdapter
             generation += 1
             onVerified()
         case "done":
-            // TRANSLATORS: {device} is the other device's name in quotes, or "your other device".
-            end(tr("Both devices confirmed the emoji, but {device} did not sign this one: it can only when it holds your account’s cross-signing keys (Element does once it is verified itself).", ["device": device]))
+            end(
+                tr(
+                    // TRANSLATORS: {device} is the other device's name in quotes, or "your other device".
+                    "Both devices confirmed the emoji, but {device} did not sign this one: it can only when it holds your account’s cross-signing keys (Element does once it is verified itself).",
+                    ["device": device]))
         case "cancelled":
             end(state.reason ?? tr("The verification was cancelled: nothing was verified."))
         default:
@@ -179,11 +188,16 @@ import GtkAdapter
     }
 
     private func showEmoji(_ state: EmojiVerificationReport, device: String) {
-        // TRANSLATORS: {device} is the other device's name in quotes, or "your other device".
-        compareDetail.text = tr("Compare these emoji with the ones {device} shows. They must be the same, in the same order.", ["device": device])
+        compareDetail.text = tr(
+            // TRANSLATORS: {device} is the other device's name in quotes, or "your other device".
+            "Compare these emoji with the ones {device} shows. They must be the same, in the same order.",
+            ["device": device])
         grid.removeAll()
-        let cells = zip(state.emoji, state.emojiNames).enumerated().map { Self.cell(index: $0.offset, picture: $0.element.0,
-                                                                                  name: Translation.text(dynamic: $0.element.1)) }
+        let cells = zip(state.emoji, state.emojiNames).enumerated().map {
+            Self.cell(
+                index: $0.offset, picture: $0.element.0,
+                name: Translation.text(dynamic: $0.element.1))
+        }
         // Four over three, as Element and GNOME's Fractal lay them out: large enough to read at a glance.
         for row in [Array(cells.prefix(4)), Array(cells.dropFirst(4))] where !row.isEmpty {
             let line = Box(.horizontal, spacing: 12, row)
@@ -193,7 +207,9 @@ import GtkAdapter
         // TRANSLATORS: {numbers} are three four-digit numbers, the other way to compare.
         decimal.text = state.decimal.map { tr("Or compare these numbers: {numbers}", ["numbers": $0]) } ?? ""
         decimal.isVisible = !decimal.text.isEmpty
-        [matchButton, mismatchButton].forEach { $0.isSensitive = true; $0.isBusy = false }
+        [matchButton, mismatchButton].forEach {
+            $0.isSensitive = true; $0.isBusy = false
+        }
         show(comparing)
         matchButton.grabFocus()
     }
@@ -201,9 +217,10 @@ import GtkAdapter
     /// One emoji over its name; its accessible name carries both, and its place in the seven.
     private static func cell(index: Int, picture: String, name: String) -> Widget {
         let image = Label(picture, style: "large-title", wraps: false, alignment: 0.5)
-        // TRANSLATORS: the accessible name of one of the seven emoji; {number} is its place (1 to 7),
-        // {emoji} the picture and {name} its name.
-        image.accessibleName = tr("Emoji {number}: {emoji} {name}", ["number": String(index + 1), "emoji": picture, "name": name])
+        image.accessibleName = tr(
+            // TRANSLATORS: the accessible name of one of the seven emoji; {number} is its place (1 to 7), {emoji} the
+            // picture and {name} its name.
+            "Emoji {number}: {emoji} {name}", ["number": String(index + 1), "emoji": picture, "name": name])
         let caption = Label(name, style: "caption", alignment: 0.5)
         caption.isHiddenFromAccessibility = true
         let cell = Box(.vertical, spacing: 4, [image, caption])

@@ -24,27 +24,38 @@ import GtkAdapter
         window.headerBar.setTitle(tr("Set Up Recovery"))
 
         password.accessibleName = tr("Password")
-        passwordBox = Box(.vertical, spacing: 6, [Label(tr("The homeserver asks for your password"), style: "heading"), password])
+        passwordBox = Box(
+            .vertical, spacing: 6, [Label(tr("The homeserver asks for your password"), style: "heading"), password])
         passwordBox.isVisible = false
         error.isVisible = false
         error.accessibleName = tr("Error")
         makeButton.addStyle("pill")
-        let ask = Self.page(iconName: "security-high-symbolic", title: tr("Set Up Recovery"), body: [
-            Label(tr("Your account has no recovery key yet. Ferry can make one: with it you verify your devices, so that they trust each other and what Ferry sends."),
-                  style: "dim-label", alignment: 0.5),
-            passwordBox, error, Self.centered(makeButton),
-        ])
+        let ask = Self.page(
+            iconName: "security-high-symbolic", title: tr("Set Up Recovery"),
+            body: [
+                Label(
+                    tr(
+                        "Your account has no recovery key yet. Ferry can make one: with it you verify your devices, so that they trust each other and what Ferry sends."
+                    ),
+                    style: "dim-label", alignment: 0.5),
+                passwordBox, error, Self.centered(makeButton),
+            ])
 
         // Not selectable: a selection would put the key into X's primary selection. Copy is
         // the one way out, when the person asks.
         keyLabel.addStyle("monospace")
         copyButton.addStyle("pill")
         doneButton.addStyle("pill")
-        let show = Self.page(iconName: "emblem-ok-symbolic", title: tr("Save Your Recovery Key"), body: [
-            Label(tr("Write it down, or keep it in a password manager. It is shown only now: Ferry does not keep it, and without it a new device cannot be verified."),
-                  style: "dim-label", alignment: 0.5),
-            keyLabel, Self.centered(Box(.vertical, spacing: 12, [copyButton, doneButton])),
-        ])
+        let show = Self.page(
+            iconName: "emblem-ok-symbolic", title: tr("Save Your Recovery Key"),
+            body: [
+                Label(
+                    tr(
+                        "Write it down, or keep it in a password manager. It is shown only now: Ferry does not keep it, and without it a new device cannot be verified."
+                    ),
+                    style: "dim-label", alignment: 0.5),
+                keyLabel, Self.centered(Box(.vertical, spacing: 12, [copyButton, doneButton])),
+            ])
         stack.add(ask, name: "ask")
         stack.add(show, name: "show")
         stack.show("ask", animated: false)

@@ -27,16 +27,20 @@ import GtkAdapter
         let icon = Icon(name: "avatar-default-symbolic", pixelSize: 64)
         icon.addStyle("dim-label")
         let title = Label(tr("Sign In to Matrix"), style: "title-1", alignment: 0.5)
-        let explanation = Label(reason ?? tr("Ferry sends what you share from your own Matrix account."),
-                                style: "dim-label", alignment: 0.5)
+        let explanation = Label(
+            reason ?? tr("Ferry sends what you share from your own Matrix account."),
+            style: "dim-label", alignment: 0.5)
         // TRANSLATORS: the Matrix server of the person's account, "matrix.org".
         homeserver.accessibleName = tr("Homeserver")
         // TRANSLATORS: the field for the Matrix user name or id, "@you:example.org".
         user.accessibleName = tr("User")
         password.accessibleName = tr("Password")
-        let fields = Box(.vertical, spacing: 12, [
-            Self.labelled(tr("Homeserver"), homeserver), Self.labelled(tr("User"), user), Self.labelled(tr("Password"), password),
-        ])
+        let fields = Box(
+            .vertical, spacing: 12,
+            [
+                Self.labelled(tr("Homeserver"), homeserver), Self.labelled(tr("User"), user),
+                Self.labelled(tr("Password"), password),
+            ])
         error.isVisible = false
         error.accessibleName = tr("Error")
         signInButton.addStyle("pill")
@@ -100,7 +104,9 @@ import GtkAdapter
     private func signInWithPassword() {
         let server = homeserver.text.trimmingWhitespace()
         let name = user.text.trimmingWhitespace()
-        guard !server.isEmpty else { return showError(tr("Enter your homeserver, for example matrix.org."), field: homeserver) }
+        guard !server.isEmpty else {
+            return showError(tr("Enter your homeserver, for example matrix.org."), field: homeserver)
+        }
         guard !name.isEmpty else { return showError(tr("Enter your user name."), field: user) }
         guard !password.text.isEmpty else { return showError(tr("Enter your password."), field: password) }
         signIn(.password(homeserver: server, user: name, password: password.text), button: signInButton)
@@ -108,7 +114,9 @@ import GtkAdapter
 
     private func signInWithBrowser() {
         let server = homeserver.text.trimmingWhitespace()
-        guard !server.isEmpty else { return showError(tr("Enter your homeserver, for example matrix.org."), field: homeserver) }
+        guard !server.isEmpty else {
+            return showError(tr("Enter your homeserver, for example matrix.org."), field: homeserver)
+        }
         signIn(.browser(homeserver: server), button: browserButton)
     }
 
@@ -129,11 +137,12 @@ import GtkAdapter
                 self.password.text = ""
                 self.onSignedIn(userID)
             case .failure(let error):
-                let field: TextField? = switch error.ferryName {
-                case "SignInFailed": self.password
-                case "HomeserverUnreachable", "UnsupportedLogin": self.homeserver
-                default: nil
-                }
+                let field: TextField? =
+                    switch error.ferryName {
+                    case "SignInFailed": self.password
+                    case "HomeserverUnreachable", "UnsupportedLogin": self.homeserver
+                    default: nil
+                    }
                 self.showError(error.sentence, field: field)
             }
         }

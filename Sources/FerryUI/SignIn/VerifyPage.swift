@@ -27,11 +27,18 @@ import GtkAdapter
         self.service = service
         icon.addStyle("dim-label")
         let title = Label(tr("Verify This Device"), style: "title-1", alignment: 0.5)
-        let explanation = Label(tr("Enter your recovery key so that your other devices trust what Ferry sends. Without it, they may show a warning next to it."),
-                                style: "dim-label", alignment: 0.5)
-        // TRANSLATORS: "Settings → Encryption" are Element's menus; use Element's words for them in your language.
-        let hint = Label(tr("You saved the recovery key when you set up secure backup (in Element: Settings → Encryption). Ferry does not keep it."),
-                         style: "dim-label", alignment: 0.5)
+        let explanation = Label(
+            tr(
+                "Enter your recovery key so that your other devices trust what Ferry sends. Without it, they may show a warning next to it."
+            ),
+            style: "dim-label", alignment: 0.5)
+        let hint = Label(
+            tr(
+                // TRANSLATORS: "Settings → Encryption" are Element's menus; use Element's words for them in your
+                // language.
+                "You saved the recovery key when you set up secure backup (in Element: Settings → Encryption). Ferry does not keep it."
+            ),
+            style: "dim-label", alignment: 0.5)
         hint.addStyle("caption")
         key.accessibleName = tr("Recovery key or passphrase")
         let field = Box(.vertical, spacing: 6, [Label(tr("Recovery key or passphrase"), style: "heading"), key])
@@ -40,7 +47,8 @@ import GtkAdapter
         verifyButton.addStyle("pill")
         skipButton.addStyle("pill")
         anotherDeviceButton.addStyle("pill")
-        anotherDeviceButton.setAccessibleDescription(tr("Compare emoji with Element or another app where you are signed in"))
+        anotherDeviceButton.setAccessibleDescription(
+            tr("Compare emoji with Element or another app where you are signed in"))
         let buttons = Box(.vertical, spacing: 12, [verifyButton, anotherDeviceButton, skipButton])
         buttons.horizontalAlignment = .center
         buttons.setMargins(top: 12)
@@ -75,7 +83,9 @@ import GtkAdapter
     private func verify() {
         // Enter reaches the window's default (Verify) also while the emoji are shown.
         guard keyWay.isVisible, !verifyButton.isBusy else { return }
-        guard !key.text.trimmingWhitespace().isEmpty else { return showError(tr("Enter your recovery key or passphrase.")) }
+        guard !key.text.trimmingWhitespace().isEmpty else {
+            return showError(tr("Enter your recovery key or passphrase."))
+        }
         clearError()
         verifyButton.isBusy = true
         [key, skipButton].forEach { $0.isSensitive = false }

@@ -8,9 +8,13 @@ import Glibc
 
 let flags = G_APPLICATION_IS_SERVICE.rawValue | G_APPLICATION_HANDLES_OPEN.rawValue
 let application = g_application_new("io.github.ferryshare.Ferry", GApplicationFlags(rawValue: flags))!
-let open: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?,
-                          UnsafeMutableRawPointer?) -> Void = { _, _, _, _, _ in }
-g_signal_connect_data(UnsafeMutableRawPointer(application), "open", unsafeBitCast(open, to: GCallback.self),
-                      nil, nil, GConnectFlags(rawValue: 0))
+let open:
+    @convention(c) (
+        UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?,
+        UnsafeMutableRawPointer?
+    ) -> Void = { _, _, _, _, _ in }
+g_signal_connect_data(
+    UnsafeMutableRawPointer(application), "open", unsafeBitCast(open, to: GCallback.self),
+    nil, nil, GConnectFlags(rawValue: 0))
 g_application_set_inactivity_timeout(application, 2000)
 exit(g_application_run(application, CommandLine.argc, CommandLine.unsafeArgv))

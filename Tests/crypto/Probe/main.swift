@@ -52,18 +52,22 @@ func bytes(_ base64: String?) -> [UInt8] { UnpaddedBase64.decode(base64 ?? "") ?
 /// This side of a SAS: the request's user and device, the account's Ed25519 key unless another
 /// is given, and the master key to vouch for when one is given.
 @MainActor func ourParty(_ request: Request) -> SasParty {
-    SasParty(userID: request.user_id ?? "@probe:localhost", deviceID: request.device_id ?? "PROBE",
-             ed25519: request.ed25519 ?? account.ed25519, masterKey: request.master_key)
+    SasParty(
+        userID: request.user_id ?? "@probe:localhost", deviceID: request.device_id ?? "PROBE",
+        ed25519: request.ed25519 ?? account.ed25519, masterKey: request.master_key)
 }
 
 /// The other side as the test describes it: {"user_id", "device_id", "ed25519", "master_key"?}.
 func theirParty(_ request: Request) -> SasParty {
     let them = request.them ?? .null
-    return SasParty(userID: them["user_id"]?.stringValue ?? "", deviceID: them["device_id"]?.stringValue ?? "",
-                    ed25519: them["ed25519"]?.stringValue ?? "", masterKey: them["master_key"]?.stringValue)
+    return SasParty(
+        userID: them["user_id"]?.stringValue ?? "", deviceID: them["device_id"]?.stringValue ?? "",
+        ed25519: them["ed25519"]?.stringValue ?? "", masterKey: them["master_key"]?.stringValue)
 }
 
-func message(_ message: VerificationMessage) -> JSONValue { ["type": .string(message.type), "content": message.content] }
+func message(_ message: VerificationMessage) -> JSONValue {
+    ["type": .string(message.type), "content": message.content]
+}
 
 func phase(_ verification: SasVerification) -> JSONValue {
     switch verification.phase {
@@ -79,7 +83,10 @@ func phase(_ verification: SasVerification) -> JSONValue {
 
 /// What a SAS step answers: its messages, where the verification stands, and the code of the
 /// cancel it threw (whose message is then the one message).
-@MainActor func sasStep(_ id: String, replyTo: String? = nil, _ step: (inout SasVerification) throws(VerificationCancel) -> [VerificationMessage]) -> JSONValue {
+@MainActor func sasStep(
+    _ id: String, replyTo: String? = nil,
+    _ step: (inout SasVerification) throws(VerificationCancel) -> [VerificationMessage]
+) -> JSONValue {
     guard var verification = verifications[id] else { return ["error": .string("no verification \(id)")] }
     var answer: [String: JSONValue] = [:]
     do {
@@ -101,16 +108,22 @@ func phase(_ verification: SasVerification) -> JSONValue {
         if request.count == 0 { account.generateFallbackKey() }
         let keys = account.unpublishedKeys(userID: user, deviceID: device)
         account.markKeysAsPublished()
-        return ["curve25519": .string(account.curve25519), "ed25519": .string(account.ed25519),
-                "device_keys": account.deviceKeys(userID: user, deviceID: device),
-                "one_time_keys": .object(keys.oneTimeKeys), "fallback_keys": .object(keys.fallbackKeys)]
+        return [
+            "curve25519": .string(account.curve25519), "ed25519": .string(account.ed25519),
+            "device_keys": account.deviceKeys(userID: user, deviceID: device),
+            "one_time_keys": .object(keys.oneTimeKeys), "fallback_keys": .object(keys.fallbackKeys),
+        ]
     case "olm_outbound":
-        olm = try OlmSession.outbound(from: account, theirIdentityKey: request.identity_key!, theirOneTimeKey: request.one_time_key!)
+        olm = try OlmSession.outbound(
+            from: account, theirIdentityKey: request.identity_key!, theirOneTimeKey: request.one_time_key!)
         return ["session_id": .string(olm!.sessionID)]
     case "olm_inbound":
-        let (session, plaintext) = try OlmSession.inbound(to: &account, theirIdentityKey: request.identity_key!, preKeyMessage: request.body!)
+        let (session, plaintext) = try OlmSession.inbound(
+            to: &account, theirIdentityKey: request.identity_key!, preKeyMessage: request.body!)
         olm = session
-        return ["session_id": .string(session.sessionID), "plaintext": .string(String(decoding: plaintext, as: UTF8.self))]
+        return [
+            "session_id": .string(session.sessionID), "plaintext": .string(String(decoding: plaintext, as: UTF8.self)),
+        ]
     case "olm_encrypt":
         let (type, body) = try olm!.encrypt(Array(request.plaintext!.utf8))
         return ["type": .int(Int64(type)), "body": .string(body)]
@@ -141,7 +154,9 @@ func phase(_ verification: SasVerification) -> JSONValue {
         for start in stride(from: 0, to: plain.count, by: step) {
             out += try encryptor.encrypt(Array(plain[start..<min(plain.count, start + step)]))
         }
-        return ["ciphertext": .string(UnpaddedBase64.encode(out)), "file": encryptor.file(url: "mxc://localhost/probe")]
+        return [
+            "ciphertext": .string(UnpaddedBase64.encode(out)), "file": encryptor.file(url: "mxc://localhost/probe"),
+        ]
     case "upload_keys":
         // The device's keys to a real homeserver, as the service will do at sign-in.
         let user = request.user_id!, device = request.device_id!
@@ -149,43 +164,61 @@ func phase(_ verification: SasVerification) -> JSONValue {
         account.generateOneTimeKeys(request.count ?? 0)
         account.generateFallbackKey()
         let keys = account.unpublishedKeys(userID: user, deviceID: device)
-        let counts = try await api.upload(deviceKeys: account.deviceKeys(userID: user, deviceID: device),
-                                          oneTimeKeys: keys.oneTimeKeys, fallbackKeys: keys.fallbackKeys)
+        let counts = try await api.upload(
+            deviceKeys: account.deviceKeys(userID: user, deviceID: device),
+            oneTimeKeys: keys.oneTimeKeys, fallbackKeys: keys.fallbackKeys)
         account.markKeysAsPublished()
-        return ["one_time_key_counts": .object(counts.mapValues { .int(Int64($0)) }), "curve25519": .string(account.curve25519),
-                "ed25519": .string(account.ed25519)]
+        return [
+            "one_time_key_counts": .object(counts.mapValues { .int(Int64($0)) }),
+            "curve25519": .string(account.curve25519),
+            "ed25519": .string(account.ed25519),
+        ]
     case "verify_device":
-        let identity = try DeviceIdentity(verifying: request.device!, userID: request.user_id!, deviceID: request.device_id!)
+        let identity = try DeviceIdentity(
+            verifying: request.device!, userID: request.user_id!, deviceID: request.device_id!)
         return ["curve25519": .string(identity.curve25519), "ed25519": .string(identity.ed25519)]
     case "share_room_key":
         // What the sender will do per device: check its keys and its claimed key, start an Olm
         // session, and send it the room's Megolm key.
-        let identity = try DeviceIdentity(verifying: request.device!, userID: request.user_id!, deviceID: request.device_id!)
-        var session = try OlmSession.outbound(from: account, theirIdentityKey: identity.curve25519,
-                                              theirOneTimeKey: identity.verifiedOneTimeKey(request.signed_key!))
+        let identity = try DeviceIdentity(
+            verifying: request.device!, userID: request.user_id!, deviceID: request.device_id!)
+        var session = try OlmSession.outbound(
+            from: account, theirIdentityKey: identity.curve25519,
+            theirOneTimeKey: identity.verifiedOneTimeKey(request.signed_key!))
         if outbound == nil { outbound = OutboundGroupSession() }
-        let sender = EncryptedEvents.Sender(userID: request.sender_user!, deviceID: request.sender_device!, account: account)
+        let sender = EncryptedEvents.Sender(
+            userID: request.sender_user!, deviceID: request.sender_device!, account: account)
         let content = try EncryptedEvents.toDevice(
-            type: "m.room_key", content: EncryptedEvents.roomKey(outbound!, roomID: request.room_id!, sharedHistory: false),
+            type: "m.room_key",
+            content: EncryptedEvents.roomKey(outbound!, roomID: request.room_id!, sharedHistory: false),
             from: sender, to: identity, session: &session)
         olm = session
         return ["content": content]
     case "room_event":
-        let sender = EncryptedEvents.Sender(userID: request.sender_user!, deviceID: request.sender_device!, account: account)
-        return ["content": try EncryptedEvents.roomEvent(type: request.event_type!, content: request.content!, roomID: request.room_id!,
-                                                          from: sender, session: &outbound!)]
+        let sender = EncryptedEvents.Sender(
+            userID: request.sender_user!, deviceID: request.sender_device!, account: account)
+        return [
+            "content": try EncryptedEvents.roomEvent(
+                type: request.event_type!, content: request.content!, roomID: request.room_id!,
+                from: sender, session: &outbound!)
+        ]
     case "sas_start":
         let id = request.transaction_id ?? SasVerification.newTransactionID()
-        let (verification, start) = SasVerification.start(transactionID: id, us: ourParty(request), them: theirParty(request))
+        let (verification, start) = SasVerification.start(
+            transactionID: id, us: ourParty(request), them: theirParty(request))
         verifications[id] = verification
         return ["message": message(start), "transaction_id": .string(id), "phase": phase(verification)]
     case "sas_accept":
         // The start as the other side sent it; a refusal answers its cancel, as the service would.
         do {
-            let (verification, accept) = try SasVerification.accept(request.content!, sender: request.sender!, us: ourParty(request),
-                                                                    them: theirParty(request))
+            let (verification, accept) = try SasVerification.accept(
+                request.content!, sender: request.sender!, us: ourParty(request),
+                them: theirParty(request))
             verifications[verification.transactionID] = verification
-            return ["message": message(accept), "transaction_id": .string(verification.transactionID), "phase": phase(verification)]
+            return [
+                "message": message(accept), "transaction_id": .string(verification.transactionID),
+                "phase": phase(verification),
+            ]
         } catch {
             let id = VerificationMessage.transactionID(of: request.content!) ?? ""
             return ["message": message(error.message(transactionID: id)), "cancel": .string(error.code.rawValue)]
@@ -197,21 +230,34 @@ func phase(_ verification: SasVerification) -> JSONValue {
             try verification.receive(type: request.event_type!, content: request.content!, sender: request.sender!)
         }
     case "sas_show":
-        guard let verification = verifications[request.transaction_id!] else { return ["error": "no such verification"] }
+        guard let verification = verifications[request.transaction_id!] else {
+            return ["error": "no such verification"]
+        }
         guard let sas = verification.shortAuthenticationString else { return ["phase": phase(verification)] }
-        return ["emoji": .array(sas.emoji.map { [.string($0.emoji), .string($0.description)] }),
-                "emoji_numbers": .array(sas.emojiNumbers.map { .int(Int64($0)) }), "decimals": .array(sas.decimals.map { .int(Int64($0)) }),
-                "methods": .array(verification.shortAuthenticationMethods.map(JSONValue.string)), "phase": phase(verification)]
+        return [
+            "emoji": .array(sas.emoji.map { [.string($0.emoji), .string($0.description)] }),
+            "emoji_numbers": .array(sas.emojiNumbers.map { .int(Int64($0)) }),
+            "decimals": .array(sas.decimals.map { .int(Int64($0)) }),
+            "methods": .array(verification.shortAuthenticationMethods.map(JSONValue.string)),
+            "phase": phase(verification),
+        ]
     case "sas_confirm":
         return sasStep(request.transaction_id!) { $0.confirm() }
     case "sas_cancel":
         return sasStep(request.transaction_id!) { verification in
-            verification.cancel(.init(rawValue: request.code ?? "m.user"), reason: request.reason ?? "cancelled").map { [$0] } ?? []
+            verification.cancel(.init(rawValue: request.code ?? "m.user"), reason: request.reason ?? "cancelled").map {
+                [$0]
+            } ?? []
         }
     case "sas_state":
-        guard let verification = verifications[request.transaction_id!] else { return ["error": "no such verification"] }
-        return ["phase": phase(verification), "verified_master_key": verification.verifiedMasterKey.map(JSONValue.string) ?? .null,
-                "they_are_done": .bool(verification.theyAreDone), "we_started": .bool(verification.weStarted)]
+        guard let verification = verifications[request.transaction_id!] else {
+            return ["error": "no such verification"]
+        }
+        return [
+            "phase": phase(verification),
+            "verified_master_key": verification.verifiedMasterKey.map(JSONValue.string) ?? .null,
+            "they_are_done": .bool(verification.theyAreDone), "we_started": .bool(verification.weStarted),
+        ]
     case "canonical":
         return ["canonical": .string(CanonicalJSON.string(request.json ?? .null))]
     default:

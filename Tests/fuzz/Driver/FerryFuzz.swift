@@ -9,7 +9,8 @@ import Glibc
 
 #if FERRY_LIBFUZZER
 private let target: FuzzTarget = {
-    guard let name = getenv("FERRY_FUZZ_TARGET").map({ String(cString: $0) }), let target = FuzzTarget(rawValue: name) else {
+    guard let name = getenv("FERRY_FUZZ_TARGET").map({ String(cString: $0) }), let target = FuzzTarget(rawValue: name)
+    else {
         let names = FuzzTarget.allCases.map(\.rawValue).joined(separator: ", ")
         complain("ferry-fuzz: set FERRY_FUZZ_TARGET to one of: \(names)\n")
         exit(64)

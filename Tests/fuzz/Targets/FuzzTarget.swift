@@ -48,7 +48,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         var other = OlmAccount()
         other.generateOneTimeKeys(1)
         let key = other.unpublishedKeys(userID: "@f:x", deviceID: "F").oneTimeKeys.values.first!["key"]!.stringValue!
-        return (account, try! OlmSession.outbound(from: account, theirIdentityKey: other.curve25519, theirOneTimeKey: key))
+        return (
+            account, try! OlmSession.outbound(from: account, theirIdentityKey: other.curve25519, theirOneTimeKey: key)
+        )
     }()
 
     /// SAS verifications of transaction "t" made once: one waiting for an accept, one for a key,
@@ -78,9 +80,11 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .ssoRedirect:
             // The request's target, then a NUL, then its Host header.
             let parts = bytes.split(separator: 0, maxSplits: 1, omittingEmptySubsequences: false)
-            let expected = SSORedirect.Expected(host: "127.0.0.1:40000", path: "/sso-0123456789abcdef", state: "fedcba9876543210")
-            _ = expected.loginToken(uri: String(decoding: parts[0], as: UTF8.self),
-                                    host: parts.count > 1 ? String(decoding: parts[1], as: UTF8.self) : nil)
+            let expected = SSORedirect.Expected(
+                host: "127.0.0.1:40000", path: "/sso-0123456789abcdef", state: "fedcba9876543210")
+            _ = expected.loginToken(
+                uri: String(decoding: parts[0], as: UTF8.self),
+                host: parts.count > 1 ? String(decoding: parts[1], as: UTF8.self) : nil)
         case .imageSize:
             _ = ImageSize.of(bytes)
         case .serverError:
@@ -92,7 +96,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             var headers = HTTPHeaders()
             headers.add(name: "Retry-After", value: String(decoding: rest[..<newline], as: UTF8.self))
             let body = Data(rest[newline...].dropFirst())
-            _ = MatrixHTTP.decodeError(status: statuses[Int(first) % statuses.count], body: body, headers: headers, now: Self.now)
+            _ = MatrixHTTP.decodeError(
+                status: statuses[Int(first) % statuses.count], body: body, headers: headers, now: Self.now)
         case .wellKnown:
             guard let found = try? JSONDecoder().decode(SignIn.WellKnown.self, from: Data(bytes)) else { return }
             _ = try? SignIn.homeserver(named: found, by: "example.org")
@@ -104,7 +109,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             guard let type = bytes.first else { return }
             let body = UnpaddedBase64.encode(bytes.dropFirst())
             var account = Self.olm.account
-            _ = try? OlmSession.inbound(to: &account, theirIdentityKey: Self.olm.account.curve25519, preKeyMessage: body)
+            _ = try? OlmSession.inbound(
+                to: &account, theirIdentityKey: Self.olm.account.curve25519, preKeyMessage: body)
             var session = Self.olm.session
             _ = try? session.decrypt(type: Int(type % 3), body: body)
         case .megolmMessage:
@@ -116,11 +122,16 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(bytes)) else { return }
             _ = CanonicalJSON.encode(value)
         case .sasMessage:
-            guard let first = bytes.first, let content = try? JSONDecoder().decode(JSONValue.self, from: Data(bytes.dropFirst())) else {
+            guard let first = bytes.first,
+                let content = try? JSONDecoder().decode(JSONValue.self, from: Data(bytes.dropFirst()))
+            else {
                 return
             }
-            let types = [VerificationMessage.start, VerificationMessage.accept, VerificationMessage.key, VerificationMessage.mac,
-                         VerificationMessage.done, VerificationMessage.cancel, VerificationMessage.request, VerificationMessage.ready]
+            let types = [
+                VerificationMessage.start, VerificationMessage.accept, VerificationMessage.key, VerificationMessage.mac,
+                VerificationMessage.done, VerificationMessage.cancel, VerificationMessage.request,
+                VerificationMessage.ready,
+            ]
             let type = types[Int(first) % types.count]
             _ = VerificationCancel(reading: content)
             _ = VerificationRequest(reading: content, now: Self.now)
