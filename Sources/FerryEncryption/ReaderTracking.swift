@@ -13,9 +13,7 @@ import Foundation
 extension Encryption {
     /// The room's settings, readers and their devices.
     func readers(of roomID: String, session: Session, http: MatrixHTTP) async throws(EncryptionFailure) -> KnownRoom {
-        if tracking?.accessToken != session.accessToken {
-            tracking = Tracking(accessToken: session.accessToken)
-        }
+        startTracking(session)
         // The token asked from, not the one tracking is at when the answer comes: an emoji
         // verification's sync may have moved it meanwhile, and then this answer is stale.
         let asked = tracking?.since
@@ -24,11 +22,12 @@ extension Encryption {
         take(changes, asked: asked)
         if var known = tracking?.rooms[roomID] {
             if known.devicesChanged {
+                let listedFrom = tracking?.since
                 known.listed = try await KeySharing.devices(
                     of: known.readers.users, except: session,
                     api: DeviceKeysAPI(http: http), logger: logger)
                 known.devicesChanged = false
-                tracking?.rooms[roomID] = known
+                tracking?.remember(known, for: roomID, readFrom: listedFrom)
             }
             return known
         }
@@ -48,26 +47,23 @@ extension Encryption {
         let listed = try await KeySharing.devices(
             of: readers.users, except: session, api: DeviceKeysAPI(http: http), logger: logger)
         let known = KnownRoom(settings: settings, readers: readers, listed: listed)
-        // Kept only when the token it is tracked from was taken before the room was read: a
-        // change in between is then still to come.
-        if tracking?.since == since, since != nil { tracking?.rooms[roomID] = known }
+        tracking?.remember(known, for: roomID, readFrom: since)
         return known
+    }
+
+    /// Tracking for this sign-in: what was known under another access token is forgotten.
+    func startTracking(_ session: Session) {
+        if tracking?.accessToken != session.accessToken {
+            tracking = Tracking(accessToken: session.accessToken)
+        }
     }
 
     /// Applies what a sync said, if it answered the token tracking is at: the answer's
     /// verification messages go to the inbox while an emoji verification listens (they are gone
     /// from the server once the next sync asks from its token).
     func take(_ changes: RoomChanges, asked since: String?) {
-        guard tracking != nil, tracking?.since == since else { return }
+        guard tracking?.take(changes, asked: since) == true else { return }
         keepVerificationMessages(changes.toDevice)
-        if since != nil {
-            for room in changes.rooms { tracking?.rooms[room] = nil }
-            for (room, known) in tracking?.rooms ?? [:]
-            where known.readers.users.contains(where: changes.users.contains) {
-                tracking?.rooms[room]?.devicesChanged = true
-            }
-        }
-        tracking?.since = changes.next
     }
 }
 
@@ -80,13 +76,44 @@ struct KnownRoom: Sendable {
     var devicesChanged = false
 }
 
-/// The rooms known for one sign-in, and the sync token changes are asked from.
+/// The rooms known for one sign-in, and the sync token changes are asked from. Plain values, no
+/// I/O: the actor asks the server and hands the answers in, and the rules for which answer may
+/// change what is known live here, where unit tests reach them (ReaderTrackingTests).
+///
+/// Answers come back out of order: an event's sync and an emoji verification's long poll can
+/// both be out, and a room's readers can take several requests to read. Whatever was read from an
+/// older token than the one tracking is at now is used for the one event it was read for, never
+/// kept: a sync in between may have said it changed.
 struct Tracking: Sendable {
     let accessToken: String
-    var since: String?
-    var rooms: [String: KnownRoom] = [:]
+    private(set) var since: String?
+    private(set) var rooms: [String: KnownRoom] = [:]
 
     init(accessToken: String) {
         self.accessToken = accessToken
+    }
+
+    /// Applies a sync's answer to the token `asked`: the rooms it names are forgotten (read in
+    /// full next time), and a room with a reader whose devices changed has them listed again.
+    /// An answer to an older token changes nothing and says false: the sync that moved tracking
+    /// on already brought its changes, and its messages were handed on then.
+    mutating func take(_ changes: RoomChanges, asked: String?) -> Bool {
+        guard since == asked else { return false }
+        if asked != nil {
+            for room in changes.rooms { rooms[room] = nil }
+            for (room, known) in rooms where known.readers.users.contains(where: changes.users.contains) {
+                rooms[room]?.devicesChanged = true
+            }
+        }
+        since = changes.next
+        return true
+    }
+
+    /// Keeps what was read of a room from the token `readFrom`, when tracking is still there:
+    /// a change made after that token is then still to come from the next sync. Read before
+    /// any token (the first sync not answered yet), it is not kept either.
+    mutating func remember(_ known: KnownRoom, for roomID: String, readFrom token: String?) {
+        guard let token, token == since else { return }
+        rooms[roomID] = known
     }
 }

@@ -63,30 +63,21 @@ extension Encryption {
             throw .crypto(tr("the kept room session does not decode"))
         }
 
-        var missing = devices.flatMap { user, byID in
-            byID.values.filter { room.sharedWith[user]?[$0.deviceID] != $0.curve25519 }
-        }
+        let recipients = room.recipients(among: devices, verified: verified)
         let sharing = KeySharing(store: store, sender: sender, api: DeviceKeysAPI(http: http), logger: logger)
-        if let verified {
-            // The setting: devices their owners have not verified get no key, and are told why once.
-            let unverified = missing.filter { !verified.contains($0.curve25519) }
-            missing.removeAll { !verified.contains($0.curve25519) }
-            let untold = unverified.filter { !(room.withheldFrom[$0.userID] ?? []).contains($0.deviceID) }
-            if !untold.isEmpty {
-                try await sharing.withhold(.unverified, from: untold, roomID: roomID, sessionID: outbound.sessionID)
-                for device in untold { room.withheldFrom[device.userID, default: []].append(device.deviceID) }
-                try keep(room, as: roomName, in: store)
-            }
+        if !recipients.untold.isEmpty {
+            try await sharing.withhold(
+                .unverified, from: recipients.untold, roomID: roomID, sessionID: outbound.sessionID)
+            room.told(recipients.untold)
+            try keep(room, as: roomName, in: store)
         }
-        if !missing.isEmpty {
+        if !recipients.missing.isEmpty {
             let key = EncryptedEvents.roomKey(outbound, roomID: roomID, sharedHistory: readers.sharedHistory)
             let outcome = try await sharing.share(
-                key, with: missing,
+                key, with: recipients.missing,
                 withheld: room.withheldFrom, roomID: roomID, sessionID: outbound.sessionID)
-            for device in outcome.received {
-                room.sharedWith[device.userID, default: [:]][device.deviceID] = device.curve25519
-            }
-            for device in outcome.withheld { room.withheldFrom[device.userID, default: []].append(device.deviceID) }
+            room.shared(with: outcome.received)
+            room.told(outcome.withheld)
             try keep(room, as: roomName, in: store)
         }
 

@@ -29,9 +29,7 @@ extension Encryption {
         session: Session, wait: Int, token: Int
     ) async throws(EncryptionFailure) -> [ToDeviceEvent] {
         if let kept = takeKept(token), !kept.isEmpty { return kept }
-        if tracking?.accessToken != session.accessToken {
-            tracking = Tracking(accessToken: session.accessToken)
-        }
+        startTracking(session)
         let since = tracking?.since
         let changes: RoomChanges
         do { changes = try await RoomChanges.since(since, wait: wait, http: Self.http(session)) } catch {

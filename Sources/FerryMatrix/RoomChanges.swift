@@ -17,6 +17,13 @@ public struct RoomChanges: Sendable {
     /// asks from `next`: whoever takes this answer must hand them on, or they are gone).
     public var toDevice: [ToDeviceEvent] = []
 
+    public init(next: String, users: Set<String> = [], rooms: Set<String> = [], toDevice: [ToDeviceEvent] = []) {
+        self.next = next
+        self.users = users
+        self.rooms = rooms
+        self.toDevice = toDevice
+    }
+
     static let watched: [JSONValue] = ["m.room.member", "m.room.history_visibility", "m.room.encryption"]
 
     /// Changes since `since`, in every room; with no token, only a token to start from (no room's
