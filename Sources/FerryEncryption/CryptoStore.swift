@@ -2,8 +2,9 @@ import FerryCore
 import FerryCrypto
 import FerryOutbox
 
-/// What end-to-end encryption keeps, sealed in the outbox's `crypto_record` table under a key from
-/// the Secret Service. Names say what a record is:
+/// What end-to-end encryption keeps, sealed under a key from the Secret Service, in a
+/// `CryptoRecordStore` (the outbox's `crypto_record` table; memory in unit tests). Names say what
+/// a record is:
 ///
 /// - `account`: the device (`DeviceRecord`);
 /// - `olm:<curve25519>`: the Olm session with another device, by its identity key;
@@ -13,7 +14,7 @@ import FerryOutbox
 /// - `file:<mxc uri>`: an encrypted attachment's `file` object (its key), until its event is made;
 /// - `master:<user id>`: the user's master key as first seen (FERRY_ONLY_VERIFIED_DEVICES).
 struct CryptoStore: Sendable {
-    let outbox: Outbox
+    let records: any CryptoRecordStore
     let seal: StateSeal
     let clock: @Sendable () -> Int64
 
@@ -32,14 +33,14 @@ struct CryptoStore: Sendable {
     /// edited database) throws: it is never silently replaced by a fresh state.
     func load<Value: Decodable>(_ name: String, as type: Value.Type = Value.self) throws(EncryptionFailure) -> Value? {
         let bytes: [UInt8]?
-        do { bytes = try outbox.cryptoRecord(name) } catch { throw .storage("\(error)") }
+        do { bytes = try records.cryptoRecord(name) } catch { throw .storage("\(error)") }
         guard let bytes else { return nil }
         do { return try seal.open(bytes, as: name, type: Value.self) } catch { throw .sealedStateUnreadable(name) }
     }
 
     /// Seals and writes every change in one durable transaction.
     func write(_ changes: [Change]) throws(EncryptionFailure) {
-        var sealed: [Outbox.CryptoChange] = []
+        var sealed: [CryptoRecordChange] = []
         for change in changes {
             if let value = change.value {
                 do {
@@ -52,7 +53,7 @@ struct CryptoStore: Sendable {
                 sealed.append(.init(name: change.name, sealed: nil))
             }
         }
-        do { try outbox.writeCryptoRecords(sealed, at: clock()) } catch { throw .storage("\(error)") }
+        do { try records.writeCryptoRecords(sealed, at: clock()) } catch { throw .storage("\(error)") }
     }
 
     /// Encrypted events and attachment keys kept more than `age` microseconds: their shares have
@@ -61,13 +62,13 @@ struct CryptoStore: Sendable {
         var old: [String] = []
         for prefix in ["event:", "file:"] {
             do {
-                old += try outbox.cryptoRecords(prefix: prefix).filter { clock() - $0.updated > age }.map(\.name)
+                old += try records.cryptoRecords(prefix: prefix).filter { clock() - $0.updated > age }.map(\.name)
             } catch {
                 throw .storage("\(error)")
             }
         }
         guard !old.isEmpty else { return }
-        do { try outbox.writeCryptoRecords(old.map { .init(name: $0, sealed: nil) }, at: clock()) } catch {
+        do { try records.writeCryptoRecords(old.map { .init(name: $0, sealed: nil) }, at: clock()) } catch {
             throw .storage("\(error)")
         }
     }

@@ -13,7 +13,8 @@ import Logging
 /// Nothing is done until it is needed: a cold start that takes a share never reads the key, and a
 /// person who never shares into an encrypted room only pays for the device at sign-in.
 public actor Encryption {
-    let outbox: Outbox
+    /// Where the sealed records are kept (the outbox in the service).
+    let records: any CryptoRecordStore
     let vault: TokenVault
     let logger: Logger
     let clock: @Sendable () -> Int64
@@ -55,11 +56,11 @@ public actor Encryption {
     let onlyVerifiedDevices: Bool
 
     public init(
-        outbox: Outbox, vault: TokenVault, onlyVerifiedDevices: Bool = false, logger: Logger,
+        records: any CryptoRecordStore, vault: TokenVault, onlyVerifiedDevices: Bool = false, logger: Logger,
         clock: @escaping @Sendable () -> Int64
     ) {
         self.onlyVerifiedDevices = onlyVerifiedDevices
-        self.outbox = outbox
+        self.records = records
         self.vault = vault
         self.logger = logger
         self.clock = clock
@@ -68,7 +69,7 @@ public actor Encryption {
     /// Whether the store holds a device for this sign-in: the device id may be signed in with
     /// again only then (a device's keys never change under the same id).
     public nonisolated func keepsDevice() -> Bool {
-        logger.attempt("reading whether encryption records are kept") { try outbox.hasCryptoRecords() } ?? false
+        logger.attempt("reading whether encryption records are kept") { try records.hasCryptoRecords() } ?? false
     }
 
     /// The device's identity exists and its keys (device keys, one-time keys, a fallback key) are
@@ -98,7 +99,7 @@ public actor Encryption {
         pendingSetUps[userID] = nil
         // Records left behind cannot be opened without the key removed next: the next sign-in
         // finds them unreadable and starts a new device (Account.deviceToKeep).
-        _ = logger.attempt("deleting the encryption records at sign-out") { try outbox.deleteCryptoRecords() }
+        _ = logger.attempt("deleting the encryption records at sign-out") { try records.deleteCryptoRecords() }
         vault.remove(userID: userID)
         opened = nil
         device = nil
@@ -117,13 +118,13 @@ public actor Encryption {
     /// Whether the key of an encrypted upload is kept (it can go into an encrypted room's event).
     /// Unread, it is not: the file is uploaded again rather than sent without its key.
     public nonisolated func keepsFile(for uri: String) -> Bool {
-        logger.attempt("reading whether a file's key is kept") { try outbox.hasCryptoRecord("file:\(uri)") } ?? false
+        logger.attempt("reading whether a file's key is kept") { try records.hasCryptoRecord("file:\(uri)") } ?? false
     }
 
     /// Whether Ferry has a session for the room: it encrypted there before.
     /// Unread, the question is not answered with a guess: the delivery waits for its next attempt.
     public nonisolated func hasEncrypted(for roomID: String) throws(EncryptionFailure) -> Bool {
-        do { return try outbox.hasCryptoRecord("room:\(roomID)") } catch { throw .storage("\(error)") }
+        do { return try records.hasCryptoRecord("room:\(roomID)") } catch { throw .storage("\(error)") }
     }
 
     // MARK: - The store and the device
@@ -152,7 +153,7 @@ public actor Encryption {
                 // impostor, and the server refuses one-time key ids it has seen): the records
                 // go, so that the next sign-in is a new device, and until then nothing is encrypted.
                 logger.warning("the key of the kept encryption state is gone; sign out and in again to encrypt")
-                _ = logger.attempt("deleting the unreadable encryption records") { try outbox.deleteCryptoRecords() }
+                _ = logger.attempt("deleting the unreadable encryption records") { try records.deleteCryptoRecords() }
                 throw .deviceKeysLost
             }
             seal = StateSeal()
@@ -162,7 +163,7 @@ public actor Encryption {
                     homeserver: session.homeserver) != nil
             else { throw .noSealKey }
         }
-        let store = CryptoStore(outbox: outbox, seal: seal, clock: clock)
+        let store = CryptoStore(records: records, seal: seal, clock: clock)
         opened = (session.userID, store)
         return store
     }
@@ -180,7 +181,7 @@ public actor Encryption {
             // Another person's or another device's state: never used for this one.
             logger.notice("encryption state of another device found; starting afresh for this one")
             // Never go on beside them: that device's Olm sessions would be taken for this one's.
-            do { try outbox.deleteCryptoRecords() } catch { throw .storage("\(error)") }
+            do { try records.deleteCryptoRecords() } catch { throw .storage("\(error)") }
             roomRecords = [:]
             record = nil
         }

@@ -4,17 +4,7 @@ import GRDB
 /// The sealed records of end-to-end encryption (OutboxSchema v6), by name. The outbox never sees
 /// inside them; it only makes each change durable, and several changes one transaction, so that
 /// a ratchet's new state and what it encrypted are kept together or not at all.
-extension Outbox {
-    /// One change: `sealed` bytes for `name`, or nil to delete the record.
-    public struct CryptoChange: Sendable {
-        public var name: String
-        public var sealed: [UInt8]?
-        public init(name: String, sealed: [UInt8]?) {
-            self.name = name
-            self.sealed = sealed
-        }
-    }
-
+extension Outbox: CryptoRecordStore {
     /// The sealed bytes kept under `name`, if any.
     public func cryptoRecord(_ name: String) throws -> [UInt8]? {
         try database.read { db in
@@ -45,7 +35,7 @@ extension Outbox {
 
     /// Applies every change in one transaction, durably (synchronous=FULL): a ratchet step is on
     /// disk before anything it produced leaves the machine.
-    public func writeCryptoRecords(_ changes: [CryptoChange], at time: Int64) throws {
+    public func writeCryptoRecords(_ changes: [CryptoRecordChange], at time: Int64) throws {
         try database.write { db in
             for change in changes {
                 if let sealed = change.sealed {

@@ -50,7 +50,7 @@ public enum ServiceApplication {
                     stateDirectory: settings.paths.stateDirectory,
                     logger: logger), logger: logger)
             let encryption = Encryption(
-                outbox: outbox,
+                records: outbox,
                 vault: .encryptionKey(
                     stateDirectory: settings.paths.stateDirectory,
                     logger: logger),

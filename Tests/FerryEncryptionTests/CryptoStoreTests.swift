@@ -5,12 +5,13 @@ import Foundation
 import Testing
 @testable import FerryEncryption
 
-/// The sealed records in a real outbox file: what is written opens again under its own name and
-/// key only, and several changes are one transaction.
+/// The sealed records, in a real outbox file and in memory alike: what is written opens again
+/// under its own name and key only, and several changes are one write.
 @Suite struct CryptoStoreTests {
+    enum Backend: CaseIterable { case outbox, memory }
+
     let directory: String
     let outbox: Outbox
-    let store: CryptoStore
 
     init() throws {
         directory =
@@ -18,10 +19,18 @@ import Testing
             .path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         outbox = try Outbox(path: directory + "/ferry.sqlite3")
-        store = CryptoStore(outbox: outbox, seal: StateSeal(), clock: { 1_000 })
     }
 
-    @Test func aRecordOpensAgainAndIsDeletedWithTheOthers() throws {
+    func records(_ backend: Backend) -> any CryptoRecordStore {
+        switch backend {
+        case .outbox: return outbox
+        case .memory: return InMemoryCryptoRecords()
+        }
+    }
+
+    @Test(arguments: Backend.allCases) func aRecordOpensAgainAndIsDeletedWithTheOthers(_ backend: Backend) throws {
+        let records = records(backend)
+        let store = CryptoStore(records: records, seal: StateSeal(), clock: { 1_000 })
         let room = RoomRecord(
             session: OutboundGroupSession().state, created: 7, messages: 2, sharedWith: ["@a:x": ["A": "key"]])
         try store.write([
@@ -31,37 +40,42 @@ import Testing
         #expect(back.session == room.session && back.messages == 2 && back.sharedWith == room.sharedWith)
         #expect(try store.load("event:t1", as: JSONValue.self) == ["ciphertext": "x"])
         #expect(try store.load("room:!other", as: RoomRecord.self) == nil)
+        #expect(try records.hasCryptoRecord("room:!r") && !records.hasCryptoRecord("room:!other"))
         try store.write([CryptoStore.delete("event:t1")])
         #expect(try store.load("event:t1", as: JSONValue.self) == nil)
-        try outbox.deleteCryptoRecords()
-        #expect(try outbox.hasCryptoRecords() == false)
+        try records.deleteCryptoRecords()
+        #expect(try records.hasCryptoRecords() == false)
     }
 
-    @Test func aRecordCopiedOverAnotherDoesNotOpen() throws {
+    @Test(arguments: Backend.allCases) func aRecordCopiedOverAnotherDoesNotOpen(_ backend: Backend) throws {
+        let records = records(backend)
+        let store = CryptoStore(records: records, seal: StateSeal(), clock: { 1_000 })
         // An old session state written over the new one (a database edited behind Ferry's back)
         // would make Ferry reuse message indexes: it must not open.
         try store.write([
             CryptoStore.set("room:!a", JSONValue.string("a")), CryptoStore.set("room:!b", JSONValue.string("b")),
         ])
-        let sealedA = try #require(try outbox.cryptoRecord("room:!a"))
-        try outbox.writeCryptoRecords([.init(name: "room:!b", sealed: sealedA)], at: 2)
+        let sealedA = try #require(try records.cryptoRecord("room:!a"))
+        try records.writeCryptoRecords([.init(name: "room:!b", sealed: sealedA)], at: 2)
         #expect(throws: EncryptionFailure.self) { try store.load("room:!b", as: JSONValue.self) }
         // Nor does anything under another key.
-        let other = CryptoStore(outbox: outbox, seal: StateSeal(), clock: { 1 })
+        let other = CryptoStore(records: records, seal: StateSeal(), clock: { 1 })
         #expect(throws: EncryptionFailure.self) { try other.load("room:!a", as: JSONValue.self) }
     }
 
-    @Test func oldEventsAndFileKeysAreDroppedAndTheRestKept() throws {
-        let early = CryptoStore(outbox: outbox, seal: store.seal, clock: { 0 })
+    @Test(arguments: Backend.allCases) func oldEventsAndFileKeysAreDroppedAndTheRestKept(_ backend: Backend) throws {
+        let records = records(backend)
+        let seal = StateSeal()
+        let early = CryptoStore(records: records, seal: seal, clock: { 0 })
         try early.write([
             CryptoStore.set("event:old", JSONValue.null), CryptoStore.set("file:mxc://x/old", JSONValue.null),
             CryptoStore.set("room:!kept", JSONValue.null),
         ])
-        let late = CryptoStore(outbox: outbox, seal: store.seal, clock: { 10_000 })
+        let late = CryptoStore(records: records, seal: seal, clock: { 10_000 })
         try late.write([CryptoStore.set("event:new", JSONValue.null)])
         try late.dropEvents(olderThan: 5_000)
-        #expect(try outbox.cryptoRecord("event:old") == nil && outbox.cryptoRecord("file:mxc://x/old") == nil)
-        #expect(try outbox.cryptoRecord("event:new") != nil && outbox.cryptoRecord("room:!kept") != nil)
+        #expect(try records.cryptoRecord("event:old") == nil && records.cryptoRecord("file:mxc://x/old") == nil)
+        #expect(try records.cryptoRecord("event:new") != nil && records.cryptoRecord("room:!kept") != nil)
     }
 }
 

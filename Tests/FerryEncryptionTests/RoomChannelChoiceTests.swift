@@ -23,7 +23,7 @@ import Testing
         outbox = try Outbox(path: directory + "/ferry.sqlite3")
         let logger = Logger(label: "test")
         let encryption = Encryption(
-            outbox: outbox, vault: .encryptionKey(stateDirectory: directory, logger: logger),
+            records: outbox, vault: .encryptionKey(stateDirectory: directory, logger: logger),
             logger: logger, clock: { 1_000 })
         // A loopback port nothing listens on: a request that slipped through would fail as a
         // transport error, not as the refusal these tests expect.
