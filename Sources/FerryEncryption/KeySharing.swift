@@ -33,12 +33,20 @@ struct KeySharing {
         guard !users.isEmpty else { return Listed() }
         let answer: JSONValue
         do { answer = try await api.queryAnswer(users: users) } catch { throw .server(error) }
-        var listed = Listed()
+        return Listed(answer, of: users, exceptUser: me.userID, device: me.deviceID, logger: logger)
+    }
+}
+
+extension KeySharing.Listed {
+    /// The devices of `users` in a `/keys/query` answer, each checked, without the one device
+    /// `exceptUser`'s `device` (Ferry's own). Plain values, no I/O (DeviceListingTests).
+    init(_ answer: JSONValue, of users: [String], exceptUser: String, device: String, logger: Logger) {
+        var listed = Self()
         let wanted = Set(users)
         for (user, devices) in answer["device_keys"]?.objectValue ?? [:] where wanted.contains(user) {
             var byID: [String: DeviceIdentity] = [:]
             for (deviceID, keys) in devices.objectValue ?? [:] {
-                if user == me.userID && deviceID == me.deviceID { continue }
+                if user == exceptUser && deviceID == device { continue }
                 do {
                     let device = try DeviceIdentity(verifying: keys, userID: user, deviceID: deviceID)
                     byID[deviceID] = device
@@ -70,8 +78,11 @@ struct KeySharing {
             }
             listed.verifiedByOwner.subtract(repeated)
         }
-        return listed
+        self = listed
     }
+}
+
+extension KeySharing {
 
     struct Outcome {
         var received: [DeviceIdentity] = []
