@@ -83,7 +83,6 @@ extension KeySharing.Listed {
 }
 
 extension KeySharing {
-
     struct Outcome {
         var received: [DeviceIdentity] = []
         var withheld: [DeviceIdentity] = []
@@ -115,51 +114,23 @@ extension KeySharing {
             } catch {
                 throw .server(error)
             }
-            for device in batch {
-                guard let keys = claimed[device.userID]?[device.deviceID]?.objectValue,
-                    let signed = keys.first(where: { $0.key.hasPrefix("signed_curve25519:") })?.value,
-                    let key = try? device.verifiedOneTimeKey(signed),
-                    let session = try? OlmSession.outbound(
-                        from: sender.account, theirIdentityKey: device.curve25519,
-                        theirOneTimeKey: key)
-                else { continue }
-                sessions[device.curve25519] = session
-            }
+            sessions.merge(Self.sessions(from: claimed, for: batch, account: sender.account)) { kept, _ in kept }
         }
         var outcome = Outcome()
-        var reachable: [DeviceIdentity] = []
-        for device in devices {
-            if sessions[device.curve25519] != nil {
-                reachable.append(device)
-            } else if !(alreadyTold[device.userID] ?? []).contains(device.deviceID) {
-                outcome.withheld.append(device)
-            }
+        let reachable = devices.filter { sessions[$0.curve25519] != nil }
+        outcome.withheld = devices.filter {
+            sessions[$0.curve25519] == nil && !(alreadyTold[$0.userID] ?? []).contains($0.deviceID)
         }
-        // In batches: one request for thousands of devices is one the server refuses.
-        for start in stride(from: 0, to: reachable.count, by: Self.batch) {
-            var messages: [String: [String: JSONValue]] = [:]
-            var changes: [CryptoStore.Change] = []
-            let batch = reachable[start..<min(start + Self.batch, reachable.count)]
-            for device in batch {
-                guard var session = sessions[device.curve25519] else { continue }
-                do {
-                    messages[device.userID, default: [:]][device.deviceID] = try EncryptedEvents.toDevice(
-                        type: "m.room_key", content: roomKey, from: sender, to: device, session: &session)
-                } catch {
-                    throw .crypto("\(error)")
-                }
-                sessions[device.curve25519] = session
-                changes.append(CryptoStore.set("olm:\(device.curve25519)", session.state))
-            }
+        for batch in try Self.batches(roomKey, to: reachable, sessions: &sessions, sender: sender) {
             // Each chain step kept before the request that carries it.
-            try store.write(changes)
+            try store.write(batch.changes)
             do {
                 try await api.sendToDevice(
-                    type: "m.room.encrypted", transactionID: Self.transactionID(), messages: messages)
+                    type: "m.room.encrypted", transactionID: Self.transactionID(), messages: batch.messages)
             } catch {
                 throw .server(error)
             }
-            outcome.received.append(contentsOf: batch)
+            outcome.received.append(contentsOf: batch.devices)
         }
         try await withhold(.noOlm, from: outcome.withheld, roomID: roomID, sessionID: sessionID)
         return outcome
