@@ -37,7 +37,8 @@ public final class ShareIntake: Sendable {
         // Only a share a person already sent somewhere is uploaded early: nothing reaches the
         // server before someone has chosen where it goes.
         let ahead = state == .queued ? uploadAhead : nil
-        let items = try stager.stage(plan, shareID: id, ahead: ahead)
+        let items: [ShareItem]
+        do { items = try stager.stage(plan, shareID: id, ahead: ahead) } catch { throw ShareError(error) }
         let intent = ShareIntent(
             items: items, subject: plan.subject, message: plan.message,
             destinations: plan.destinations, source: plan.source,

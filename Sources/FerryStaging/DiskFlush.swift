@@ -13,7 +13,7 @@ import Glibc
 enum DiskFlush {
     static let filesFlushedOneByOne = 16
 
-    static func flush(files: [String], directories: [String]) throws(ShareError) {
+    static func flush(files: [String], directories: [String]) throws(StagingError) {
         if files.count > filesFlushedOneByOne, let directory = directories.first {
             try withDescriptor(directory, flags: O_DIRECTORY) { fd in KernelCopy.syncFileSystem(of: fd) }
             return
@@ -23,7 +23,7 @@ enum DiskFlush {
         for directory in directories { try withDescriptor(directory, flags: O_DIRECTORY) { fd in fsync(fd) } }
     }
 
-    private static func withDescriptor(_ path: String, flags: Int32, _ body: (Int32) -> Int32) throws(ShareError) {
+    private static func withDescriptor(_ path: String, flags: Int32, _ body: (Int32) -> Int32) throws(StagingError) {
         let fd = open(path, O_RDONLY | O_CLOEXEC | flags)
         guard fd >= 0 else { throw .stagingFailed(path, reason: String(cString: strerror(errno))) }
         defer { close(fd) }

@@ -10,7 +10,7 @@ struct LocalFile {
     let size: UInt64
 
     /// Checks the path without opening it: exists, is a regular file, readable, not empty, within the limit.
-    static func check(_ path: String, limits: Limits) throws(ShareError) -> LocalFile {
+    static func check(_ path: String, limits: Limits) throws(StagingError) -> LocalFile {
         var info = stat()
         if lstat(path, &info) != 0 {
             switch errno {
@@ -36,8 +36,8 @@ struct LocalFile {
         return LocalFile(path: path, size: size)
     }
 
-    static func checkKind(_ mode: mode_t, _ path: String) throws(ShareError) {
-        // Each kind is a whole translated sentence in ShareError.message: keep them in step.
+    static func checkKind(_ mode: mode_t, _ path: String) throws(StagingError) {
+        // Each kind is a whole translated sentence in ShareError.message (by way of StagingError).
         switch mode & S_IFMT {
         case S_IFREG: return
         case S_IFDIR: throw .isDirectory(path)
@@ -56,7 +56,7 @@ struct LocalFile {
     func copy(
         to destination: String, limits: Limits,
         starting: (_ leading: [UInt8]) -> GrowingFile? = { _ in nil }
-    ) throws(ShareError) -> (leading: [UInt8], size: UInt64) {
+    ) throws(StagingError) -> (leading: [UInt8], size: UInt64) {
         // O_NONBLOCK: if the path was swapped for a FIFO since `check`, open must not wait for a writer.
         let source = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
         guard source >= 0 else {

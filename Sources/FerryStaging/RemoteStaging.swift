@@ -8,7 +8,7 @@ import Glibc
 /// location that stops sending bytes for `Limits.remoteStallSeconds` fails the share
 /// (RemoteReadFailed) instead of holding it, and a D-Bus caller waiting for its answer, forever.
 enum RemoteStaging {
-    static func copy(uri: String, to destination: String, limits: Limits) throws(ShareError) -> ShareItem {
+    static func copy(uri: String, to destination: String, limits: Limits) throws(StagingError) -> ShareItem {
         let target = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard target >= 0 else { throw .stagingFailed(uri, reason: String(cString: strerror(errno))) }
         defer { close(target) }
@@ -18,7 +18,7 @@ enum RemoteStaging {
         do {
             info = try RemoteFile.read(
                 uri: uri, stallLimit: limits.remoteStallSeconds, limit: limits.maxFileSize,
-                inspect: { info throws(ShareError) in
+                inspect: { info throws(StagingError) in
                     guard info.isRegular else { throw .notRegularFile(uri, kind: .other) }
                     if info.size == 0 { throw .emptyFile(uri) }
                     if info.size > limits.maxFileSize {
@@ -37,7 +37,7 @@ enum RemoteStaging {
                     }
                     copied.size += UInt64(chunk.count)
                 })
-        } catch let error as ShareError {
+        } catch let error as StagingError {
             throw error
         } catch let error as RemoteFileStalled {
             throw .remoteReadFailed(

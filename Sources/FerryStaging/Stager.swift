@@ -21,8 +21,8 @@ public struct Stager: Sendable {
     /// it while it is copied; it is told to abandon the share when staging fails.
     public func stage(
         _ plan: SharePlan, shareID: String, ahead: (any UploadAhead)? = nil
-    ) throws(ShareError) -> [ShareItem] {
-        let sources = try plan.items.map { item throws(ShareError) in try FileSource.resolve(item, limits: limits) }
+    ) throws(StagingError) -> [ShareItem] {
+        let sources = try plan.items.map { item throws(StagingError) in try FileSource.resolve(item, limits: limits) }
         guard sources.contains(where: \.isFile) else { return sources.map { $0.textItem! } }
         try DiskSpace.check(
             needed: sources.reduce(UInt64(0)) { $0 &+ $1.knownSize }, in: spool.root, reserve: limits.diskReserve)
@@ -76,7 +76,7 @@ enum FileSource {
     var knownSize: UInt64 { if case .local(let file, _) = self { return file.size }; return 0 }
     var textItem: ShareItem? { if case .inline(let item) = self { return item }; return nil }
 
-    static func resolve(_ item: SharePlan.Item, limits: Limits) throws(ShareError) -> FileSource {
+    static func resolve(_ item: SharePlan.Item, limits: Limits) throws(StagingError) -> FileSource {
         switch item {
         case .text(let text): return .inline(.text(text))
         case .link(let url): return .inline(.link(url))
@@ -103,7 +103,7 @@ enum FileSource {
     func stage(
         to destination: String, limits: Limits,
         starting: (ShareItem) -> GrowingFile? = { _ in nil }
-    ) throws(ShareError) -> ShareItem {
+    ) throws(StagingError) -> ShareItem {
         switch self {
         case .inline(let item): return item
         case .local(let file, let uri):

@@ -39,7 +39,7 @@ final class StagingWorkspace: Sendable {
         return try stager(limits).stage(plan, shareID: shareID)
     }
 
-    /// The error staging `uris` fails with, or nil.
+    /// The error staging `uris` fails with, as a client is told it, or nil.
     func stagingError(
         _ uris: [String], shareID: String = "01kstagingerrorxxxxxxxxxxx", limits: Limits = Limits()
     ) -> ShareError? {
@@ -51,7 +51,8 @@ final class StagingWorkspace: Sendable {
             _ = try stager(limits).stage(plan, shareID: shareID)
             return nil
         } catch {
-            return error
+            // As intake answers it: the contract's error, with its name and sentence.
+            return ShareError(error)
         }
     }
 }

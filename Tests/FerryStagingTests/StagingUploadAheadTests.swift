@@ -51,7 +51,7 @@ final class StagingUploadAheadTests: XCTestCase {
         }
 
         XCTAssertThrowsError(try workspace.stager(limits).stage(plan, shareID: "01kahead2", ahead: recorder)) { error in
-            guard case .fileTooLarge = error as? ShareError else { return XCTFail("\(error)") }
+            guard case .fileTooLarge = error as? StagingError else { return XCTFail("\(error)") }
         }
 
         XCTAssertEqual(recorder.abandoned, ["01kahead2"])
