@@ -102,3 +102,34 @@ public struct StatusReport: Equatable, Sendable {
         shares = (dict["shares"]?.dictionaryValue ?? [:]).mapValues { Int($0.uint32Value ?? 0) }
     }
 }
+
+/// What `GetLoginFlows` answers: how a homeserver lets people sign in.
+public struct LoginFlows: Equatable, Sendable {
+    /// The homeserver's URL as discovered (after .well-known).
+    public var homeserver: String
+    /// Whether it takes a user name and password.
+    public var password: Bool
+    /// Whether it offers single sign-on in the browser.
+    public var sso: Bool
+    /// Whether it takes a login token (`m.login.token`).
+    public var token: Bool
+
+    public init(homeserver: String, password: Bool, sso: Bool, token: Bool) {
+        self.homeserver = homeserver
+        self.password = password
+        self.sso = sso
+        self.token = token
+    }
+
+    public var dictionary: [String: Variant] {
+        ["homeserver": .string(homeserver), "password": .bool(password), "sso": .bool(sso), "token": .bool(token)]
+    }
+
+    /// `asked`: the address the question was about, for an answer without `homeserver`.
+    public init(_ dict: [String: Variant], asked: String) {
+        homeserver = dict["homeserver"]?.stringValue ?? asked
+        password = dict["password"]?.boolValue ?? true
+        sso = dict["sso"]?.boolValue ?? false
+        token = dict["token"]?.boolValue ?? false
+    }
+}

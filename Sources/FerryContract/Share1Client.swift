@@ -133,22 +133,6 @@ public enum Share1 {
     }
 }
 
-/// How a homeserver lets people sign in (`GetLoginFlows`).
-public struct LoginFlows: Equatable, Sendable {
-    /// The homeserver's URL as discovered (after .well-known).
-    public var homeserver: String
-    /// Whether it takes a user name and password.
-    public var password: Bool
-    /// Whether it offers single sign-on in the browser.
-    public var sso: Bool
-
-    init(_ dict: [String: Variant], asked: String) {
-        homeserver = dict["homeserver"]?.stringValue ?? asked
-        password = dict["password"]?.boolValue ?? true
-        sso = dict["sso"]?.boolValue ?? false
-    }
-}
-
 /// The one client of Share1: blocking calls for the command line, calls that answer on the main
 /// loop for the UI, and the service's signals. Calling activates the service when it is not running.
 public struct Share1Client: Sendable {

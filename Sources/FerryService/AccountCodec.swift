@@ -29,11 +29,9 @@ enum AccountCodec {
         }
     }
 
-    static func encode(_ flows: FerryMatrix.LoginFlows) -> [String: Variant] {
-        [
-            "homeserver": .string(flows.homeserver), "password": .bool(flows.password), "sso": .bool(flows.sso),
-            "token": .bool(flows.token),
-        ]
+    static func report(_ flows: FerryMatrix.LoginFlows) -> FerryContract.LoginFlows {
+        FerryContract.LoginFlows(
+            homeserver: flows.homeserver, password: flows.password, sso: flows.sso, token: flows.token)
     }
 
     static func report(_ status: ServiceStatus) -> StatusReport {

@@ -84,23 +84,24 @@ public enum ServiceApplication {
         let desktop = Desktop(
             application: application, dialogs: DialogLauncher(environment: settings.environment, logger: logger),
             logger: logger)
-        service.events = ShareService.Events(
-            shareChanged: share1.announceShareChanged,
-            signInRequired: { reason in
-                share1.announceSignInRequired(reason)
-                desktop.signInRequired(reason)
-            },
-            pendingWorkChanged: lifetime.setPendingWork,
-            accountChanged: share1.announceAccountChanged,
-            needsPerson: desktop.needsPerson,
-            finished: desktop.finished,
-            emojiVerificationChanged: { state in
-                // The process stays while the other device may still answer, and until the
-                // server said whether it signed Ferry's device.
-                lifetime.setVerifying(!state.isOver || (state.stage == .done && state.verification == nil))
-                share1.announceEmojiVerification(state)
-            })
-        share1.onOpenRefused = desktop.refused
+        service.announcements.wire(
+            ShareService.Events(
+                shareChanged: share1.announceShareChanged,
+                signInRequired: { reason in
+                    share1.announceSignInRequired(reason)
+                    desktop.signInRequired(reason)
+                },
+                pendingWorkChanged: lifetime.setPendingWork,
+                accountChanged: share1.announceAccountChanged,
+                needsPerson: desktop.needsPerson,
+                finished: desktop.finished,
+                emojiVerificationChanged: { state in
+                    // The process stays while the other device may still answer, and until the
+                    // server said whether it signed Ferry's device.
+                    lifetime.setVerifying(!state.isOver || (state.stage == .done && state.verification == nil))
+                    share1.announceEmojiVerification(state)
+                }))
+        share1.onOpenRefused.wire(desktop.refused)
         // What committing a share does not need waits until just after the first one is answered (StartUp).
         // The process is held until it ran: it may hold itself for pending work then.
         let crashNotes = settings.paths.stateDirectory + "/crashes"
@@ -124,8 +125,8 @@ public enum ServiceApplication {
             service.sender.wake()
             application.release()
         }
-        service.startUp = startUp
-        share1.startUp = startUp
+        service.startUp.wire(startUp)
+        share1.startUp.wire(startUp)
         desktop.addActions(retry: { id in
             startUp.complete()
             // The notification's Retry has nobody to answer: what refused it goes to the log.

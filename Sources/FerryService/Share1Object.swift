@@ -8,10 +8,7 @@ import Logging
 
 /// `io.github.ferryshare.Ferry.Share1` on the bus: decodes calls, runs them off the main loop,
 /// answers with values or Ferry's named errors, and turns service events into signals.
-// @unchecked Sendable: every stored property is an immutable reference to a Sendable part, except
-// `onOpenRefused` and `startUp`, which are set once while the service is wired, before the object is exported and
-// any call can reach it (ServiceApplication.run).
-final class Share1Object: @unchecked Sendable {
+final class Share1Object: Sendable {
     private let service: ShareService
     private let connection: BusConnection
     private let lifetime: Lifetime
@@ -19,9 +16,9 @@ final class Share1Object: @unchecked Sendable {
     // Concurrent: staging one large file must not hold up another client's call.
     private let work = DispatchQueue(label: "ferry.share1", qos: .userInitiated, attributes: .concurrent)
     /// Called when org.freedesktop.Application.Open is refused, after the caller got the error.
-    var onOpenRefused: @Sendable (ShareError) -> Void = { _ in }
+    let onOpenRefused = WiredLater<@Sendable (ShareError) -> Void>({ _ in })
     /// What a start leaves until a share is answered, or until another call needs it.
-    var startUp: StartUp?
+    let startUp = WiredLater<StartUp?>(nil)
     init(service: ShareService, connection: BusConnection, lifetime: Lifetime, logger: Logger) {
         self.service = service
         self.connection = connection
@@ -106,11 +103,11 @@ final class Share1Object: @unchecked Sendable {
             return
         }
         // A share is answered before the start-up (StartUp), every other call after it.
-        if request.makesShare { startUp?.shareTaken() }
+        if request.makesShare { startUp.value?.shareTaken() }
         if request.waitsForHomeserver {
             Task { [self] in
                 defer { lifetime.endCall() }
-                await startUp?.complete()
+                await startUp.value?.complete()
                 do throws(ShareError) {
                     call.reply(try await performOnNetwork(request))
                 } catch {
@@ -121,13 +118,13 @@ final class Share1Object: @unchecked Sendable {
         }
         work.async { [self] in
             defer { lifetime.endCall() }
-            if !request.makesShare { startUp?.complete() }
+            if !request.makesShare { startUp.value?.complete() }
             do throws(ShareError) {
                 call.reply(try perform(request))
             } catch {
                 refuse(call, error)
             }
-            if request.makesShare { startUp?.shareAnswered() }
+            if request.makesShare { startUp.value?.shareAnswered() }
         }
     }
 
@@ -137,7 +134,7 @@ final class Share1Object: @unchecked Sendable {
         call.fail(BusError(name: error.name, message: error.message))
         if call.method == Share1Request.openMethod {
             announceRefusal(error)
-            onOpenRefused(error)
+            onOpenRefused.value(error)
         }
     }
 
@@ -183,7 +180,7 @@ final class Share1Object: @unchecked Sendable {
             await service.signOut()
             return []
         case .getLoginFlows(let homeserver):
-            return [.dictionary(AccountCodec.encode(try await service.loginFlows(homeserver: homeserver)))]
+            return [.dictionary(AccountCodec.report(try await service.loginFlows(homeserver: homeserver)).dictionary)]
         case .verifyDevice(let secret):
             let state = try await service.verifyDevice(AccountCodec.verificationSecret(secret))
             return [.dictionary(["verification": .string(state.rawValue)])]

@@ -10,10 +10,7 @@ import Synchronization
 
 /// What the service does with shares, independent of how a request arrived (Share1, Open, the
 /// command line): accept, look up, list, cancel. Every change is announced through `events`.
-// @unchecked Sendable: `events` and `startUp` are set once while the service is wired, before the
-// bus name is owned (ServiceApplication.run); `online` is atomic; everything else is immutable and
-// Sendable. (The sender and the encryption are given to init, and report through their streams.)
-public final class ShareService: @unchecked Sendable {
+public final class ShareService: Sendable {
     /// Announcements of changes; the D-Bus object turns them into signals.
     public struct Events: Sendable {
         public var shareChanged: @Sendable (Share) -> Void
@@ -36,7 +33,9 @@ public final class ShareService: @unchecked Sendable {
     let account: Account
     let limits: Limits
     let logger: Logger
-    var events: Events
+    /// Where changes are announced: the bus object and the desktop, wired after both are built.
+    let announcements = WiredLater(Events(shareChanged: { _ in }, signInRequired: { _ in }))
+    var events: Events { announcements.value }
     let clock: @Sendable () -> Int64
     /// Sends the queue; it also uploads large files of queued shares while they are being staged.
     /// What it reports comes through `sender.events` (`listen`).
@@ -46,8 +45,8 @@ public final class ShareService: @unchecked Sendable {
     /// Emoji verification of this device with another of the person's; its changes come through
     /// `emojiVerifier.changes`.
     let emojiVerifier: EmojiVerifier
-    /// Holds new shares' announcements until the start-up has run (set while the service is wired).
-    var startUp: StartUp?
+    /// Holds new shares' announcements until the start-up has run.
+    let startUp = WiredLater<StartUp?>(nil)
     let directory: DestinationDirectory
     /// Whether the homeserver answered the last request (the sender says; Online reads it).
     var online: Bool {
@@ -71,7 +70,6 @@ public final class ShareService: @unchecked Sendable {
         self.limits = limits
         self.logger = logger
         self.clock = clock
-        self.events = Events(shareChanged: { _ in }, signInRequired: { _ in })
         directory = DestinationDirectory(outbox: outbox, clock: clock, logger: logger)
         intake = ShareIntake(
             outbox: outbox, stager: Stager(spool: spool, limits: limits), limits: limits,
@@ -119,7 +117,7 @@ public final class ShareService: @unchecked Sendable {
                 "id": "\(share.id)", "state": "\(share.state.rawValue)", "items": "\(share.intent.items.count)",
                 "type": "\(share.intent.contentType)", "source": "\(share.intent.source)",
             ])
-        if startUp?.holdBack(share, activationToken: activationToken) != true {
+        if startUp.value?.holdBack(share, activationToken: activationToken) != true {
             announceAccepted(share, activationToken: activationToken)
         }
         return share

@@ -44,6 +44,14 @@ struct Share1AnswerTests {
         #expect(EmojiVerificationReport([:]) == nil)
     }
 
+    @Test func loginFlowsComeBackAsTheyWentAndAnOlderServiceReadsAsAPasswordLogin() {
+        let flows = LoginFlows(homeserver: "https://matrix.example.org", password: false, sso: true, token: true)
+        #expect(LoginFlows(flows.dictionary, asked: "example.org") == flows)
+        #expect(
+            LoginFlows([:], asked: "example.org")
+                == LoginFlows(homeserver: "example.org", password: true, sso: false, token: false))
+    }
+
     @Test func accountAnswersComeBackAsTheyWent() {
         let account = SignedInAccount(userID: "@ann:h", homeserver: "https://h", deviceID: "D")
         #expect(SignedInAccount(account.dictionary) == account)
