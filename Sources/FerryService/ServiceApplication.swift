@@ -84,23 +84,23 @@ public enum ServiceApplication {
         let desktop = Desktop(
             application: application, dialogs: DialogLauncher(environment: settings.environment, logger: logger),
             logger: logger)
-        service.announcements.wire(
-            ShareService.Events(
-                shareChanged: share1.announceShareChanged,
-                signInRequired: { reason in
-                    share1.announceSignInRequired(reason)
-                    desktop.signInRequired(reason)
-                },
-                pendingWorkChanged: lifetime.setPendingWork,
-                accountChanged: share1.announceAccountChanged,
-                needsPerson: desktop.needsPerson,
-                finished: desktop.finished,
-                emojiVerificationChanged: { state in
-                    // The process stays while the other device may still answer, and until the
-                    // server said whether it signed Ferry's device.
-                    lifetime.setVerifying(!state.isOver || (state.stage == .done && state.verification == nil))
-                    share1.announceEmojiVerification(state)
-                }))
+        service.announcements.wire { event in
+            switch event {
+            case .shareChanged(let share): share1.announceShareChanged(share)
+            case .signInRequired(let reason):
+                share1.announceSignInRequired(reason)
+                desktop.signInRequired(reason)
+            case .pendingWorkChanged(let pending): lifetime.setPendingWork(pending)
+            case .accountChanged: share1.announceAccountChanged()
+            case .needsPerson(let share, let token): desktop.needsPerson(share, activationToken: token)
+            case .finished(let share, let names): desktop.finished(share, destinationNames: names)
+            case .emojiVerificationChanged(let state):
+                // The process stays while the other device may still answer, and until the
+                // server said whether it signed Ferry's device.
+                lifetime.setVerifying(!state.isOver || (state.stage == .done && state.verification == nil))
+                share1.announceEmojiVerification(state)
+            }
+        }
         share1.onOpenRefused.wire(desktop.refused)
         // What committing a share does not need waits until just after the first one is answered (StartUp).
         // The process is held until it ran: it may hold itself for pending work then.

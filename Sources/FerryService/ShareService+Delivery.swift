@@ -47,7 +47,7 @@ extension ShareService {
             throw .notCompletable(id, state: now)
         }
         logger.info("share completed", metadata: ["id": "\(id)", "destinations": "\(unique.count)"])
-        events.shareChanged(completed)
+        announce(.shareChanged(completed))
         announcePendingWork()
         sender.wake()
         return completed
@@ -91,7 +91,7 @@ extension ShareService {
         }
         guard let retried = changed else { throw .notRetryable(id, state: stateNow(of: id) ?? current.state) }
         logger.info("share retried", metadata: ["id": "\(id)"])
-        events.shareChanged(retried)
+        announce(.shareChanged(retried))
         announcePendingWork()
         sender.wake(now: true)
         return retried
@@ -101,7 +101,7 @@ extension ShareService {
     func senderFinished(_ share: Share) {
         announcePendingWork()
         let session = account.current
-        Task { [directory, events] in
+        Task { [directory, announcements] in
             await directory.forget()
             var names: [String] = []
             for delivery in share.deliveries {
@@ -113,7 +113,7 @@ extension ShareService {
                 }
                 names.append(name ?? delivery.destination)
             }
-            events.finished(share, names)
+            announcements.value(.finished(share, destinationNames: names))
         }
     }
 

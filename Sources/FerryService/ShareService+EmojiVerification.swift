@@ -41,6 +41,6 @@ extension ShareService {
         if let verification = state.verification, let session = account.current {
             remember(verification, for: session, answered: .now)
         }
-        events.emojiVerificationChanged(state)
+        announce(.emojiVerificationChanged(state))
     }
 }

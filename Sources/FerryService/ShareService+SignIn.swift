@@ -21,9 +21,9 @@ extension ShareService {
             logger.attempt("parking the shares of others") {
                 try outbox.park(sharesNotOf: session.userID, at: clock())
             } ?? []
-        announce(parked)
+        announceShares(parked)
         resumeWaitingShares(for: session.userID)
-        events.accountChanged()
+        announce(.accountChanged)
         return session
     }
 
@@ -33,7 +33,7 @@ extension ShareService {
         if let user { await encryption.forget(userID: user) }
         await directory.forget()
         parkQueuedShares()
-        events.accountChanged()
+        announce(.accountChanged)
     }
 
     /// The device's identity made and its keys uploaded, in the background: a sign-in answers at
@@ -66,9 +66,9 @@ extension ShareService {
 
     func senderSignedOut() {
         Task { await directory.forget() }
-        for share in shares() where share.state == .awaitingSignIn { events.shareChanged(share) }
-        events.accountChanged()
-        events.signInRequired(signInReason())
+        for share in shares() where share.state == .awaitingSignIn { announce(.shareChanged(share)) }
+        announce(.accountChanged)
+        announce(.signInRequired(reason: signInReason()))
         announcePendingWork()
     }
 
@@ -115,7 +115,7 @@ extension ShareService {
                     account: next == .awaitingDestination ? nil : user)
             }
             if let moved {
-                events.shareChanged(moved)
+                announce(.shareChanged(moved))
             }
         }
         announcePendingWork()
@@ -129,15 +129,15 @@ extension ShareService {
             logger.attempt("moving the queue to awaiting-sign-in") {
                 try outbox.move(from: [.queued, .sending], to: .awaitingSignIn, at: clock())
             } ?? []
-        announce(moved)
+        announceShares(moved)
         announcePendingWork()
     }
 
     /// Says that these shares changed, as they are now.
-    private func announce(_ ids: [String]) {
+    private func announceShares(_ ids: [String]) {
         for id in ids {
             if let share = logger.attempt("reading a share", share: id, { try outbox.share(id: id) }) {
-                events.shareChanged(share)
+                announce(.shareChanged(share))
             }
         }
     }

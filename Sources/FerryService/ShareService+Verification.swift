@@ -84,7 +84,7 @@ extension ShareService {
             }
             return !same || kept.state != state
         }
-        if changed { events.accountChanged() }
+        if changed { announce(.accountChanged) }
     }
 
     func shareError(_ failure: VerificationFailure, session: Session) -> ShareError {

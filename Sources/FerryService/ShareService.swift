@@ -9,24 +9,8 @@ import Logging
 import Synchronization
 
 /// What the service does with shares, independent of how a request arrived (Share1, Open, the
-/// command line): accept, look up, list, cancel. Every change is announced through `events`.
+/// command line): accept, look up, list, cancel. Every change is announced (`announce`, a ServiceEvent).
 public final class ShareService: Sendable {
-    /// Announcements of changes; the D-Bus object turns them into signals.
-    public struct Events: Sendable {
-        public var shareChanged: @Sendable (Share) -> Void
-        public var signInRequired: @Sendable (String) -> Void
-        /// Whether Ferry itself has work (queued or sending shares): the process must stay up.
-        public var pendingWorkChanged: @Sendable (Bool) -> Void = { _ in }
-        /// SignedIn, AccountId, Homeserver or Online changed.
-        public var accountChanged: @Sendable () -> Void = {}
-        /// A share waits for a person (to sign in, or to choose where): the dialog's moment.
-        public var needsPerson: @Sendable (Share, _ activationToken: String?) -> Void = { _, _ in }
-        /// A share is sent or failed, with the names of its destinations for a person.
-        public var finished: @Sendable (Share, [String]) -> Void = { _, _ in }
-        /// An emoji verification of this device changed (ShareService+EmojiVerification).
-        public var emojiVerificationChanged: @Sendable (EmojiVerificationState) -> Void = { _ in }
-    }
-
     let outbox: Outbox
     let spool: Spool
     let intake: ShareIntake
@@ -34,8 +18,9 @@ public final class ShareService: Sendable {
     let limits: Limits
     let logger: Logger
     /// Where changes are announced: the bus object and the desktop, wired after both are built.
-    let announcements = WiredLater(Events(shareChanged: { _ in }, signInRequired: { _ in }))
-    var events: Events { announcements.value }
+    let announcements = WiredLater<@Sendable (ServiceEvent) -> Void>({ _ in })
+    /// Announces `event` (nothing before the wiring, which is done before any call arrives).
+    func announce(_ event: ServiceEvent) { announcements.value(event) }
     let clock: @Sendable () -> Int64
     /// Sends the queue; it also uploads large files of queued shares while they are being staged.
     /// What it reports comes through `sender.events` (`listen`).
@@ -86,12 +71,12 @@ public final class ShareService: Sendable {
             for await event in senderEvents {
                 guard let self else { return }
                 switch event {
-                case .shareChanged(let share): events.shareChanged(share)
+                case .shareChanged(let share): announce(.shareChanged(share))
                 case .finished(let share): senderFinished(share)
                 case .signedOut: senderSignedOut()
                 case .onlineChanged(let online):
                     self.online = online
-                    events.accountChanged()
+                    announce(.accountChanged)
                 }
             }
         }
@@ -126,9 +111,9 @@ public final class ShareService: Sendable {
     /// A new share's ShareChanged, the sign-in or person it waits for, the sender's wake-up; for a
     /// share accepted before the start-up, from the start-up (StartUp), after the reply.
     func announceAccepted(_ share: Share, activationToken: String?) {
-        events.shareChanged(share)
-        if share.state == .awaitingSignIn { events.signInRequired(signInReason()) }
-        if share.state.awaitsPerson { events.needsPerson(share, activationToken) }
+        announce(.shareChanged(share))
+        if share.state == .awaitingSignIn { announce(.signInRequired(reason: signInReason())) }
+        if share.state.awaitsPerson { announce(.needsPerson(share, activationToken: activationToken)) }
         if share.state.isPendingWork {
             announcePendingWork()
             sender.wake()
@@ -161,7 +146,7 @@ public final class ShareService: Sendable {
         // Committed first: a crash now leaves a cancelled share with files the next start sweeps.
         spool.remove(shareID: id)
         logger.info("share cancelled", metadata: ["id": "\(id)", "too-late-for": "\(outcome.tooLateFor.count)"])
-        events.shareChanged(outcome.share)
+        announce(.shareChanged(outcome.share))
         announcePendingWork()
         if !outcome.tooLateFor.isEmpty { throw .tooLateToCancel(id, destinations: outcome.tooLateFor) }
         return outcome.share
@@ -191,7 +176,7 @@ public final class ShareService: Sendable {
         // Unread, the lifetime is told nothing is pending: the service may end, and the next start
         // (a call, the autostart at login) finds the work.
         let pending = logger.attempt("reading whether work is pending") { try outbox.hasPendingWork() } ?? false
-        events.pendingWorkChanged(pending)
+        announce(.pendingWorkChanged(pending))
     }
 
     /// A share's state as stored now, for the sentence of a refusal; nil (logged) when unread.
