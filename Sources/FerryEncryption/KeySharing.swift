@@ -97,11 +97,18 @@ extension KeySharing {
         var sessions: [String: OlmSession] = [:]
         var needSession: [DeviceIdentity] = []
         for device in devices {
-            if let state = try store.load("olm:\(device.curve25519)", as: OlmSession.State.self),
-                let session = try? OlmSession(state: state)
-            {
-                sessions[device.curve25519] = session
-            } else {
+            guard let state = try store.load("olm:\(device.curve25519)", as: OlmSession.State.self) else {
+                needSession.append(device)
+                continue
+            }
+            do {
+                sessions[device.curve25519] = try OlmSession(state: state)
+            } catch {
+                // A kept session that no longer decodes is replaced by a new one (the device reads
+                // either): said, so that a store going bad shows before every session is new.
+                logger.warning(
+                    "a kept Olm session does not decode; starting a new one",
+                    metadata: ["user": "\(device.userID)", "device": "\(device.deviceID)", "error": "\(error)"])
                 needSession.append(device)
             }
         }
