@@ -30,6 +30,9 @@ public enum ServiceApplication {
 
         let service: ShareService
         let share1: Share1Object
+        // What the service's parts announce, connected to the bus and the desktop below, once
+        // the bus object exists.
+        let announcements = WiredLater<@Sendable (ServiceEvent) -> Void>({ _ in })
         let stateLock: StateLock
         do {
             try PrivateDirectory.create(settings.paths.stateDirectory)
@@ -61,13 +64,14 @@ public enum ServiceApplication {
                 connect: { EncryptingHomeserver(session: $0, encryption: encryption) })
             // Every part in one step, each given what it needs: what the sender and the verifier
             // report reaches the service through their streams (ShareService.listen).
+            let verification = VerificationService(
+                account: account, encryption: encryption,
+                emojiVerifier: EmojiVerifier(
+                    encryption: encryption, logger: logger, timeLimit: settings.verificationTimeLimit),
+                announcements: announcements, logger: logger)
             service = ShareService(
                 outbox: outbox, spool: spool, limits: settings.limits, account: account, sender: sender,
-                encryption: encryption,
-                emojiVerifier: EmojiVerifier(
-                    encryption: encryption, logger: logger,
-                    timeLimit: settings.verificationTimeLimit),
-                logger: logger)
+                encryption: encryption, verification: verification, announcements: announcements, logger: logger)
             service.sweepSpool()
             // The shared session connection is the one GApplication will own the name on:
             // exporting Share1 on it now makes it reachable the moment the name is owned.
@@ -84,7 +88,7 @@ public enum ServiceApplication {
         let desktop = Desktop(
             application: application, dialogs: DialogLauncher(environment: settings.environment, logger: logger),
             logger: logger)
-        service.announcements.wire { event in
+        announcements.wire { event in
             switch event {
             case .shareChanged(let share): share1.announceShareChanged(share)
             case .signInRequired(let reason):

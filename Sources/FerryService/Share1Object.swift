@@ -87,7 +87,7 @@ final class Share1Object: Sendable {
         case .accountID: return .string(session?.userID ?? "")
         case .homeserver: return .string(session?.homeserver ?? "")
         case .online: return .bool(service.online)
-        case .deviceVerification: return .string(service.deviceVerification()?.rawValue ?? "")
+        case .deviceVerification: return .string(service.verification.deviceVerification()?.rawValue ?? "")
         case nil: return nil
         }
     }
@@ -182,10 +182,10 @@ final class Share1Object: Sendable {
         case .getLoginFlows(let homeserver):
             return [.dictionary(AccountCodec.report(try await service.loginFlows(homeserver: homeserver)).dictionary)]
         case .verifyDevice(let secret):
-            let state = try await service.verifyDevice(AccountCodec.verificationSecret(secret))
+            let state = try await service.verification.verifyDevice(AccountCodec.verificationSecret(secret))
             return [.dictionary(["verification": .string(state.rawValue)])]
         case .setUpCrossSigning(let password):
-            let setup = try await service.setUpCrossSigning(password: password)
+            let setup = try await service.verification.setUpCrossSigning(password: password)
             return [
                 .dictionary(
                     CrossSigningSetUp(
@@ -196,17 +196,25 @@ final class Share1Object: Sendable {
         case .startEmojiVerification(let deviceID):
             return [
                 .dictionary(
-                    AccountCodec.report(try await service.startEmojiVerification(deviceID: deviceID)).dictionary)
+                    AccountCodec.report(try await service.verification.startEmojiVerification(deviceID: deviceID))
+                        .dictionary)
             ]
         case .answerEmojiVerification(let id, let match):
             return [
                 .dictionary(
-                    AccountCodec.report(try await service.answerEmojiVerification(id: id, match: match)).dictionary)
+                    AccountCodec.report(try await service.verification.answerEmojiVerification(id: id, match: match))
+                        .dictionary)
             ]
         case .cancelEmojiVerification(let id):
-            return [.dictionary(AccountCodec.report(try await service.cancelEmojiVerification(id: id)).dictionary)]
+            return [
+                .dictionary(
+                    AccountCodec.report(try await service.verification.cancelEmojiVerification(id: id)).dictionary)
+            ]
         case .getEmojiVerification:
-            return [.dictionary(await service.emojiVerification().map { AccountCodec.report($0).dictionary } ?? [:])]
+            return [
+                .dictionary(
+                    await service.verification.emojiVerification().map { AccountCodec.report($0).dictionary } ?? [:])
+            ]
         case .getStatus:
             return [.dictionary(AccountCodec.report(await service.statusAskingVerification()).dictionary)]
         case .listDestinations(let query, let limit):

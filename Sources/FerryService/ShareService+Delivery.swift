@@ -117,13 +117,29 @@ extension ShareService {
         }
     }
 
+    /// The status, with the device's verification asked afresh (it changes elsewhere: another
+    /// device verifies this one, or the account's identity is reset) unless it was asked in the
+    /// last two seconds, waiting three seconds at most; offline, or when the server is slow, the
+    /// last answer stands.
+    public func statusAskingVerification() async -> ServiceStatus {
+        if account.current != nil, online, !verification.askedRecently || verification.deviceVerification() == nil {
+            let refresh = Task { await verification.refresh() }
+            let timer = Task {
+                try? await Task.sleep(for: .seconds(3)); refresh.cancel()
+            }
+            _ = await refresh.value
+            timer.cancel()
+        }
+        return status()
+    }
+
     /// Everything `ferry status` shows.
     public func status() -> ServiceStatus {
         let session = account.current
         return ServiceStatus(
             signedIn: session != nil, userID: session?.userID, homeserver: session?.homeserver,
             online: online, secretStorage: account.secretStorage, deviceID: session?.deviceID,
-            verification: deviceVerification(),
+            verification: verification.deviceVerification(),
             shares: logger.attempt("counting the shares") { try outbox.countsByState() } ?? [:])
     }
 }

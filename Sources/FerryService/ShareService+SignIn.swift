@@ -45,7 +45,7 @@ extension ShareService {
         Task {
             do throws(EncryptionFailure) {
                 try await encryption.prepareDevice(for: session)
-                await refreshVerification()
+                await verification.refresh()
             } catch {
                 logger.warning(
                     "the device's encryption keys could not be uploaded yet",

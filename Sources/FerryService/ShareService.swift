@@ -18,7 +18,7 @@ public final class ShareService: Sendable {
     let limits: Limits
     let logger: Logger
     /// Where changes are announced: the bus object and the desktop, wired after both are built.
-    let announcements = WiredLater<@Sendable (ServiceEvent) -> Void>({ _ in })
+    let announcements: WiredLater<@Sendable (ServiceEvent) -> Void>
     /// Announces `event` (nothing before the wiring, which is done before any call arrives).
     func announce(_ event: ServiceEvent) { announcements.value(event) }
     let clock: @Sendable () -> Int64
@@ -27,9 +27,8 @@ public final class ShareService: Sendable {
     let sender: Sender
     /// The device's end-to-end encryption: prepared at sign-in, deleted at sign-out.
     let encryption: Encryption
-    /// Emoji verification of this device with another of the person's; its changes come through
-    /// `emojiVerifier.changes`.
-    let emojiVerifier: EmojiVerifier
+    /// The device's verification: by recovery key, by emoji, and cross-signing set up.
+    public let verification: VerificationService
     /// Holds new shares' announcements until the start-up has run.
     let startUp = WiredLater<StartUp?>(nil)
     let directory: DestinationDirectory
@@ -39,17 +38,17 @@ public final class ShareService: Sendable {
         set { onlineState.store(newValue, ordering: .relaxed) }
     }
     private let onlineState = Atomic<Bool>(true)
-    /// The signed-in device's verification as the server last said (ShareService+Verification).
-    let verificationState = Mutex(VerificationState())
 
     init(
         outbox: Outbox, spool: Spool, limits: Limits, account: Account, sender: Sender, encryption: Encryption,
-        emojiVerifier: EmojiVerifier, logger: Logger, clock: @escaping @Sendable () -> Int64 = SystemClock.microseconds
+        verification: VerificationService, announcements: WiredLater<@Sendable (ServiceEvent) -> Void>, logger: Logger,
+        clock: @escaping @Sendable () -> Int64 = SystemClock.microseconds
     ) {
         self.outbox = outbox
         self.sender = sender
         self.encryption = encryption
-        self.emojiVerifier = emojiVerifier
+        self.verification = verification
+        self.announcements = announcements
         self.spool = spool
         self.account = account
         self.limits = limits
@@ -66,7 +65,7 @@ public final class ShareService: Sendable {
     /// call that reaches the verifier waits for the start-up), and a cold start's path to its first
     /// reply does without these tasks.
     func listen() {
-        let (senderEvents, verifications) = (sender.events, emojiVerifier.changes)
+        let (senderEvents, verifications) = (sender.events, verification.emojiVerifier.changes)
         Task { [weak self] in
             for await event in senderEvents {
                 guard let self else { return }
@@ -83,7 +82,7 @@ public final class ShareService: Sendable {
         Task { [weak self] in
             for await state in verifications {
                 guard let self else { return }
-                emojiVerificationChanged(state)
+                verification.emojiVerificationChanged(state)
             }
         }
     }

@@ -5,7 +5,7 @@ import FerryEncryption
 /// Verifying Ferry's device by comparing emoji with another of the person's devices: the service
 /// side of `ferry verify --emoji` and the dialog's "Use Another Device". The verifier runs it;
 /// this maps its failures to Ferry's errors and keeps the device's verification up to date.
-extension ShareService {
+extension VerificationService {
     /// Starts an emoji verification with `deviceID`, or with every other device of the account.
     public func startEmojiVerification(deviceID: String?) async throws(ShareError) -> EmojiVerificationState {
         guard let session = account.current else { throw .notSignedIn }
@@ -41,6 +41,6 @@ extension ShareService {
         if let verification = state.verification, let session = account.current {
             remember(verification, for: session, answered: .now)
         }
-        announce(.emojiVerificationChanged(state))
+        announcements.value(.emojiVerificationChanged(state))
     }
 }

@@ -3,15 +3,40 @@ import FerryCore
 import FerryEncryption
 import FerryMatrix
 
-/// Whether the account's owner vouches for Ferry's device, and verifying it with the account's
-/// recovery key. The answer is the server's (cross-signing signatures on the device's keys);
-/// the service remembers the last one for this device, to show without asking again.
-extension ShareService {
+import Logging
+import Synchronization
+
+/// What the service does for the device's verification: whether the account's owner vouches for
+/// Ferry's device, verifying it with the account's recovery key or by comparing emoji, and
+/// setting up cross-signing. The answer is the server's (cross-signing signatures on the
+/// device's keys); the last one for this device is kept, to show without asking again.
+public final class VerificationService: Sendable {
+    let account: Account
+    let encryption: Encryption
+    /// Emoji verification with another of the person's devices; its changes come through
+    /// `emojiVerifier.changes` (ShareService.listen hands them to `emojiVerificationChanged`).
+    let emojiVerifier: EmojiVerifier
+    let announcements: WiredLater<@Sendable (ServiceEvent) -> Void>
+    let logger: Logger
+    /// The signed-in device's verification as the server last said.
+    private let kept = Mutex(VerificationState())
+
+    init(
+        account: Account, encryption: Encryption, emojiVerifier: EmojiVerifier,
+        announcements: WiredLater<@Sendable (ServiceEvent) -> Void>, logger: Logger
+    ) {
+        self.account = account
+        self.encryption = encryption
+        self.emojiVerifier = emojiVerifier
+        self.announcements = announcements
+        self.logger = logger
+    }
+
     /// The last known verification of the signed-in device; nil when nobody is signed in or
     /// it was not asked yet.
     public func deviceVerification() -> DeviceVerification? {
         guard let session = account.current else { return nil }
-        return verificationState.withLock { kept in
+        return kept.withLock { kept in
             kept.deviceID == session.deviceID && kept.userID == session.userID ? kept.state : nil
         }
     }
@@ -46,7 +71,7 @@ extension ShareService {
     /// Asks the server again (after a sign-in, or when a client wants the status and the answer
     /// is not known yet); a failure leaves the last answer.
     @discardableResult
-    func refreshVerification() async -> DeviceVerification? {
+    func refresh() async -> DeviceVerification? {
         guard let session = account.current else { return nil }
         let asked = ContinuousClock.now
         guard let state = try? await encryption.verification(of: session) else { return deviceVerification() }
@@ -54,28 +79,14 @@ extension ShareService {
         return state
     }
 
-    /// The status, with the device's verification asked afresh (it changes elsewhere: another
-    /// device verifies this one, or the account's identity is reset) unless it was asked in the
-    /// last two seconds, waiting three seconds at most; offline, or when the server is slow, the
-    /// last answer stands.
-    public func statusAskingVerification() async -> ServiceStatus {
-        // One question per two seconds at most, however often a client polls.
-        let recent = verificationState.withLock { ContinuousClock.now - $0.answered < .seconds(2) }
-        if account.current != nil, online, !recent || deviceVerification() == nil {
-            let refresh = Task { await refreshVerification() }
-            let timer = Task {
-                try? await Task.sleep(for: .seconds(3)); refresh.cancel()
-            }
-            _ = await refresh.value
-            timer.cancel()
-        }
-        return status()
-    }
+    /// Whether the server was asked less than two seconds ago: a client that polls the status
+    /// makes one question per two seconds at most.
+    var askedRecently: Bool { kept.withLock { ContinuousClock.now - $0.answered < .seconds(2) } }
 
     /// Keeps the server's answer, unless a newer one is kept already (a status asked before a
     /// verification must not bring "unverified" back after it).
     func remember(_ state: DeviceVerification, for session: Session, answered: ContinuousClock.Instant) {
-        let changed = verificationState.withLock { kept -> Bool in
+        let changed = kept.withLock { kept -> Bool in
             let same = kept.userID == session.userID && kept.deviceID == session.deviceID
             if same && kept.answered > answered { return false }
             defer {
@@ -84,7 +95,7 @@ extension ShareService {
             }
             return !same || kept.state != state
         }
-        if changed { announce(.accountChanged) }
+        if changed { announcements.value(.accountChanged) }
     }
 
     func shareError(_ failure: VerificationFailure, session: Session) -> ShareError {
