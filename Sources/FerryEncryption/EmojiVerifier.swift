@@ -20,7 +20,6 @@ import Logging
 public actor EmojiVerifier {
     let encryption: Encryption
     let logger: Logger
-    /// Told every change, on this actor (the service turns it into a D-Bus signal).
     /// Every change of a verification, in order: read by the service that owns the verifier.
     public nonisolated let changes: AsyncStream<EmojiVerificationState>
     private let changed: AsyncStream<EmojiVerificationState>.Continuation
@@ -197,51 +196,16 @@ public actor EmojiVerifier {
             await update()
             return
         }
-        if message.type == VerificationMessage.cancel, transaction == open.requestID {
-            // A device declined our request (a cancel names no device): the request is over, as
-            // in matrix-rust-sdk; the other devices asked are told.
-            let cancel = VerificationCancel(reading: message.content) ?? VerificationCancel(.user, "")
-            let others = open.asked
+        let wait = VerificationWait(us: open.us, devices: open.devices, requestID: open.requestID, asked: open.asked)
+        switch wait.step(for: message) {
+        case .ignore: return
+        case .declined(let cancel, let others):
+            // The other devices asked are told, as their prompts would stay otherwise.
             await finish(cancelled: cancel.sentence(byUs: false))
             let declined = VerificationCancel(.user, "declined on another device").message(transactionID: transaction)
             try? await send([declined], to: Array(others), session: open.session)
-            return
-        }
-        let from = message.content["from_device"]?.stringValue ?? ""
-        guard let device = open.devices[from] else { return }
-        switch message.type {
-        case VerificationMessage.ready where transaction == open.requestID && open.asked.contains(from):
-            guard VerificationRequest(readingReady: message.content)?.offersSas == true else {
-                await deliver(
-                    [
-                        VerificationCancel(.unknownMethod, "Ferry verifies by emoji only").message(
-                            transactionID: transaction)
-                    ],
-                    session: open.session, device: from)
-                return
-            }
-            let (sas, start) = SasVerification.start(transactionID: transaction, us: open.us, them: SasParty(device))
-            await go(with: sas, device: from, sending: [start])
-        case VerificationMessage.request:
-            guard let request = VerificationRequest(reading: message.content, now: Date()), request.offersSas else {
-                return
-            }
-            // Ready, then start at once: the person asked from Ferry's side already. Should the
-            // other device start too, the spec's tie-break keeps one of the two starts.
-            let ready = VerificationRequest.ready(transactionID: transaction, fromDevice: open.session.deviceID)
-            let (sas, start) = SasVerification.start(transactionID: transaction, us: open.us, them: SasParty(device))
-            await go(with: sas, device: from, sending: [ready, start])
-        case VerificationMessage.start:
-            do throws(VerificationCancel) {
-                let (sas, accept) = try SasVerification.accept(
-                    message.content, sender: message.sender, us: open.us,
-                    them: SasParty(device))
-                await go(with: sas, device: from, sending: [accept])
-            } catch {
-                await deliver([error.message(transactionID: transaction)], session: open.session, device: from)
-            }
-        default:
-            return
+        case .refuse(let refusal, let device): await deliver([refusal], session: open.session, device: device)
+        case .go(let sas, let device, let messages): await go(with: sas, device: device, sending: messages)
         }
     }
 
@@ -267,7 +231,6 @@ public actor EmojiVerifier {
 
     // MARK: - Ending
 
-    /// Ends it from our side with `code`: the other device (or every device asked) is told.
     /// Ends it from our side with `code`: the other device (or every device asked) is told.
     /// `saying`: what the person hears when it is not what the code says (a lost connection).
     /// The state is ended before the first await, so that nothing arriving meanwhile revives it.
