@@ -27,7 +27,7 @@ extension Encryption {
                     of: known.readers.users, except: session,
                     api: DeviceKeysAPI(http: http), logger: logger)
                 known.devicesChanged = false
-                tracking?.remember(known, for: roomID, readFrom: listedFrom)
+                tracking?.remember(known, for: roomID, readFrom: listedFrom, signedInWith: session.accessToken)
             }
             return known
         }
@@ -47,7 +47,7 @@ extension Encryption {
         let listed = try await KeySharing.devices(
             of: readers.users, except: session, api: DeviceKeysAPI(http: http), logger: logger)
         let known = KnownRoom(settings: settings, readers: readers, listed: listed)
-        tracking?.remember(known, for: roomID, readFrom: since)
+        tracking?.remember(known, for: roomID, readFrom: since, signedInWith: session.accessToken)
         return known
     }
 
@@ -111,9 +111,12 @@ struct Tracking: Sendable {
 
     /// Keeps what was read of a room from the token `readFrom`, when tracking is still there:
     /// a change made after that token is then still to come from the next sync. Read before
-    /// any token (the first sync not answered yet), it is not kept either.
-    mutating func remember(_ known: KnownRoom, for roomID: String, readFrom token: String?) {
-        guard let token, token == since else { return }
+    /// any token (the first sync not answered yet), or under another sign-in (tokens of a new one
+    /// can repeat an old one's), it is not kept either.
+    mutating func remember(
+        _ known: KnownRoom, for roomID: String, readFrom token: String?, signedInWith accessToken: String
+    ) {
+        guard let token, token == since, accessToken == self.accessToken else { return }
         rooms[roomID] = known
     }
 }

@@ -21,8 +21,8 @@ import Testing
         var tracking = Tracking(accessToken: "token")
         let taken1 = tracking.take(RoomChanges(next: "s1"), asked: nil)
         #expect(taken1)
-        tracking.remember(room(["@ana:x", "@bob:x"]), for: "!a", readFrom: "s1")
-        tracking.remember(room(["@cy:x"]), for: "!b", readFrom: "s1")
+        tracking.remember(room(["@ana:x", "@bob:x"]), for: "!a", readFrom: "s1", signedInWith: "token")
+        tracking.remember(room(["@cy:x"]), for: "!b", readFrom: "s1", signedInWith: "token")
         return tracking
     }
 
@@ -36,8 +36,14 @@ import Testing
 
     @Test func aRoomReadBeforeAnyTokenIsNotKept() {
         var tracking = Tracking(accessToken: "token")
-        tracking.remember(Self.room(["@ana:x"]), for: "!a", readFrom: nil)
+        tracking.remember(Self.room(["@ana:x"]), for: "!a", readFrom: nil, signedInWith: "token")
         #expect(tracking.rooms.isEmpty)
+    }
+
+    @Test func aRoomReadUnderAnotherSignInIsNotKept() {
+        var tracking = Self.tracking()
+        tracking.remember(Self.room(["@dee:x"]), for: "!c", readFrom: "s1", signedInWith: "the previous token")
+        #expect(tracking.rooms["!c"] == nil)
     }
 
     @Test func aRoomWhoseStateChangedIsReadAgainInFull() {
@@ -75,11 +81,11 @@ import Testing
         var relisted = Self.room(["@ana:x", "@bob:x"])
         let taken7 = tracking.take(RoomChanges(next: "s2", rooms: ["!a"]), asked: "s1")
         #expect(taken7)
-        tracking.remember(relisted, for: "!a", readFrom: "s1")
+        tracking.remember(relisted, for: "!a", readFrom: "s1", signedInWith: "token")
         #expect(tracking.rooms["!a"] == nil)
         // Listed from the token it is at, the answer is kept.
         relisted.devicesChanged = false
-        tracking.remember(relisted, for: "!a", readFrom: "s2")
+        tracking.remember(relisted, for: "!a", readFrom: "s2", signedInWith: "token")
         #expect(tracking.rooms["!a"] != nil)
     }
 
@@ -92,7 +98,7 @@ import Testing
         // Bob adds another device while his list is being read: the answer may predate it.
         let taken9 = tracking.take(RoomChanges(next: "s3", users: ["@bob:x"]), asked: "s2")
         #expect(taken9)
-        tracking.remember(relisted, for: "!a", readFrom: "s2")
+        tracking.remember(relisted, for: "!a", readFrom: "s2", signedInWith: "token")
         #expect(tracking.rooms["!a"]?.devicesChanged == true)
     }
 }
