@@ -102,12 +102,14 @@ final class Share1Object: Sendable {
             lifetime.endCall()
             return
         }
-        // A share is answered before the start-up (StartUp), every other call after it.
-        if request.makesShare { startUp.value?.shareTaken() }
+        // A share is answered before the start-up (StartUp), every other call after it. Read once:
+        // it is wired before the object is exported, and never changes after.
+        let startUp = startUp.value
+        if request.makesShare { startUp?.shareTaken() }
         if request.waitsForHomeserver {
             Task { [self] in
                 defer { lifetime.endCall() }
-                await startUp.value?.complete()
+                await startUp?.complete()
                 do throws(ShareError) {
                     call.reply(try await performOnNetwork(request))
                 } catch {
@@ -118,13 +120,13 @@ final class Share1Object: Sendable {
         }
         work.async { [self] in
             defer { lifetime.endCall() }
-            if !request.makesShare { startUp.value?.complete() }
+            if !request.makesShare { startUp?.complete() }
             do throws(ShareError) {
                 call.reply(try perform(request))
             } catch {
                 refuse(call, error)
             }
-            if request.makesShare { startUp.value?.shareAnswered() }
+            if request.makesShare { startUp?.shareAnswered() }
         }
     }
 
