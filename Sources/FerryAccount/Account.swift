@@ -123,7 +123,6 @@ public final class Account: @unchecked Sendable {
             switch credentials.method {
             case .password(let user, let password):
                 let flows = try await FerryMatrix.SignIn.flows(http)
-                // Not translated here: ShareError.message chooses its whole translated sentence by this English name.
                 guard flows.password else {
                     throw ShareError.unsupportedLogin(credentials.homeserver, method: .password)
                 }
@@ -226,15 +225,14 @@ public final class Account: @unchecked Sendable {
                 ))
         }
         let account: StoredAccount
-        do {
+        do throws(OutboxError) {
             account = try outbox.save(
                 newSignIn: StoredAccount(
                     userID: session.userID, homeserver: session.homeserver,
                     deviceID: session.deviceID, signedIn: true,
                     secretStorage: storage.rawValue))
         } catch {
-            // Not translated here: ShareError.message chooses its whole translated sentence by this English name.
-            throw .storageFailed(.signIn, reason: Outbox.reason(for: error))
+            throw .storageFailed(.signIn, reason: error.reason)
         }
         session.signIn = account.signIn
         lock.withLock {

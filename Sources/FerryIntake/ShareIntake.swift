@@ -46,13 +46,12 @@ public final class ShareIntake: Sendable {
         let share = Share(
             id: id, intent: intent, state: state, created: now, updated: now,
             account: state == .queued ? user : nil)
-        do {
+        do throws(OutboxError) {
             try outbox.insert(share)
         } catch {
             ahead?.abandon(shareID: id)
             stager.spool.remove(shareID: id)
-            // "the new share" is a whole translated sentence in ShareError.message: keep them in step.
-            throw .storageFailed(.newShare, reason: Outbox.reason(for: error))
+            throw .storageFailed(.newShare, reason: error.reason)
         }
         return share
     }

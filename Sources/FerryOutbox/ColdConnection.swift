@@ -97,7 +97,7 @@ final class ColdConnection: @unchecked Sendable {
         }
     }
 
-    /// GRDB's own error type, so that Outbox.reason(for:) says the same on either path.
+    /// GRDB's own error type, so that OutboxError says the same on either path.
     private func failure(_ code: Int32) -> DatabaseError {
         DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(handle)))
     }

@@ -6,17 +6,17 @@ import Synchronization
 /// it encrypted are never kept apart.
 public protocol CryptoRecordStore: Sendable {
     /// The sealed bytes kept under `name`, if any.
-    func cryptoRecord(_ name: String) throws -> [UInt8]?
+    func cryptoRecord(_ name: String) throws(OutboxError) -> [UInt8]?
     /// Whether a record is kept under `name`, without reading it.
-    func hasCryptoRecord(_ name: String) throws -> Bool
+    func hasCryptoRecord(_ name: String) throws(OutboxError) -> Bool
     /// The records whose names begin with `prefix`, with when each was last written.
-    func cryptoRecords(prefix: String) throws -> [(name: String, sealed: [UInt8], updated: Int64)]
+    func cryptoRecords(prefix: String) throws(OutboxError) -> [(name: String, sealed: [UInt8], updated: Int64)]
     /// Applies every change at once, at `time` (µs).
-    func writeCryptoRecords(_ changes: [CryptoRecordChange], at time: Int64) throws
+    func writeCryptoRecords(_ changes: [CryptoRecordChange], at time: Int64) throws(OutboxError)
     /// Deletes every record (at sign-out: the device's keys and sessions go with it).
-    func deleteCryptoRecords() throws
+    func deleteCryptoRecords() throws(OutboxError)
     /// Whether any record is kept.
-    func hasCryptoRecords() throws -> Bool
+    func hasCryptoRecords() throws(OutboxError) -> Bool
 }
 
 /// One change: `sealed` bytes for `name`, or nil to delete the record.

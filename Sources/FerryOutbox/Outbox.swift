@@ -23,13 +23,17 @@ public final class Outbox: Sendable {
     /// A database at the current schema opens cold: SQLite alone, for the account and inserts,
     /// and GRDB (with its migrator, which then has nothing to do) at the first other call, so
     /// that a cold start's first share is answered without it. Any other file is migrated at once.
-    public init(path: String) throws {
+    public init(path: String) throws(OutboxError) {
         self.path = path
-        try DatabaseFile.createPrivate(path)
-        if let cold = try ColdConnection(path: path) {
-            connection = NIOLockedValueBox(.cold(cold))
-        } else {
-            connection = NIOLockedValueBox(.open(try Self.openDatabase(path: path)))
+        do {
+            try DatabaseFile.createPrivate(path)
+            if let cold = try ColdConnection(path: path) {
+                connection = NIOLockedValueBox(.cold(cold))
+            } else {
+                connection = NIOLockedValueBox(.open(try Self.openDatabase(path: path)))
+            }
+        } catch {
+            throw OutboxError(error)
         }
     }
 
@@ -58,6 +62,17 @@ public final class Outbox: Sendable {
         }
     }
 
+    /// A read of the outbox; GRDB's errors become OutboxError here.
+    func reading<T>(_ body: (Database) throws -> T) throws(OutboxError) -> T {
+        do { return try database.read(body) } catch { throw OutboxError(error) }
+    }
+
+    /// A write in one transaction, durable (synchronous=FULL) when it returns; GRDB's errors
+    /// become OutboxError here.
+    func writing<T>(_ body: (Database) throws -> T) throws(OutboxError) -> T {
+        do { return try database.write(body) } catch { throw OutboxError(error) }
+    }
+
     /// Whether GRDB is still unopened (for tests).
     var isCold: Bool {
         connection.withLockedValue { if case .cold = $0 { true } else { false } }
@@ -65,11 +80,15 @@ public final class Outbox: Sendable {
 
     /// Runs `body` on the cold connection, with the lock held, while the outbox is cold; false
     /// (and `body` not run) once GRDB is open.
-    func whileCold(_ body: (ColdConnection) throws -> Void) throws -> Bool {
-        try connection.withLockedValue { connection in
-            guard case .cold(let cold) = connection else { return false }
-            try body(cold)
-            return true
+    func whileCold(_ body: (ColdConnection) throws -> Void) throws(OutboxError) -> Bool {
+        do {
+            return try connection.withLockedValue { connection in
+                guard case .cold(let cold) = connection else { return false }
+                try body(cold)
+                return true
+            }
+        } catch {
+            throw OutboxError(error)
         }
     }
 
@@ -78,16 +97,26 @@ public final class Outbox: Sendable {
     /// may lose the last commits to a power loss — and the next FULL commit makes them durable too.
     /// Only for records whose loss leads to repeating an idempotent request, never for a share,
     /// a transaction id or anything else that was acknowledged to someone.
-    func writeProgress<T>(_ body: (Database) throws -> T) throws -> T {
-        try database.writeWithoutTransaction { db in
-            try db.cachedStatement(sql: "PRAGMA synchronous = NORMAL").execute()
-            defer { try? db.cachedStatement(sql: "PRAGMA synchronous = FULL").execute() }
-            var result: T?
-            try db.inTransaction {
-                result = try body(db)
-                return .commit
+    func writeProgress<T>(_ body: (Database) throws -> T) throws(OutboxError) -> T {
+        do {
+            return try database.writeWithoutTransaction { db in
+                try db.cachedStatement(sql: "PRAGMA synchronous = NORMAL").execute()
+                let outcome = Result { () throws -> T in
+                    var value: T?
+                    try db.inTransaction {
+                        value = try body(db)
+                        return .commit
+                    }
+                    return value!
+                }
+                // Back to FULL before anything else writes, or a share could be acknowledged at
+                // NORMAL. Should that fail, the call fails too, even after a commit: what it
+                // recorded is progress an idempotent request repeats, never a share.
+                try db.cachedStatement(sql: "PRAGMA synchronous = FULL").execute()
+                return try outcome.get()
             }
-            return result!
+        } catch {
+            throw OutboxError(error)
         }
     }
 
@@ -98,29 +127,33 @@ public final class Outbox: Sendable {
     /// clients sharing at once wait for one sync each rather than queueing behind each other's.
     /// While the outbox is cold, one transaction per share on the cold connection, one at a time:
     /// the few shares of a start's first moment.
-    public func insert(_ share: Share) throws {
+    public func insert(_ share: Share) throws(OutboxError) {
         if try whileCold({ try $0.insert(Self.rows(of: share)) }) { return }
         let entry = QueuedInsert(share)
         waiting.withLockedValue { $0.append(entry) }
-        try database.writeWithoutTransaction { db in
-            guard entry.result == nil else { return } // committed by the caller before
-            let batch = waiting.withLockedValue { queue in
-                defer { queue.removeAll() }
-                return queue
-            }
-            do {
-                try db.inTransaction {
-                    for queued in batch {
-                        for row in Self.rows(of: queued.share) {
-                            try db.cachedStatement(sql: row.sql).execute(arguments: SQLValue.arguments(row.values))
-                        }
-                    }
-                    return .commit
+        do {
+            try database.writeWithoutTransaction { db in
+                guard entry.result == nil else { return } // committed by the caller before
+                let batch = waiting.withLockedValue { queue in
+                    defer { queue.removeAll() }
+                    return queue
                 }
-                batch.forEach { $0.result = .success(()) }
-            } catch {
-                batch.forEach { $0.result = .failure(error) }
+                do {
+                    try db.inTransaction {
+                        for queued in batch {
+                            for row in Self.rows(of: queued.share) {
+                                try db.cachedStatement(sql: row.sql).execute(arguments: SQLValue.arguments(row.values))
+                            }
+                        }
+                        return .commit
+                    }
+                    batch.forEach { $0.result = .success(()) }
+                } catch {
+                    batch.forEach { $0.result = .failure(OutboxError(error)) }
+                }
             }
+        } catch {
+            throw OutboxError(error)
         }
         if case .failure(let error)? = entry.result { throw error }
     }
@@ -139,36 +172,29 @@ public final class Outbox: Sendable {
     // that committed the share, and read by its owner after that write returned.
     final class QueuedInsert: @unchecked Sendable {
         let share: Share
-        var result: Result<Void, Error>?
+        var result: Result<Void, OutboxError>?
         init(_ share: Share) { self.share = share }
     }
 
-    public func share(id: String) throws -> Share? {
-        try database.read { db in
+    public func share(id: String) throws(OutboxError) -> Share? {
+        try reading { db in
             guard let row = try ShareRow.fetch(id: id, in: db) else { return nil }
             return try row.share(
                 items: ItemRow.items(of: id, in: db), deliveries: DeliveryRow.deliveries(of: id, in: db))
         }
     }
 
-    /// Why a change could not be saved, in the database's own words and without the statement
-    /// (which may carry a share's text).
-    public static func reason(for error: Error) -> String {
-        if let error = error as? DatabaseError { return error.message ?? "SQLite error \(error.resultCode.rawValue)" }
-        return "\(error)"
-    }
-
     /// A share's state alone (the sender asks before every event whether the share was cancelled).
-    public func state(of id: String) throws -> ShareState? {
-        try database.read { db in
+    public func state(of id: String) throws(OutboxError) -> ShareState? {
+        try reading { db in
             try String.fetchOne(db.cachedStatement(sql: "SELECT state FROM share WHERE id = ?"), arguments: [id])
                 .flatMap(ShareState.init(rawValue:))
         }
     }
 
     /// Every share, newest first.
-    public func shares() throws -> [Share] {
-        try database.read { db in
+    public func shares() throws(OutboxError) -> [Share] {
+        try reading { db in
             let rows = try ShareRow.order(Column("created_at").desc, Column("id").desc).fetchAll(db)
             var items: [String: [ShareItem]] = [:]
             for row in try ItemRow.order(Column("share_id"), Column("position")).fetchAll(db) {
@@ -190,8 +216,8 @@ public final class Outbox: Sendable {
     public func update(
         id: String, state: ShareState, failure: Share.Failure? = nil, at time: Int64,
         from expected: Set<ShareState>? = nil, account: String? = nil
-    ) throws -> Share? {
-        try database.write { db in
+    ) throws(OutboxError) -> Share? {
+        try writing { db in
             guard var row = try ShareRow.fetch(id: id, in: db) else { return nil }
             if let expected, !expected.contains(where: { $0.rawValue == row.state }) { return nil }
             if let account {
@@ -209,14 +235,14 @@ public final class Outbox: Sendable {
     }
 
     /// The ids of every share (to sweep spool directories a crash left without a share).
-    public func ids() throws -> Set<String> {
-        try database.read { db in Set(try String.fetchAll(db, sql: "SELECT id FROM share")) }
+    public func ids() throws(OutboxError) -> Set<String> {
+        try reading { db in Set(try String.fetchAll(db, sql: "SELECT id FROM share")) }
     }
 
     /// The shares that may still need their staged files: every one not sent or cancelled (a
     /// failed share keeps its files for Retry).
-    public func idsNeedingFiles() throws -> Set<String> {
-        try database.read { db in
+    public func idsNeedingFiles() throws(OutboxError) -> Set<String> {
+        try reading { db in
             Set(
                 try String.fetchAll(
                     db, sql: "SELECT id FROM share WHERE state NOT IN (?, ?)",
@@ -226,8 +252,8 @@ public final class Outbox: Sendable {
 
     /// How many shares are in one state, counting no further than `limit`: a count walks the state
     /// index entry by entry, and asked for every new share it made accepting 10,000 shares quadratic.
-    public func count(in state: ShareState, upTo limit: Int = .max) throws -> Int {
-        try database.read { db in
+    public func count(in state: ShareState, upTo limit: Int = .max) throws(OutboxError) -> Int {
+        try reading { db in
             try Int.fetchOne(
                 db.cachedStatement(sql: "SELECT COUNT(*) FROM (SELECT 1 FROM share WHERE state = ? LIMIT ?)"),
                 arguments: [state.rawValue, limit]) ?? 0
@@ -235,13 +261,13 @@ public final class Outbox: Sendable {
     }
 
     /// Whether any share waits for Ferry itself (queued or sending): the service stays up for it.
-    public func hasPendingWork() throws -> Bool {
+    public func hasPendingWork() throws(OutboxError) -> Bool {
         try hasShares(in: ShareState.allCases.filter(\.isPendingWork))
     }
 
     /// Whether any share is in one of `states`: one index lookup, however many shares there are.
-    public func hasShares(in states: [ShareState]) throws -> Bool {
-        try database.read { db in
+    public func hasShares(in states: [ShareState]) throws(OutboxError) -> Bool {
+        try reading { db in
             try states.contains { state in
                 try Bool.fetchOne(
                     db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM share WHERE state = ?)"),
@@ -251,8 +277,8 @@ public final class Outbox: Sendable {
     }
 
     /// How many shares are in each state.
-    public func countsByState() throws -> [ShareState: Int] {
-        try database.read { db in
+    public func countsByState() throws(OutboxError) -> [ShareState: Int] {
+        try reading { db in
             var counts: [ShareState: Int] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS n FROM share GROUP BY state") {
                 if let state = ShareState(rawValue: row["state"]) { counts[state] = row["n"] }

@@ -40,10 +40,10 @@ extension StoredAccount {
 
 extension Outbox {
     /// Who was signed in; read without GRDB while the outbox is cold (the service's start).
-    public func account() throws -> StoredAccount? {
+    public func account() throws(OutboxError) -> StoredAccount? {
         var columns: [SQLValue]?
         if try !whileCold({ columns = try $0.firstRow(StoredAccount.selectSQL) }) {
-            columns = try database.read { db in
+            columns = try reading { db in
                 try Row.fetchOne(db, sql: StoredAccount.selectSQL).map { row in row.databaseValues.map(SQLValue.init) }
             }
         }
@@ -51,13 +51,13 @@ extension Outbox {
     }
 
     /// Saves who is signed in.
-    public func save(account: StoredAccount) throws {
-        try database.write { db in try Self.write(account, in: db) }
+    public func save(account: StoredAccount) throws(OutboxError) {
+        try writing { db in try Self.write(account, in: db) }
     }
 
     /// Saves a new sign-in, numbered one after the last (Delivery.signIn); returns it as saved.
-    public func save(newSignIn account: StoredAccount) throws -> StoredAccount {
-        try database.write { db in
+    public func save(newSignIn account: StoredAccount) throws(OutboxError) -> StoredAccount {
+        try writing { db in
             var numbered = account
             numbered.signIn = (try Int64.fetchOne(db, sql: "SELECT sign_in FROM account WHERE id = 1") ?? 0) + 1
             try Self.write(numbered, in: db)

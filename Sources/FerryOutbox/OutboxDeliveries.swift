@@ -5,15 +5,17 @@ import GRDB
 /// the request it allows (transaction ids) or right after the answer it records (event ids).
 extension Outbox {
     /// Shares the sender must work on, oldest first.
-    public func shares(in states: [ShareState]) throws -> [Share] {
-        let ids: [String] = try database.read { db in
+    public func shares(in states: [ShareState]) throws(OutboxError) -> [Share] {
+        let ids: [String] = try reading { db in
             try String.fetchAll(
                 db,
                 ShareRow.select(Column("id"))
                     .filter(states.map(\.rawValue).contains(Column("state")))
                     .order(Column("created_at"), Column("id")))
         }
-        return try ids.compactMap { try share(id: $0) }
+        var shares: [Share] = []
+        for id in ids { if let share = try share(id: id) { shares.append(share) } }
+        return shares
     }
 
     /// A share to take up for sending: its composed steps and the bytes of its files.
@@ -33,8 +35,10 @@ extension Outbox {
     /// shares in one transaction, so a queue of many is taken up at the cost of one commit. A share
     /// taken up before (after a restart, or back from sign-in) keeps the deliveries and steps it has.
     /// `user` and `signIn` are who sends and under which sign-in (Share.account, Delivery.signIn).
-    public func beginSending(_ shares: [Takeover], as user: String, signIn: Int64, at time: Int64) throws -> [Share] {
-        try database.write { db in
+    public func beginSending(
+        _ shares: [Takeover], as user: String, signIn: Int64, at time: Int64
+    ) throws(OutboxError) -> [Share] {
+        try writing { db in
             try shares.compactMap { takeover in
                 // Compare-and-set: a share cancelled (or settled) since the sender read it stays so,
                 // and one that is someone else's is not taken up as this user.
@@ -77,13 +81,13 @@ extension Outbox {
     public func beginSending(
         id: String, steps: [Composition.Step], bytesTotal: UInt64, as user: String,
         signIn: Int64, at time: Int64
-    ) throws -> Share? {
+    ) throws(OutboxError) -> Share? {
         try beginSending([Takeover(id: id, steps: steps, bytesTotal: bytesTotal)], as: user, signIn: signIn, at: time)
             .first
     }
 
-    public func steps(shareID: String, position: Int) throws -> [DeliveryStep] {
-        try database.read { db in
+    public func steps(shareID: String, position: Int) throws(OutboxError) -> [DeliveryStep] {
+        try reading { db in
             try DeliveryStep.fetchAll(
                 db.cachedStatement(
                     sql: "SELECT * FROM delivery_step WHERE share_id = ? AND position = ? ORDER BY step"),
@@ -99,7 +103,9 @@ extension Outbox {
     /// system — a homeserver on the same disk has just written the whole file.
     /// `forEveryDelivery` false: the upload is this step's alone (an encrypted file is of use
     /// only to encrypted rooms, a plain one never to them), and replaces what the step had.
-    public func recordUpload(_ step: DeliveryStep, contentURI: String, forEveryDelivery: Bool = true) throws {
+    public func recordUpload(
+        _ step: DeliveryStep, contentURI: String, forEveryDelivery: Bool = true
+    ) throws(OutboxError) {
         try writeProgress { db in
             if forEveryDelivery {
                 try db.execute(
@@ -117,8 +123,8 @@ extension Outbox {
     }
 
     /// Whether every file of the share is on the server already (its staged copies are no longer needed).
-    public func allFilesUploaded(shareID: String) throws -> Bool {
-        try database.read { db in
+    public func allFilesUploaded(shareID: String) throws(OutboxError) -> Bool {
+        try reading { db in
             try Int.fetchOne(
                 db,
                 sql: """
@@ -141,7 +147,7 @@ extension Outbox {
     public func recordEvent(
         _ step: DeliveryStep, eventID: String, roomID: String? = nil, completesDelivery: Bool = false,
         at time: Int64 = 0
-    ) throws -> Share? {
+    ) throws(OutboxError) -> Share? {
         try writeProgress { db in
             try db.cachedStatement(
                 sql: "UPDATE delivery_step SET event_id = ? WHERE share_id = ? AND position = ? AND step = ?"
@@ -185,7 +191,7 @@ extension Outbox {
     public func updateDelivery(
         shareID: String, position: Int, durable: Bool = true,
         _ change: (inout Delivery) -> Void
-    ) throws -> Delivery? {
+    ) throws(OutboxError) -> Delivery? {
         func apply(_ db: Database) throws -> Delivery? {
             guard
                 let row = try DeliveryRow.fetchOne(
@@ -197,13 +203,13 @@ extension Outbox {
             try DeliveryRow(shareID: shareID, position: position, delivery: delivery).update(db)
             return delivery
         }
-        return durable ? try database.write(apply) : try writeProgress(apply)
+        return durable ? try writing(apply) : try writeProgress(apply)
     }
 
     /// Shares queued or begun as another user than `user` wait again for a sign-in (as that user):
     /// a share is never sent as someone else. Returns the ids of the shares moved.
-    public func park(sharesNotOf user: String, at time: Int64) throws -> [String] {
-        try database.write { db in
+    public func park(sharesNotOf user: String, at time: Int64) throws(OutboxError) -> [String] {
+        try writing { db in
             let filter = ShareRow.filter(
                 [ShareState.queued.rawValue, ShareState.sending.rawValue].contains(Column("state"))
                     && Column("account") != nil && Column("account") != user)
@@ -216,8 +222,8 @@ extension Outbox {
 
     /// Moves every share in one of `states` to `target` (sign-in and sign-out move shares in bulk);
     /// returns the ids moved.
-    public func move(from states: [ShareState], to target: ShareState, at time: Int64) throws -> [String] {
-        try database.write { db in
+    public func move(from states: [ShareState], to target: ShareState, at time: Int64) throws(OutboxError) -> [String] {
+        try writing { db in
             let filter = ShareRow.filter(states.map(\.rawValue).contains(Column("state")))
             let ids = try String.fetchAll(db, filter.select(Column("id")))
             try filter.updateAll(db, Column("state").set(to: target.rawValue), Column("updated_at").set(to: time))
@@ -231,8 +237,8 @@ extension Outbox {
     public func complete(
         id: String, destinations: [String], message: String?, text: String? = nil, state: ShareState,
         account: String?, at time: Int64
-    ) throws -> Share? {
-        try database.write { db in
+    ) throws(OutboxError) -> Share? {
+        try writing { db in
             // Compare-and-set: a share cancelled (or completed by another client) meanwhile is not revived.
             guard var row = try ShareRow.fetchOne(db, key: id), row.state == ShareState.awaitingDestination.rawValue
             else {
@@ -258,8 +264,8 @@ extension Outbox {
     }
 
     /// The destinations Ferry sent to, most recent first (for the destination list's recents).
-    public func recentRooms(limit: Int) throws -> [String] {
-        try database.read { db in
+    public func recentRooms(limit: Int) throws(OutboxError) -> [String] {
+        try reading { db in
             try String.fetchAll(
                 db,
                 sql: """

@@ -39,13 +39,18 @@ final class SendGate: Sendable {
 
     /// Cancels the share (compare-and-set from a state that can be cancelled) and returns it with
     /// the destinations whose event was already on its way; nil when its state no longer allows it.
-    func cancel(shareID: String, outbox: Outbox, at time: Int64) throws -> (share: Share, tooLateFor: [String])? {
+    func cancel(
+        shareID: String, outbox: Outbox, at time: Int64
+    ) throws(OutboxError) -> (share: Share, tooLateFor: [String])? {
+        // The lock's closure rethrows untyped: the outcome leaves it as a Result.
         try onItsWay.withLockedValue { onItsWay in
-            let cancellable = Set(ShareState.allCases.filter(\.isCancellable))
-            guard let share = try outbox.update(id: shareID, state: .cancelled, at: time, from: cancellable) else {
-                return nil
+            Result { () throws(OutboxError) -> (share: Share, tooLateFor: [String])? in
+                let cancellable = Set(ShareState.allCases.filter(\.isCancellable))
+                guard let share = try outbox.update(id: shareID, state: .cancelled, at: time, from: cancellable) else {
+                    return nil
+                }
+                return (share, onItsWay[shareID] ?? [])
             }
-            return (share, onItsWay[shareID] ?? [])
-        }
+        }.get()
     }
 }

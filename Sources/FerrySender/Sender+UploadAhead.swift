@@ -1,5 +1,6 @@
 import FerryCore
 import FerryMatrix
+import FerryOutbox
 import FerryStaging
 
 /// Uploading a large file while it is still being copied into the spool, so that staging and
@@ -42,7 +43,9 @@ extension Sender: UploadAhead {
     /// Cancels a share for a person: compare-and-set in the outbox, at a moment when no event
     /// request of the share can slip through (SendGate). Returns the cancelled share and the
     /// destinations whose event was already on its way, or nil when its state no longer allows it.
-    public nonisolated func cancel(shareID: String, at time: Int64) throws -> (share: Share, tooLateFor: [String])? {
+    public nonisolated func cancel(
+        shareID: String, at time: Int64
+    ) throws(OutboxError) -> (share: Share, tooLateFor: [String])? {
         let outcome = try gate.cancel(shareID: shareID, outbox: outbox, at: time)
         if outcome != nil { earlyUploads.abandon(shareID: shareID) }
         return outcome

@@ -15,7 +15,6 @@ extension ShareService {
             throw .invalidDestination(destination)
         }
         guard message.utf8.count <= limits.maxTextBytes else {
-            // Not translated here: ShareError.message chooses its whole translated sentence by this English name.
             throw .textTooLong(field: .message, bytes: message.utf8.count, limit: limits.maxTextBytes)
         }
         let given = message.trimmingWhitespace().isEmpty ? nil : message
@@ -33,13 +32,12 @@ extension ShareService {
         let user = account.signedInUser
         let state = Routing.route(destinations: unique, signedIn: user != nil)
         let completed: Share?
-        do {
+        do throws(OutboxError) {
             completed = try outbox.complete(
                 id: id, destinations: unique, message: words, text: isText ? given : nil,
                 state: state, account: state == .queued ? user : nil, at: clock())
         } catch {
-            // Not translated here: ShareError.message chooses its whole translated sentence by this English name.
-            throw .storageFailed(.destinations, reason: Outbox.reason(for: error))
+            throw .storageFailed(.destinations, reason: error.reason)
         }
         guard let completed else {
             // Changed since it was read: cancelled, or completed from another window.
@@ -62,7 +60,7 @@ extension ShareService {
         }
         for (position, delivery) in current.deliveries.enumerated()
         where delivery.state == .failed || delivery.state == .retrying {
-            do {
+            do throws(OutboxError) {
                 _ = try outbox.updateDelivery(shareID: id, position: position) {
                     $0.state = .queued
                     $0.failure = nil
@@ -72,7 +70,7 @@ extension ShareService {
             } catch {
                 // A delivery left failed would settle the share as failed again at once: the retry
                 // is refused instead, with the share's own state unchanged (Retry may be asked again).
-                throw .storageFailed(.retry, reason: Outbox.reason(for: error))
+                throw .storageFailed(.retry, reason: error.reason)
             }
         }
         // Another person's share waits for them to sign in again, however often it is retried.
@@ -81,13 +79,12 @@ extension ShareService {
             destinations: current.intent.destinations,
             signedIn: user != nil && (current.account == nil || current.account == user))
         let changed: Share?
-        do {
+        do throws(OutboxError) {
             // Compare-and-set: a share cancelled meanwhile stays cancelled.
             changed = try outbox.update(
                 id: id, state: state == .queued ? .sending : state, at: clock(), from: [current.state])
         } catch {
-            // Not translated here: ShareError.message chooses its whole translated sentence by this English name.
-            throw .storageFailed(.retry, reason: Outbox.reason(for: error))
+            throw .storageFailed(.retry, reason: error.reason)
         }
         guard let retried = changed else { throw .notRetryable(id, state: stateNow(of: id) ?? current.state) }
         logger.info("share retried", metadata: ["id": "\(id)"])

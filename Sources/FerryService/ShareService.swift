@@ -134,11 +134,10 @@ public final class ShareService: Sendable {
         let current = try share(id: id)
         guard current.state.isCancellable else { throw .notCancellable(id, state: current.state) }
         let outcome: (share: Share, tooLateFor: [String])?
-        do {
+        do throws(OutboxError) {
             outcome = try sender.cancel(shareID: id, at: clock())
         } catch {
-            // Not translated here: ShareError.message chooses its whole translated sentence by this English name.
-            throw .storageFailed(.cancellation, reason: Outbox.reason(for: error))
+            throw .storageFailed(.cancellation, reason: error.reason)
         }
         // Compare-and-set: the sender settled it (or another Cancel won) since it was read.
         guard let outcome else { throw .notCancellable(id, state: stateNow(of: id) ?? current.state) }

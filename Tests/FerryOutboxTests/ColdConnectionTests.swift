@@ -99,7 +99,7 @@ final class ColdConnectionTests: XCTestCase {
         let again = SampleShares.text(id: share.id, created: 9)
 
         var coldReason: String?
-        XCTAssertThrowsError(try cold.insert(again)) { coldReason = Outbox.reason(for: $0) }
+        XCTAssertThrowsError(try cold.insert(again)) { coldReason = ($0 as? OutboxError)?.reason }
 
         XCTAssertEqual(coldReason, "UNIQUE constraint failed: share.id")
         // Rolled back: a new transaction begins.
@@ -107,7 +107,7 @@ final class ColdConnectionTests: XCTestCase {
         XCTAssertTrue(cold.isCold)
         XCTAssertEqual(try cold.share(id: share.id), share)
         XCTAssertThrowsError(try cold.insert(again)) {
-            XCTAssertEqual(Outbox.reason(for: $0), coldReason, "GRDB says the same")
+            XCTAssertEqual(($0 as? OutboxError)?.reason, coldReason, "GRDB says the same")
         }
     }
 
