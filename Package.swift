@@ -167,7 +167,8 @@ let package = Package(
                 "FerryService", "FerryAccount", "FerryContract", "FerryCore", "FerryEncryption",
             ]),
         .testTarget(name: "GLibAdapterTests", dependencies: ["GLibAdapter", "CGLib"]),
-        .testTarget(name: "FerryAccountTests", dependencies: ["FerryAccount", "FerryCore", "FerryMatrix"]),
+        .testTarget(
+            name: "FerryAccountTests", dependencies: ["FerryAccount", "FerryCore", "FerryMatrix", "FerryOutbox"]),
         // Every parser of outside input as a function of bytes: libFuzzer drives it (`make fuzz`),
         // the unit tests replay its committed corpus.
         .target(

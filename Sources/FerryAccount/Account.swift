@@ -108,14 +108,14 @@ public final class Account: @unchecked Sendable {
     /// Signs in with the credentials of `SignIn(a{sv})`. A sign-in it replaces (another person,
     /// or another device) is ended at the server once the new one is kept: its token is not left
     /// valid and forgotten.
-    public func signIn(_ credentials: Credentials) async throws(ShareError) -> Session {
+    public func signIn(_ credentials: Credentials) async throws(SignInError) -> Session {
         await tokenRead()
         let previous = lock.withLock { self.session }
         let homeserver: String
         do {
             homeserver = try await FerryMatrix.SignIn.discover(credentials.homeserver)
         } catch {
-            throw .homeserverUnreachable(credentials.homeserver, reason: error.message)
+            throw .unreachable(homeserver: credentials.homeserver, reason: error.message)
         }
         let http = MatrixHTTP(baseURL: homeserver)
         let session: Session
@@ -124,7 +124,7 @@ public final class Account: @unchecked Sendable {
             case .password(let user, let password):
                 let flows = try await FerryMatrix.SignIn.flows(http)
                 guard flows.password else {
-                    throw ShareError.unsupportedLogin(credentials.homeserver, method: .password)
+                    throw SignInError.unsupported(homeserver: credentials.homeserver, method: .password)
                 }
                 session = try await FerryMatrix.SignIn.password(
                     http, user: user, password: password,
@@ -133,17 +133,19 @@ public final class Account: @unchecked Sendable {
                 session = try await FerryMatrix.SignIn.accessToken(http, token: token)
             case .browser(let open):
                 let flows = try await FerryMatrix.SignIn.flows(http)
-                guard flows.sso else { throw ShareError.unsupportedLogin(credentials.homeserver, method: .browser) }
+                guard flows.sso else {
+                    throw SignInError.unsupported(homeserver: credentials.homeserver, method: .browser)
+                }
                 let token = try await browserLoginToken(http, open: open)
                 session = try await FerryMatrix.SignIn.loginToken(
                     http, token: token, deviceID: deviceToKeep(user: nil, homeserver: homeserver))
             }
-        } catch let error as ShareError {
+        } catch let error as SignInError {
             throw error
         } catch let error as MatrixError {
             throw Self.signInError(error, homeserver: credentials.homeserver, method: credentials.method)
         } catch {
-            throw .signInFailed("\(error)")
+            throw .failed(reason: "\(error)")
         }
         let kept = try remember(session)
         logger.info(
@@ -215,14 +217,11 @@ public final class Account: @unchecked Sendable {
         }
     }
 
-    private func remember(_ signedIn: Session) throws(ShareError) -> Session {
+    private func remember(_ signedIn: Session) throws(SignInError) -> Session {
         var session = signedIn
         guard let storage = vault.store(session.accessToken, userID: session.userID, homeserver: session.homeserver)
         else {
-            throw .signInFailed(
-                tr(
-                    "Signed in, but the sign-in could not be kept: neither the Secret Service nor a private file could store it."
-                ))
+            throw .tokenNotKept
         }
         let account: StoredAccount
         do throws(OutboxError) {
@@ -232,7 +231,7 @@ public final class Account: @unchecked Sendable {
                     deviceID: session.deviceID, signedIn: true,
                     secretStorage: storage.rawValue))
         } catch {
-            throw .storageFailed(.signIn, reason: error.reason)
+            throw .storage(error)
         }
         session.signIn = account.signIn
         lock.withLock {
@@ -253,24 +252,19 @@ public final class Account: @unchecked Sendable {
         }
         if busy {
             redirect.cancel()
-            throw ShareError.signInInProgress
+            throw SignInError.inProgress
         }
         defer { lock.withLock { pendingBrowserSignIn = nil } }
         do {
             try open(FerryMatrix.SignIn.ssoURL(http, redirect: redirect.url))
         } catch {
             redirect.cancel()
-            throw ShareError.signInFailed(
-                // TRANSLATORS: {error} is the system's reason, often in English.
-                tr("No browser could be opened for signing in: {error}.", ["error": "\(error)"]))
+            throw SignInError.noBrowser(reason: "\(error)")
         }
         logger.info("waiting for the browser sign-in", metadata: ["redirect": "\(redirect.url)"])
         let minutes = 5
         guard let token = await redirect.loginToken(within: Int64(minutes) * 60) else {
-            throw ShareError.signInFailed(
-                trn(
-                    "The sign-in in the browser was not finished within {count} minute.",
-                    "The sign-in in the browser was not finished within {count} minutes.", minutes))
+            throw SignInError.browserTimedOut(minutes: minutes)
         }
         return token
     }
@@ -291,16 +285,15 @@ public final class Account: @unchecked Sendable {
         }
     }
 
-    static func signInError(_ error: MatrixError, homeserver: String, method: Credentials.Method) -> ShareError {
+    /// A server that does not answer as a Matrix homeserver is not a wrong password.
+    static func signInError(_ error: MatrixError, homeserver: String, method: Credentials.Method) -> SignInError {
         if error.kind == .transport || error.kind == .malformed || error.status == 404 {
-            // TRANSLATORS: completes "The homeserver {server} cannot be reached: {reason}."
-            let notMatrix = tr("it does not answer as a Matrix homeserver")
-            return .homeserverUnreachable(homeserver, reason: error.kind == .transport ? error.message : notMatrix)
+            return .unreachable(homeserver: homeserver, reason: error.kind == .transport ? error.message : nil)
         }
         switch method {
-        case .password: return .signInFailed(tr("The homeserver did not accept this user name and password."))
-        case .accessToken: return .signInFailed(tr("The homeserver does not know this access token."))
-        case .browser: return .signInFailed(tr("The browser sign-in was not accepted by the homeserver; try again."))
+        case .password: return .refused(.password)
+        case .accessToken: return .refused(.accessToken)
+        case .browser: return .refused(.browser)
         }
     }
 }

@@ -10,7 +10,12 @@ import FerrySender
 extension ShareService {
     public func signIn(_ credentials: Credentials) async throws(ShareError) -> Session {
         let previous = account.signedInUser
-        let session = try await account.signIn(credentials)
+        let session: Session
+        do throws(SignInError) {
+            session = try await account.signIn(credentials)
+        } catch {
+            throw ShareError(error)
+        }
         // Another person's device keys and sessions are never this one's.
         if let previous, previous != session.userID { await encryption.forget(userID: previous) }
         prepareDevice(session)
