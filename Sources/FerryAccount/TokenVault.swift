@@ -82,7 +82,12 @@ public struct TokenVault: Sendable {
     }
 
     public func remove(userID: String) {
-        try? secrets.clear(attributes: attributes(userID))
+        do {
+            try secrets.clear(attributes: attributes(userID))
+        } catch {
+            // Left in the keyring, it is still the person's to remove (Passwords and Keys).
+            logger.warning("cannot remove the \(what) from the Secret Service: \(error.message)")
+        }
         removeFile()
     }
 

@@ -92,7 +92,7 @@ public actor Encryption {
     /// Sign-out: the device's keys, sessions and the key that sealed them are deleted (after an
     /// event being made, never under it).
     public func forget(userID: String) async {
-        _ = try? await exclusively { () async throws(EncryptionFailure) in forgetNow(userID: userID) }
+        await exclusively { forgetNow(userID: userID) }
     }
 
     private func forgetNow(userID: String) {

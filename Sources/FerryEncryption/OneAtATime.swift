@@ -23,8 +23,7 @@ struct OneAtATime {
 
 extension Encryption {
     /// Runs `body` when no other entry point is running.
-    func exclusively<T: Sendable>(_ body: () async throws(EncryptionFailure) -> T) async throws(EncryptionFailure) -> T
-    {
+    func exclusively<T: Sendable, Failure: Error>(_ body: () async throws(Failure) -> T) async throws(Failure) -> T {
         if !turns.enter() { await withCheckedContinuation { turns.enqueue($0) } }
         defer { turns.leave() }
         return try await body()

@@ -68,7 +68,14 @@ public actor DestinationDirectory {
             // A query that is not a room's sigil may be a person: the server's directory, for a new direct chat.
             if !needle.hasPrefix("#"), !needle.hasPrefix("!"), !offline {
                 let known = Set(entries.compactMap(\.userID) + [session.userID])
-                let people = (try? await rooms.searchUsers(query.trimmingWhitespace(), limit: max(limit, 10))) ?? []
+                let people: [DirectoryUser]
+                do {
+                    people = try await rooms.searchUsers(query.trimmingWhitespace(), limit: max(limit, 10))
+                } catch {
+                    // The rooms found still answer: a directory that fails only finds no new person.
+                    logger.notice("the user directory did not answer", metadata: ["reason": "\(error.message)"])
+                    people = []
+                }
                 entries += people.filter { !known.contains($0.userID) }.map {
                     DestinationEntry(
                         id: $0.userID, kind: .person, name: $0.displayName ?? $0.userID, alias: nil,
@@ -108,7 +115,16 @@ public actor DestinationDirectory {
         for (person, roomIDs) in direct { for room in roomIDs { personByRoom[room] = person } }
         var entries: [DestinationEntry] = []
         for roomID in ids {
-            guard let summary = try? await rooms.summary(of: roomID) else { continue }
+            let summary: RoomSummary
+            do {
+                summary = try await rooms.summary(of: roomID)
+            } catch {
+                // One room the server cannot describe now is left out of the list, not the others.
+                logger.notice(
+                    "a joined room is left out of the destinations",
+                    metadata: ["room": "\(roomID)", "reason": "\(error.message)"])
+                continue
+            }
             let person = personByRoom[roomID]
             let name = Self.name(of: summary, person: person, me: session.userID)
             entries.append(

@@ -74,9 +74,15 @@ public final class VerificationService: Sendable {
     func refresh() async -> DeviceVerification? {
         guard let session = account.current else { return nil }
         let asked = ContinuousClock.now
-        guard let state = try? await encryption.verification(of: session) else { return deviceVerification() }
-        remember(state, for: session, answered: asked)
-        return state
+        do {
+            let state = try await encryption.verification(of: session)
+            remember(state, for: session, answered: asked)
+            return state
+        } catch {
+            logger.notice(
+                "asking whether this device is verified failed", metadata: ["reason": "\(error.matrixError.message)"])
+            return deviceVerification()
+        }
     }
 
     /// Whether the server was asked less than two seconds ago: a client that polls the status
