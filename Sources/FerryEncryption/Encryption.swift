@@ -122,7 +122,8 @@ public actor Encryption {
     }
 
     /// Whether Ferry has a session for the room: it encrypted there before.
-    /// Unread, the question is not answered with a guess: the delivery waits for its next attempt.
+    /// Unread, the question is not answered with a guess: the error fails the destination (as
+    /// EncryptedRoom, with nothing sent), never a plain channel.
     public nonisolated func hasEncrypted(for roomID: String) throws(EncryptionFailure) -> Bool {
         do { return try records.hasCryptoRecord("room:\(roomID)") } catch { throw .storage("\(error)") }
     }

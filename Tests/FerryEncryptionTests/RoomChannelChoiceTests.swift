@@ -69,4 +69,37 @@ import Testing
         #expect(plain.accepts(upload: "mxc://test/plain") && !plain.accepts(upload: "mxc://test/enc"))
         #expect(encrypted.accepts(upload: "mxc://test/enc") && !encrypted.accepts(upload: "mxc://test/plain"))
     }
+
+    @Test("a room record that cannot be read gives no channel: never plain on a guess")
+    func unreadableRecordsFailClosed() async throws {
+        let logger = Logger(label: "test")
+        let encryption = Encryption(
+            records: UnreadableRecords(), vault: .encryptionKey(stateDirectory: directory, logger: logger),
+            logger: logger, clock: { 1_000 })
+        let session = Session(
+            userID: "@me:test", homeserver: "http://127.0.0.1:9", deviceID: "D", accessToken: "t", signIn: 1)
+        let unreadable = EncryptingHomeserver(session: session, encryption: encryption)
+        #expect(throws: EncryptionFailure.self) { try encryption.hasEncrypted(for: "!a") }
+        // No channel either way (encrypting could not read its sessions anyway): the destination
+        // fails with EncryptedRoom, nothing went out, and Retry takes it up again.
+        for encrypted in [false, true] {
+            let error = #expect(throws: MatrixError.self) {
+                try unreadable.channel(to: "!a", serverSaysEncrypted: encrypted)
+            }
+            #expect(error?.message.contains("disk I/O error") == true)
+        }
+    }
+}
+
+/// Records on a disk that fails every read: what `Encryption` decides from them must fail closed.
+private struct UnreadableRecords: CryptoRecordStore {
+    private var failure: OutboxError { OutboxError(reason: "disk I/O error", code: 10) }
+    func cryptoRecord(_ name: String) throws(OutboxError) -> [UInt8]? { throw failure }
+    func hasCryptoRecord(_ name: String) throws(OutboxError) -> Bool { throw failure }
+    func cryptoRecords(prefix: String) throws(OutboxError) -> [(name: String, sealed: [UInt8], updated: Int64)] {
+        throw failure
+    }
+    func writeCryptoRecords(_ changes: [CryptoRecordChange], at time: Int64) throws(OutboxError) { throw failure }
+    func deleteCryptoRecords() throws(OutboxError) { throw failure }
+    func hasCryptoRecords() throws(OutboxError) -> Bool { throw failure }
 }
