@@ -34,13 +34,6 @@ enum AccountCodec {
             homeserver: flows.homeserver, password: flows.password, sso: flows.sso, token: flows.token)
     }
 
-    static func report(_ status: ServiceStatus) -> StatusReport {
-        StatusReport(
-            signedIn: status.signedIn, userID: status.userID, homeserver: status.homeserver, online: status.online,
-            secretStorage: status.secretStorage, deviceID: status.deviceID,
-            deviceVerification: status.verification?.rawValue, shares: status.shares)
-    }
-
     /// An emoji verification as its methods answer and EmojiVerificationChanged carries it.
     static func report(_ state: EmojiVerificationState) -> EmojiVerificationReport {
         EmojiVerificationReport(

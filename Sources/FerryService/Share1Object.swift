@@ -218,7 +218,7 @@ final class Share1Object: Sendable {
                     await service.verification.emojiVerification().map { AccountCodec.report($0).dictionary } ?? [:])
             ]
         case .getStatus:
-            return [.dictionary(AccountCodec.report(await service.statusAskingVerification()).dictionary)]
+            return [.dictionary(await service.statusAskingVerification().dictionary)]
         case .listDestinations(let query, let limit):
             let entries = try await service.destinations(query: query, limit: limit)
             return [.dictionaries(entries.map(\.dictionary))]

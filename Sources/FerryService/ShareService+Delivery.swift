@@ -1,3 +1,4 @@
+import FerryContract
 import FerryCore
 import FerryEncryption
 import FerryOutbox
@@ -118,7 +119,7 @@ extension ShareService {
     /// device verifies this one, or the account's identity is reset) unless it was asked in the
     /// last two seconds, waiting three seconds at most; offline, or when the server is slow, the
     /// last answer stands.
-    public func statusAskingVerification() async -> ServiceStatus {
+    public func statusAskingVerification() async -> StatusReport {
         if account.current != nil, online, !verification.askedRecently || verification.deviceVerification() == nil {
             let refresh = Task { await verification.refresh() }
             let timer = Task {
@@ -130,26 +131,13 @@ extension ShareService {
         return status()
     }
 
-    /// Everything `ferry status` shows.
-    public func status() -> ServiceStatus {
+    /// Everything `ferry status` shows, as `GetStatus` answers it.
+    public func status() -> StatusReport {
         let session = account.current
-        return ServiceStatus(
+        return StatusReport(
             signedIn: session != nil, userID: session?.userID, homeserver: session?.homeserver,
             online: online, secretStorage: account.secretStorage, deviceID: session?.deviceID,
-            verification: verification.deviceVerification(),
+            deviceVerification: verification.deviceVerification()?.rawValue,
             shares: logger.attempt("counting the shares") { try outbox.countsByState() } ?? [:])
     }
-}
-
-/// Who is signed in, where, whether the homeserver answers, and how many shares are in each state.
-public struct ServiceStatus: Sendable {
-    public var signedIn: Bool
-    public var userID: String?
-    public var homeserver: String?
-    public var online: Bool
-    public var secretStorage: String?
-    public var deviceID: String?
-    /// Whether the owner verified this device; nil when not known (offline since the start).
-    public var verification: DeviceVerification?
-    public var shares: [ShareState: Int]
 }

@@ -18,13 +18,4 @@ struct AccountCodecTests {
         guard case .browser = browser.method else { Issue.record("\(browser.method)"); return }
         #expect(browser.homeserver == "h")
     }
-
-    @Test func aStatusKeepsWhatIsNotKnownAsNothing() {
-        let status = ServiceStatus(
-            signedIn: false, userID: nil, homeserver: nil, online: true, secretStorage: nil,
-            deviceID: nil, verification: nil, shares: [.sent: 2])
-        let report = AccountCodec.report(status)
-        #expect(report.userID == nil && report.deviceVerification == nil)
-        #expect(report.shares["sent"] == 2 && report.shares["queued"] == 0)
-    }
 }

@@ -46,9 +46,8 @@ final class SnapshotTests: XCTestCase {
                 "id": .string("!e"), "name": .string("Secret"),
                 "encrypted": .bool(true), "members": .uint32(3),
             ]))
-        let room = DestinationOption(listing)
-        XCTAssertTrue(room.isEncrypted)
-        XCTAssertTrue(room.detail.contains("encrypted"))
+        XCTAssertTrue(listing.encrypted)
+        XCTAssertTrue(listing.detail.contains("encrypted"))
     }
 
     func testAFileURIBecomesAPathOnlyWhenLocal() {

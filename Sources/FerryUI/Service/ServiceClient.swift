@@ -91,11 +91,9 @@ import GLibAdapter
 
     public func destinations(
         matching query: String, limit: UInt32,
-        _ completion: @escaping (Result<[DestinationOption], BusError>) -> Void
+        _ completion: @escaping (Result<[DestinationListing], BusError>) -> Void
     ) {
-        client.call(Share1.listDestinations(query, limit: limit)) {
-            completion($0.map { $0.map(DestinationOption.init) })
-        }
+        client.call(Share1.listDestinations(query, limit: limit), completion: completion)
     }
 
     // MARK: Account

@@ -1,3 +1,4 @@
+import FerryContract
 import FerryCore
 import GLibAdapter
 import GtkAdapter
@@ -17,10 +18,10 @@ import GtkAdapter
     /// Shows only when a listing takes a while (DelayedSpinner).
     private let spinner = DelayedSpinner()
     private var generation = 0
-    private var shown: [DestinationOption] = []
+    private var shown: [DestinationListing] = []
 
     /// The ticked destinations, in the order they were ticked; kept while the search changes.
-    private(set) var chosen: [DestinationOption] = []
+    private(set) var chosen: [DestinationListing] = []
     /// Destinations a link suggested (room ids, aliases, user ids), ticked when the list first shows
     /// them: a preselection the person sees and confirms with Send, never a send by itself.
     var suggested: [String] = []
@@ -74,7 +75,7 @@ import GtkAdapter
         }
     }
 
-    private func show(_ options: [DestinationOption], query: String) {
+    private func show(_ options: [DestinationListing], query: String) {
         shown = options
         if !suggested.isEmpty, query.isEmpty {
             for option in options
@@ -88,8 +89,8 @@ import GtkAdapter
         }
         recentList.removeAll()
         allList.removeAll()
-        let recent = options.filter(\.isRecent)
-        let rest = options.filter { !$0.isRecent }
+        let recent = options.filter(\.recent)
+        let rest = options.filter { !$0.recent }
         recent.forEach { recentList.append(row(for: $0)) }
         rest.forEach { allList.append(row(for: $0)) }
         recentHeading.isVisible = !recent.isEmpty
@@ -117,11 +118,11 @@ import GtkAdapter
         notice.isVisible = true
     }
 
-    private func row(for option: DestinationOption) -> Row {
+    private func row(for option: DestinationListing) -> Row {
         let name = SafeDisplay.escaped(option.displayName)
         let row = Row(title: name, subtitle: SafeDisplay.escaped(option.detail))
         row.addPrefix(Avatar(name: option.displayName, size: 32))
-        if option.isEncrypted {
+        if option.encrypted {
             // A lock beside the name: what is shared there is end-to-end encrypted.
             let lock = Icon(name: "channel-secure-symbolic")
             lock.accessibleName = tr("End-to-end encrypted")
@@ -145,7 +146,7 @@ import GtkAdapter
         return row
     }
 
-    private func toggle(_ option: DestinationOption, from check: CheckButton? = nil) {
+    private func toggle(_ option: DestinationListing, from check: CheckButton? = nil) {
         if let index = chosen.firstIndex(where: { $0.id == option.id }) {
             chosen.remove(at: index)
         } else {
