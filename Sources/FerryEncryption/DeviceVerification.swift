@@ -85,7 +85,7 @@ extension Encryption {
     public func verification(of session: Session) async throws(EncryptionFailure) -> DeviceVerification {
         let answer: JSONValue
         do {
-            answer = try await DeviceKeysAPI(http: Self.http(session)).queryAnswer(users: [session.userID])
+            answer = try await DeviceKeysAPI(http: http(session)).queryAnswer(users: [session.userID])
         } catch {
             throw .server(error)
         }
@@ -178,7 +178,7 @@ extension Encryption {
     func ownKeys(_ session: Session) async throws(VerificationFailure) -> (DeviceKeys, DeviceKeysAPI, AccountData) {
         let ours: DeviceKeys
         do { ours = try await prepareDevice(for: session) } catch { throw .encryption(error) }
-        let http = Self.http(session)
+        let http = http(session)
         return (ours, DeviceKeysAPI(http: http), AccountData(http: http, userID: session.userID))
     }
 
@@ -255,7 +255,4 @@ extension Encryption {
         }
     }
 
-    static func http(_ session: Session) -> MatrixHTTP {
-        MatrixHTTP(baseURL: session.homeserver, accessToken: session.accessToken)
-    }
 }

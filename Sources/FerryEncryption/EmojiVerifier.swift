@@ -340,7 +340,7 @@ public actor EmojiVerifier {
     private func send(
         _ messages: [VerificationMessage], to devices: [String], session: Session
     ) async throws(MatrixError) {
-        let api = DeviceKeysAPI(http: Encryption.http(session))
+        let api = DeviceKeysAPI(http: encryption.http(session))
         for message in messages where !devices.isEmpty {
             let content = Dictionary(uniqueKeysWithValues: devices.map { ($0, message.content) })
             try await api.sendToDevice(

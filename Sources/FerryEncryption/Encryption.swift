@@ -54,16 +54,26 @@ public actor Encryption {
     /// Room keys go only to devices their owners verified (cross-signed); the rest are told
     /// `m.room_key.withheld` with `m.unverified`. Off by default, as in Element.
     let onlyVerifiedDevices: Bool
+    /// Answers the requests in place of the homeserver, in unit tests; nil: the network.
+    let responder: MatrixHTTP.Responder?
 
+    /// `responder`: a homeserver in process, for unit tests (see `MatrixHTTP.Responder`).
     public init(
         records: any CryptoRecordStore, vault: TokenVault, onlyVerifiedDevices: Bool = false, logger: Logger,
-        clock: @escaping @Sendable () -> Int64
+        clock: @escaping @Sendable () -> Int64, responder: MatrixHTTP.Responder? = nil
     ) {
+        self.responder = responder
         self.onlyVerifiedDevices = onlyVerifiedDevices
         self.records = records
         self.vault = vault
         self.logger = logger
         self.clock = clock
+    }
+
+    /// The client-server API as `session`.
+    nonisolated func http(_ session: Session) -> MatrixHTTP {
+        guard let responder else { return MatrixHTTP(baseURL: session.homeserver, accessToken: session.accessToken) }
+        return MatrixHTTP(baseURL: session.homeserver, accessToken: session.accessToken, responder: responder)
     }
 
     /// Whether the store holds a device for this sign-in: the device id may be signed in with
@@ -197,7 +207,7 @@ public actor Encryption {
             logger.info("made this device's encryption identity", metadata: ["device": "\(session.deviceID)"])
         }
         var kept = record!
-        let api = DeviceKeysAPI(http: MatrixHTTP(baseURL: session.homeserver, accessToken: session.accessToken))
+        let api = DeviceKeysAPI(http: http(session))
         if kept.deviceKeysPublished, try await !serverHasKeys(of: kept, api: api) {
             // The device was deleted at the server (signed out elsewhere) and made again by a
             // sign-in under its id: its keys go up again, the same keys.

@@ -28,7 +28,7 @@ extension Encryption {
         let (store, device) = try await ready(session)
         let eventName = "event:\(transactionID)"
         if let made = try store.load(eventName, as: JSONValue.self) { return made }
-        let http = MatrixHTTP(baseURL: session.homeserver, accessToken: session.accessToken)
+        let http = http(session)
         let known = try await readers(of: roomID, session: session, http: http)
         let (settings, readers, listed) = (known.settings, known.readers, known.listed)
         guard settings.algorithm == Self.megolm else { throw .unsupportedAlgorithm(settings.algorithm) }

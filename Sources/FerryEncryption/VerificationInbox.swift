@@ -32,7 +32,7 @@ extension Encryption {
         startTracking(session)
         let since = tracking?.since
         let changes: RoomChanges
-        do { changes = try await RoomChanges.since(since, wait: wait, http: Self.http(session)) } catch {
+        do { changes = try await RoomChanges.since(since, wait: wait, http: http(session)) } catch {
             throw .server(error)
         }
         take(changes, asked: since)

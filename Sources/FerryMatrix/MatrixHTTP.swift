@@ -11,16 +11,45 @@ public struct MatrixHTTP: Sendable {
     public let baseURL: String
     let accessToken: String?
     let client: HTTPClient
+    /// Answers JSON requests in place of the network (see `Responder`); nil in Ferry itself.
+    let responder: Responder?
 
     public init(baseURL: String, accessToken: String? = nil, client: HTTPClient = .ferry) {
+        self.init(baseURL: baseURL, accessToken: accessToken, client: client, responder: nil)
+    }
+
+    /// A client whose JSON requests `responder` answers, in process: a homeserver written for unit
+    /// tests, so that what the encryption asks and how it takes each answer are tested in
+    /// milliseconds. Everything above the wire (encoding, the answer's status and Matrix error
+    /// decoding) runs as it does against a server.
+    public init(baseURL: String, accessToken: String? = nil, responder: @escaping Responder) {
+        self.init(baseURL: baseURL, accessToken: accessToken, client: .ferry, responder: responder)
+    }
+
+    private init(baseURL: String, accessToken: String?, client: HTTPClient, responder: Responder?) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.accessToken = accessToken
         self.client = client
+        self.responder = responder
     }
 
     public func with(accessToken: String?) -> MatrixHTTP {
-        MatrixHTTP(baseURL: baseURL, accessToken: accessToken, client: client)
+        MatrixHTTP(baseURL: baseURL, accessToken: accessToken, client: client, responder: responder)
     }
+
+    /// One JSON request as it would go on the wire, and its answer.
+    public struct Exchange: Sendable {
+        public var method: String
+        /// The path, percent-encoded as sent, without the query.
+        public var path: String
+        public var query: [String: String]
+        public var body: Data?
+        /// Whether the request carried an access token.
+        public var authorized: Bool
+    }
+
+    /// What answers an `Exchange`: an HTTP status and a JSON body.
+    public typealias Responder = @Sendable (Exchange) async -> (status: Int, body: Data)
 
     /// Sends a request and decodes a JSON answer of type `Answer`.
     func call<Answer: Decodable>(
@@ -28,17 +57,26 @@ public struct MatrixHTTP: Sendable {
         json: (any Encodable)? = nil, timeout: TimeAmount = .seconds(30),
         as _: Answer.Type = Answer.self
     ) async throws(MatrixError) -> Answer {
-        var body: HTTPClientRequest.Body?
-        var contentType: String?
+        var encoded: Data?
         if let json {
             do {
-                body = .bytes(ByteBuffer(bytes: Array(try JSONEncoder().encode(json))))
+                encoded = try JSONEncoder().encode(json)
             } catch {
                 throw MatrixError(kind: .malformed, message: "cannot encode the request: \(error)")
             }
-            contentType = "application/json"
         }
-        let bytes = try await send(method, path, query: query, body: body, contentType: contentType, timeout: timeout)
+        let bytes: Data
+        if let responder {
+            let answer = await responder(
+                Exchange(
+                    method: method.rawValue, path: path, query: Dictionary(query, uniquingKeysWith: { $1 }),
+                    body: encoded, authorized: accessToken != nil))
+            bytes = try Self.success(HTTPResponseStatus(statusCode: answer.status), answer.body, HTTPHeaders())
+        } else {
+            bytes = try await send(
+                method, path, query: query, body: encoded.map { .bytes(ByteBuffer(bytes: Array($0))) },
+                contentType: encoded == nil ? nil : "application/json", timeout: timeout)
+        }
         do {
             return try JSONDecoder().decode(Answer.self, from: bytes)
         } catch {

@@ -1,0 +1,215 @@
+import FerryCore
+import FerryCrypto
+import FerryMatrix
+import Foundation
+import Synchronization
+
+/// A homeserver in process for the encryption's unit tests: the endpoints an encrypted send
+/// asks (a filtered sync, a room's encryption, history visibility and members, keys upload,
+/// query and claim, to-device), answered from plain values a test sets and changes, as Synapse
+/// answers them. Every request is kept, and every to-device message, so that a test reads what
+/// Ferry asked and whom it told what. Other users' devices are real Olm accounts: their keys are
+/// signed, and Ferry checks them as it checks a server's.
+final class TestHomeserver: Sendable {
+    struct ToDevice: Sendable {
+        var type: String
+        /// user → device → content.
+        var messages: [String: [String: JSONValue]]
+    }
+
+    private struct State {
+        var devices: [String: [String: OlmAccount]] = [:]
+        /// Devices whose one-time keys are all claimed (and that have no fallback key).
+        var exhausted: Set<String> = []
+        var claimed: Set<String> = []
+        /// Ferry's own device keys as uploaded, by user and device, and its one-time key count.
+        var uploaded: [String: [String: JSONValue]] = [:]
+        var oneTimeKeys = 0
+        var members: [String: [String: String]] = [:]
+        var encryption: [String: JSONValue] = [:]
+        var visibility: [String: String] = [:]
+        var batch = 0
+        var changedUsers: Set<String> = []
+        var changedRooms: Set<String> = []
+        var requests: [String] = []
+        var toDevice: [ToDevice] = []
+    }
+
+    private let state = Mutex(State())
+
+    var responder: MatrixHTTP.Responder { { [self] exchange in answer(exchange) } }
+
+    // MARK: What a test sets
+
+    /// An encrypted room with these members joined.
+    func makeRoom(_ roomID: String, members: [String], rotationMessages: Int? = nil) {
+        state.withLock {
+            var content: [String: JSONValue] = ["algorithm": "m.megolm.v1.aes-sha2"]
+            if let rotationMessages { content["rotation_period_msgs"] = .int(Int64(rotationMessages)) }
+            $0.encryption[roomID] = .object(content)
+            $0.members[roomID] = Dictionary(uniqueKeysWithValues: members.map { ($0, "join") })
+        }
+    }
+
+    /// A membership change, said in the next sync as a change of the room.
+    func set(_ user: String, _ membership: String, in roomID: String) {
+        state.withLock {
+            $0.members[roomID, default: [:]][user] = membership
+            $0.changedRooms.insert(roomID)
+        }
+    }
+
+    /// A new device (or new keys under an old id), said in the next sync's `device_lists`.
+    @discardableResult
+    func addDevice(_ deviceID: String, of user: String, oneTimeKeys: Int = 5) -> String {
+        var account = OlmAccount()
+        account.generateOneTimeKeys(oneTimeKeys)
+        state.withLock {
+            $0.devices[user, default: [:]][deviceID] = account
+            $0.exhausted.remove(user + "|" + deviceID)
+            $0.changedUsers.insert(user)
+        }
+        return account.curve25519
+    }
+
+    /// A device whose one-time keys are all claimed by others: no Olm session can be started.
+    func exhaust(_ deviceID: String, of user: String) {
+        state.withLock { _ = $0.exhausted.insert(user + "|" + deviceID) }
+    }
+
+    // MARK: What a test reads
+
+    var requests: [String] { state.withLock { $0.requests } }
+    var toDevice: [ToDevice] { state.withLock { $0.toDevice } }
+
+    /// The devices (by Curve25519 key) an `m.room.encrypted` to-device message went to.
+    var keysSentTo: [String] {
+        toDevice.filter { $0.type == "m.room.encrypted" }.flatMap { message in
+            message.messages.values.flatMap(\.values).flatMap { $0["ciphertext"]?.objectValue?.keys.map(\.self) ?? [] }
+        }
+    }
+
+    /// The devices (`user|device`) told that a key is withheld, with the code.
+    var withheld: [String] {
+        toDevice.filter { $0.type == "m.room_key.withheld" }.flatMap { message in
+            message.messages.flatMap { user, devices in
+                devices.map { "\(user)|\($0.key)|\($0.value["code"]?.stringValue ?? "")" }
+            }
+        }
+    }
+
+    // MARK: Answering
+
+    private func answer(_ exchange: MatrixHTTP.Exchange) -> (status: Int, body: Data) {
+        let prefix = "/_matrix/client/v3/"
+        let path = exchange.path.hasPrefix(prefix) ? String(exchange.path.dropFirst(prefix.count)) : exchange.path
+        let body = exchange.body.flatMap { try? JSONDecoder().decode(LenientJSON.self, from: $0).value }
+        return state.withLock { state in
+            state.requests.append("\(exchange.method) \(path)")
+            guard exchange.authorized else { return Self.error(401, "M_MISSING_TOKEN") }
+            let parts = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+            switch (exchange.method, parts.first ?? "") {
+            case ("GET", "sync"): return Self.ok(sync(since: exchange.query["since"], &state))
+            case ("GET", "rooms") where parts.count >= 3:
+                let room = parts[1].removingPercentEncoding ?? parts[1]
+                return roomState(room, Array(parts.dropFirst(2)), state)
+            case ("POST", "keys") where parts.count == 2:
+                switch parts[1] {
+                case "upload": return Self.ok(upload(body, &state))
+                case "query": return Self.ok(query(body, state))
+                case "claim": return Self.ok(claim(body, &state))
+                default: break
+                }
+            case ("PUT", "sendToDevice") where parts.count == 3:
+                let messages = (body?["messages"]?.objectValue ?? [:]).mapValues { $0.objectValue ?? [:] }
+                state.toDevice.append(ToDevice(type: parts[1], messages: messages))
+                return Self.ok([:])
+            default: break
+            }
+            return Self.error(404, "M_UNRECOGNIZED")
+        }
+    }
+
+    private func sync(since: String?, _ state: inout State) -> JSONValue {
+        state.batch += 1
+        var answer: [String: JSONValue] = ["next_batch": .string("s\(state.batch)")]
+        defer {
+            state.changedUsers = []
+            state.changedRooms = []
+        }
+        // A first sync gives a token to start from: what changed before it is not said later.
+        guard since != nil else { return .object(answer) }
+        answer["device_lists"] = ["changed": .array(state.changedUsers.sorted().map(JSONValue.string))]
+        var joined: [String: JSONValue] = [:]
+        for room in state.changedRooms {
+            let events: [JSONValue] = [["type": "m.room.member", "state_key": "", "content": [:]]]
+            joined[room] = ["state": ["events": .array(events)], "timeline": ["events": [], "limited": false]]
+        }
+        answer["rooms"] = ["join": .object(joined)]
+        return .object(answer)
+    }
+
+    private func roomState(_ room: String, _ rest: [String], _ state: State) -> (status: Int, body: Data) {
+        switch rest.joined(separator: "/") {
+        case "state/m.room.encryption/":
+            guard let content = state.encryption[room] else { return Self.error(404, "M_NOT_FOUND") }
+            return Self.ok(content)
+        case "state/m.room.history_visibility/":
+            guard let visibility = state.visibility[room] else { return Self.error(404, "M_NOT_FOUND") }
+            return Self.ok(["history_visibility": .string(visibility)])
+        case "members":
+            let chunk = (state.members[room] ?? [:]).sorted { $0.key < $1.key }.filter { $0.value != "leave" }.map {
+                JSONValue.object(["state_key": .string($0.key), "content": ["membership": .string($0.value)]])
+            }
+            return Self.ok(["chunk": .array(chunk)])
+        default: return Self.error(404, "M_NOT_FOUND")
+        }
+    }
+
+    private func upload(_ body: JSONValue?, _ state: inout State) -> JSONValue {
+        if let keys = body?["device_keys"], let user = keys["user_id"]?.stringValue,
+            let device = keys["device_id"]?.stringValue
+        {
+            state.uploaded[user, default: [:]][device] = keys
+        }
+        state.oneTimeKeys += body?["one_time_keys"]?.objectValue?.count ?? 0
+        return ["one_time_key_counts": ["signed_curve25519": .int(Int64(state.oneTimeKeys))]]
+    }
+
+    private func query(_ body: JSONValue?, _ state: State) -> JSONValue {
+        var answer: [String: JSONValue] = [:]
+        for user in body?["device_keys"]?.objectValue?.keys ?? [:].keys {
+            var devices = state.uploaded[user] ?? [:]
+            for (id, account) in state.devices[user] ?? [:] {
+                devices[id] = account.deviceKeys(userID: user, deviceID: id)
+            }
+            answer[user] = .object(devices)
+        }
+        return ["device_keys": .object(answer)]
+    }
+
+    private func claim(_ body: JSONValue?, _ state: inout State) -> JSONValue {
+        var answer: [String: JSONValue] = [:]
+        for (user, devices) in body?["one_time_keys"]?.objectValue ?? [:] {
+            var keys: [String: JSONValue] = [:]
+            for deviceID in devices.objectValue?.keys ?? [:].keys {
+                guard !state.exhausted.contains(user + "|" + deviceID),
+                    let account = state.devices[user]?[deviceID]
+                else { continue }
+                let unclaimed = account.unpublishedKeys(userID: user, deviceID: deviceID).oneTimeKeys
+                    .filter { !state.claimed.contains(user + "|" + deviceID + "|" + $0.key) }
+                guard let (id, key) = unclaimed.min(by: { $0.key < $1.key }) else { continue }
+                state.claimed.insert(user + "|" + deviceID + "|" + id)
+                keys[deviceID] = [id: key]
+            }
+            answer[user] = .object(keys)
+        }
+        return ["one_time_keys": .object(answer)]
+    }
+
+    private static func ok(_ value: JSONValue) -> (status: Int, body: Data) { (200, Data(CanonicalJSON.encode(value))) }
+
+    private static func error(_ status: Int, _ code: String) -> (status: Int, body: Data) {
+        (status, Data(CanonicalJSON.encode(["errcode": .string(code), "error": "test homeserver"])))
+    }
+}
