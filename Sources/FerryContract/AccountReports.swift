@@ -133,3 +133,26 @@ public struct LoginFlows: Equatable, Sendable {
         token = dict["token"]?.boolValue ?? false
     }
 }
+
+/// Who is signed in and whether the homeserver answers: the Share1 properties.
+public struct AccountState: Equatable, Sendable {
+    public init() {}
+
+    public var signedIn = false
+    public var accountID = ""
+    public var homeserver = ""
+    /// Assumed until the service says otherwise, so an older service shows no offline banner.
+    public var online = true
+    /// "verified", "unverified", "no-identity", or "" (not known).
+    public var deviceVerification = ""
+
+    /// Takes what `properties` (all of them, or a PropertiesChanged's few) says; the rest stays.
+    public mutating func update(_ properties: [String: Variant]) {
+        func value(_ property: Share1Property) -> Variant? { properties[property.rawValue] }
+        if let value = value(.deviceVerification)?.stringValue { deviceVerification = value }
+        if let value = value(.signedIn)?.boolValue { signedIn = value }
+        if let value = value(.accountID)?.stringValue { accountID = value }
+        if let value = value(.homeserver)?.stringValue { homeserver = value }
+        if let value = value(.online)?.boolValue { online = value }
+    }
+}

@@ -71,12 +71,15 @@ public enum ServiceApplication {
                 announcements: announcements, logger: logger)
             service = ShareService(
                 outbox: outbox, spool: spool, limits: settings.limits, account: account, sender: sender,
-                encryption: encryption, verification: verification, announcements: announcements, logger: logger)
+                verification: verification, announcements: announcements, logger: logger)
+            let accounts = AccountService(
+                account: account, shares: service, encryption: encryption, verification: verification,
+                announcements: announcements, logger: logger)
             service.sweepSpool()
             // The shared session connection is the one GApplication will own the name on:
             // exporting Share1 on it now makes it reachable the moment the name is owned.
             share1 = Share1Object(
-                service: service, connection: try BusConnection.session(), lifetime: lifetime,
+                service: service, accounts: accounts, connection: try BusConnection.session(), lifetime: lifetime,
                 logger: logger)
         } catch {
             logger.critical("cannot start: \(error)")

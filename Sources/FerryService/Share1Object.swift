@@ -10,6 +10,7 @@ import Logging
 /// answers with values or Ferry's named errors, and turns service events into signals.
 final class Share1Object: Sendable {
     private let service: ShareService
+    private let accounts: AccountService
     private let connection: BusConnection
     private let lifetime: Lifetime
     private let logger: Logger
@@ -19,8 +20,12 @@ final class Share1Object: Sendable {
     let onOpenRefused = WiredLater<@Sendable (ShareError) -> Void>({ _ in })
     /// What a start leaves until a share is answered, or until another call needs it.
     let startUp = WiredLater<StartUp?>(nil)
-    init(service: ShareService, connection: BusConnection, lifetime: Lifetime, logger: Logger) {
+    init(
+        service: ShareService, accounts: AccountService, connection: BusConnection, lifetime: Lifetime,
+        logger: Logger
+    ) {
         self.service = service
+        self.accounts = accounts
         self.connection = connection
         self.lifetime = lifetime
         self.logger = logger
@@ -170,7 +175,7 @@ final class Share1Object: Sendable {
     private func performOnNetwork(_ request: Share1Request) async throws(ShareError) -> [Variant] {
         switch request {
         case .signIn(let signIn):
-            let session = try await service.signIn(AccountCodec.credentials(signIn))
+            let session = try await accounts.signIn(AccountCodec.credentials(signIn))
             return [
                 .dictionary(
                     SignedInAccount(
@@ -179,10 +184,10 @@ final class Share1Object: Sendable {
                     ).dictionary)
             ]
         case .signOut:
-            await service.signOut()
+            await accounts.signOut()
             return []
         case .getLoginFlows(let homeserver):
-            return [.dictionary(AccountCodec.report(try await service.loginFlows(homeserver: homeserver)).dictionary)]
+            return [.dictionary(try await accounts.loginFlows(homeserver: homeserver).dictionary)]
         case .verifyDevice(let secret):
             let state = try await service.verification.verifyDevice(AccountCodec.verificationSecret(secret))
             return [.dictionary(["verification": .string(state.rawValue)])]
@@ -218,7 +223,7 @@ final class Share1Object: Sendable {
                     await service.verification.emojiVerification().map { AccountCodec.report($0).dictionary } ?? [:])
             ]
         case .getStatus:
-            return [.dictionary(await service.statusAskingVerification().dictionary)]
+            return [.dictionary(await accounts.statusAskingVerification().dictionary)]
         case .listDestinations(let query, let limit):
             let entries = try await service.destinations(query: query, limit: limit)
             return [.dictionaries(entries.map(\.dictionary))]

@@ -1,4 +1,3 @@
-import FerryContract
 import FerryCore
 import FerryEncryption
 import FerryOutbox
@@ -115,29 +114,8 @@ extension ShareService {
         }
     }
 
-    /// The status, with the device's verification asked afresh (it changes elsewhere: another
-    /// device verifies this one, or the account's identity is reset) unless it was asked in the
-    /// last two seconds, waiting three seconds at most; offline, or when the server is slow, the
-    /// last answer stands.
-    public func statusAskingVerification() async -> StatusReport {
-        if account.current != nil, online, !verification.askedRecently || verification.deviceVerification() == nil {
-            let refresh = Task { await verification.refresh() }
-            let timer = Task {
-                try? await Task.sleep(for: .seconds(3)); refresh.cancel()
-            }
-            _ = await refresh.value
-            timer.cancel()
-        }
-        return status()
-    }
-
-    /// Everything `ferry status` shows, as `GetStatus` answers it.
-    public func status() -> StatusReport {
-        let session = account.current
-        return StatusReport(
-            signedIn: session != nil, userID: session?.userID, homeserver: session?.homeserver,
-            online: online, secretStorage: account.secretStorage, deviceID: session?.deviceID,
-            deviceVerification: verification.deviceVerification()?.rawValue,
-            shares: logger.attempt("counting the shares") { try outbox.countsByState() } ?? [:])
+    /// How many shares are in each state (none counted when the outbox cannot be read: logged).
+    func countsByState() -> [ShareState: Int] {
+        logger.attempt("counting the shares") { try outbox.countsByState() } ?? [:]
     }
 }

@@ -1,62 +1,30 @@
 import FerryAccount
 import FerryCore
-import FerryEncryption
 import FerryMatrix
 import FerryOutbox
 import FerrySender
 
-/// The sign-in step: signing in moves every waiting share on by itself; signing out (or the
-/// server ending the sign-in) makes queued shares wait for the next one.
+/// What signing in and out does to shares: signing in moves every share that waited for this
+/// person on by itself (AccountService signs in, then asks this); signing out (or the server
+/// ending the sign-in) makes queued shares wait for the next one.
 extension ShareService {
-    public func signIn(_ credentials: Credentials) async throws(ShareError) -> Session {
-        let previous = account.signedInUser
-        let session: Session
-        do throws(SignInError) {
-            session = try await account.signIn(credentials)
-        } catch {
-            throw ShareError(error)
-        }
-        // Another person's device keys and sessions are never this one's.
-        if let previous, previous != session.userID { await encryption.forget(userID: previous) }
-        prepareDevice(session)
+    /// Signed in as `user`: what was on its way as someone else waits for them, and what waited
+    /// for this person (or anyone) goes on.
+    func signedIn(as user: String) async {
         await directory.forget()
-        // Signed in as someone else: what was on its way as the previous person waits for them.
         // Unparked, the sender parks them before its next pass (Sender.drain): never sent as this person.
         let parked =
             logger.attempt("parking the shares of others") {
-                try outbox.park(sharesNotOf: session.userID, at: clock())
+                try outbox.park(sharesNotOf: user, at: clock())
             } ?? []
         announceShares(parked)
-        resumeWaitingShares(for: session.userID)
-        announce(.accountChanged)
-        return session
+        resumeWaitingShares(for: user)
     }
 
-    public func signOut() async {
-        let user = account.signedInUser
-        await account.signOut(remote: true)
-        if let user { await encryption.forget(userID: user) }
+    /// Signed out: queued shares wait for the next sign-in.
+    func signedOut() async {
         await directory.forget()
         parkQueuedShares()
-        announce(.accountChanged)
-    }
-
-    /// The device's identity made and its keys uploaded, in the background: a sign-in answers at
-    /// once, and a failure here is tried again before the first encrypted event. Then whether
-    /// the owner verified it (a device signed in again under its id may be).
-    private func prepareDevice(_ session: Session) {
-        let encryption = encryption
-        let logger = logger
-        Task {
-            do throws(EncryptionFailure) {
-                try await encryption.prepareDevice(for: session)
-                await verification.refresh()
-            } catch {
-                logger.warning(
-                    "the device's encryption keys could not be uploaded yet",
-                    metadata: ["error": "\(error.matrixError.message)"])
-            }
-        }
     }
 
     /// The homeserver no longer takes the token: the sender parked its shares already.
@@ -75,20 +43,6 @@ extension ShareService {
         announce(.accountChanged)
         announce(.signInRequired(reason: signInReason()))
         announcePendingWork()
-    }
-
-    public func loginFlows(homeserver: String) async throws(ShareError) -> LoginFlows {
-        do {
-            let url = try await FerryMatrix.SignIn.discover(homeserver)
-            return try await FerryMatrix.SignIn.flows(MatrixHTTP(baseURL: url))
-        } catch {
-            // TRANSLATORS: completes "The homeserver {server} cannot be reached: {reason}."
-            let notMatrix = tr("it does not answer as a Matrix homeserver")
-            throw .homeserverUnreachable(
-                homeserver,
-                reason: error.kind == .transport || error.kind == .refused
-                    ? error.message : notMatrix)
-        }
     }
 
     public func destinations(query: String, limit: Int) async throws(ShareError) -> [DestinationEntry] {

@@ -25,8 +25,6 @@ public final class ShareService: Sendable {
     /// Sends the queue; it also uploads large files of queued shares while they are being staged.
     /// What it reports comes through `sender.events` (`listen`).
     let sender: Sender
-    /// The device's end-to-end encryption: prepared at sign-in, deleted at sign-out.
-    let encryption: Encryption
     /// The device's verification: by recovery key, by emoji, and cross-signing set up.
     public let verification: VerificationService
     /// Holds new shares' announcements until the start-up has run.
@@ -40,13 +38,12 @@ public final class ShareService: Sendable {
     private let onlineState = Atomic<Bool>(true)
 
     init(
-        outbox: Outbox, spool: Spool, limits: Limits, account: Account, sender: Sender, encryption: Encryption,
+        outbox: Outbox, spool: Spool, limits: Limits, account: Account, sender: Sender,
         verification: VerificationService, announcements: WiredLater<@Sendable (ServiceEvent) -> Void>, logger: Logger,
         clock: @escaping @Sendable () -> Int64 = SystemClock.microseconds
     ) {
         self.outbox = outbox
         self.sender = sender
-        self.encryption = encryption
         self.verification = verification
         self.announcements = announcements
         self.spool = spool

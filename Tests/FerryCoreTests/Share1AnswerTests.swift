@@ -21,6 +21,20 @@ struct Share1AnswerTests {
         #expect(StatusReport(signedOut.dictionary) == signedOut)
     }
 
+    @Test("the properties are read by their contract names, and a change leaves the rest as it was")
+    func accountStateFromProperties() {
+        var state = AccountState()
+        state.update([
+            "SignedIn": .bool(true), "AccountId": .string("@ann:h"), "Homeserver": .string("https://h"),
+            "Online": .bool(false), "DeviceVerification": .string("unverified"),
+        ])
+        #expect(state.signedIn && state.accountID == "@ann:h" && state.homeserver == "https://h")
+        #expect(!state.online && state.deviceVerification == "unverified")
+        state.update(["Online": .bool(true)])
+        #expect(state.online && state.accountID == "@ann:h")
+        #expect(Share1Property.allCases.count == 5, "a new property is read here too")
+    }
+
     @Test func destinationsComeBackAsTheyWent() throws {
         let entries = [
             DestinationListing(

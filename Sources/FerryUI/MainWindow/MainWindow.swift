@@ -1,3 +1,4 @@
+import FerryContract
 import FerryCore
 import GLibAdapter
 import GtkAdapter

@@ -153,25 +153,6 @@ import GLibAdapter
     }
 }
 
-/// Who is signed in and whether the homeserver answers: the Share1 properties.
-public struct AccountState: Equatable {
-    public var signedIn = false
-    public var accountID = ""
-    public var homeserver = ""
-    /// Assumed until the service says otherwise, so an older service shows no offline banner.
-    public var online = true
-    /// "verified", "unverified", "no-identity", or "" (not known).
-    public var deviceVerification = ""
-
-    mutating func update(_ properties: [String: Variant]) {
-        if let value = properties["DeviceVerification"]?.stringValue { deviceVerification = value }
-        if let value = properties["SignedIn"]?.boolValue { signedIn = value }
-        if let value = properties["AccountId"]?.stringValue { accountID = value }
-        if let value = properties["Homeserver"]?.stringValue { homeserver = value }
-        if let value = properties["Online"]?.boolValue { online = value }
-    }
-}
-
 extension BusError {
     /// The short name after Ferry's error prefix ("NotSignedIn"), or nil for other errors.
     public var ferryName: String? {

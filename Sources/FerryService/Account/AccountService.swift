@@ -1,0 +1,119 @@
+import FerryAccount
+import FerryContract
+import FerryCore
+import FerryEncryption
+import FerryMatrix
+import Logging
+
+/// What the service does for the account: signing in and out, the ways a homeserver offers to
+/// sign in, and the status `GetStatus` answers. The device's keys follow the sign-in (made at
+/// sign-in, deleted at sign-out); what a sign-in does to shares is the shares' own
+/// (`ShareService.signedIn(as:)`, `signedOut()`), asked of them here.
+public final class AccountService: Sendable {
+    let account: Account
+    let shares: ShareService
+    let encryption: Encryption
+    let verification: VerificationService
+    let announcements: WiredLater<@Sendable (ServiceEvent) -> Void>
+    let logger: Logger
+
+    init(
+        account: Account, shares: ShareService, encryption: Encryption, verification: VerificationService,
+        announcements: WiredLater<@Sendable (ServiceEvent) -> Void>, logger: Logger
+    ) {
+        self.account = account
+        self.shares = shares
+        self.encryption = encryption
+        self.verification = verification
+        self.announcements = announcements
+        self.logger = logger
+    }
+
+    /// Signs in; every share that waited for this person moves on by itself.
+    public func signIn(_ credentials: Credentials) async throws(ShareError) -> Session {
+        let previous = account.signedInUser
+        let session: Session
+        do throws(SignInError) {
+            session = try await account.signIn(credentials)
+        } catch {
+            throw ShareError(error)
+        }
+        // Another person's device keys and sessions are never this one's.
+        if let previous, previous != session.userID { await encryption.forget(userID: previous) }
+        prepareDevice(session)
+        await shares.signedIn(as: session.userID)
+        announcements.value(.accountChanged)
+        return session
+    }
+
+    /// Signs out here and at the server; the device's keys go, and queued shares wait for the
+    /// next sign-in.
+    public func signOut() async {
+        let user = account.signedInUser
+        await account.signOut(remote: true)
+        if let user { await encryption.forget(userID: user) }
+        await shares.signedOut()
+        announcements.value(.accountChanged)
+    }
+
+    /// The device's identity made and its keys uploaded, in the background: a sign-in answers at
+    /// once, and a failure here is tried again before the first encrypted event. Then whether
+    /// the owner verified it (a device signed in again under its id may be).
+    private func prepareDevice(_ session: Session) {
+        let (encryption, verification, logger) = (encryption, verification, logger)
+        Task {
+            do throws(EncryptionFailure) {
+                try await encryption.prepareDevice(for: session)
+                await verification.refresh()
+            } catch {
+                logger.warning(
+                    "the device's encryption keys could not be uploaded yet",
+                    metadata: ["error": "\(error.matrixError.message)"])
+            }
+        }
+    }
+
+    /// The ways `homeserver` offers to sign in, as `GetLoginFlows` answers them.
+    public func loginFlows(homeserver: String) async throws(ShareError) -> FerryContract.LoginFlows {
+        do {
+            let url = try await FerryMatrix.SignIn.discover(homeserver)
+            return AccountCodec.report(try await FerryMatrix.SignIn.flows(MatrixHTTP(baseURL: url)))
+        } catch {
+            // TRANSLATORS: completes "The homeserver {server} cannot be reached: {reason}."
+            let notMatrix = tr("it does not answer as a Matrix homeserver")
+            throw .homeserverUnreachable(
+                homeserver,
+                reason: error.kind == .transport || error.kind == .refused
+                    ? error.message : notMatrix)
+        }
+    }
+
+    /// The status, with the device's verification asked afresh (it changes elsewhere: another
+    /// device verifies this one, or the account's identity is reset) unless it was asked in the
+    /// last two seconds, waiting three seconds at most; offline, or when the server is slow, the
+    /// last answer stands.
+    public func statusAskingVerification() async -> StatusReport {
+        if account.current != nil, shares.online,
+            !verification.askedRecently || verification.deviceVerification() == nil
+        {
+            let refresh = Task { await verification.refresh() }
+            let timer = Task {
+                // Cancelled when the answer came first: nothing to wait for then.
+                try? await Task.sleep(for: .seconds(3))
+                refresh.cancel()
+            }
+            _ = await refresh.value
+            timer.cancel()
+        }
+        return status()
+    }
+
+    /// Everything `ferry status` shows, as `GetStatus` answers it.
+    public func status() -> StatusReport {
+        let session = account.current
+        return StatusReport(
+            signedIn: session != nil, userID: session?.userID, homeserver: session?.homeserver,
+            online: shares.online, secretStorage: account.secretStorage, deviceID: session?.deviceID,
+            deviceVerification: verification.deviceVerification()?.rawValue, shares: shares.countsByState())
+    }
+}
