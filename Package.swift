@@ -93,12 +93,11 @@ let package = Package(
             ]),
         .target(name: "FerryContract", dependencies: ["FerryCore", "GLibAdapter"]),
         // Turns D-Bus calls (Share1, org.freedesktop.Application.Open) into share requests.
-        .target(name: "FerryIntake", dependencies: ["FerryCore", "FerryStaging", "FerryOutbox"]),
         // The headless GApplication that owns everything: wiring and lifetime.
         .target(
             name: "FerryService",
             dependencies: [
-                "FerryCore", "FerryContract", "FerryIntake", "FerryOutbox", "FerryStaging", "FerryAccount",
+                "FerryCore", "FerryContract", "FerryOutbox", "FerryStaging", "FerryAccount",
                 "FerrySender", "FerryMatrix",
                 "FerryEncryption", "GLibAdapter",
                 .product(name: "Logging", package: "swift-log"),
@@ -174,7 +173,7 @@ let package = Package(
         .target(
             name: "FerryFuzzTargets",
             dependencies: [
-                "FerryCore", "FerryContract", "FerryIntake", "FerryMatrix", "FerryAccount", "FerryCrypto",
+                "FerryCore", "FerryContract", "FerryMatrix", "FerryAccount", "FerryCrypto",
                 "GLibAdapter",
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ], path: "Tests/fuzz/Targets"),

@@ -1,7 +1,6 @@
 import FerryAccount
 import FerryCore
 import FerryEncryption
-import FerryIntake
 import FerryOutbox
 import FerrySender
 import FerryStaging

@@ -2,7 +2,6 @@ import FerryAccount
 import FerryCore
 import FerryContract
 import FerryCrypto
-import FerryIntake
 import FerryMatrix
 import Foundation
 import GLibAdapter
