@@ -254,5 +254,4 @@ extension Encryption {
         case .malformed(let what): return .unreadable(what)
         }
     }
-
 }

@@ -72,8 +72,7 @@ public actor Encryption {
 
     /// The client-server API as `session`.
     nonisolated func http(_ session: Session) -> MatrixHTTP {
-        guard let responder else { return MatrixHTTP(baseURL: session.homeserver, accessToken: session.accessToken) }
-        return MatrixHTTP(baseURL: session.homeserver, accessToken: session.accessToken, responder: responder)
+        MatrixHTTP(baseURL: session.homeserver, accessToken: session.accessToken, responder: responder)
     }
 
     /// Whether the store holds a device for this sign-in: the device id may be signed in with

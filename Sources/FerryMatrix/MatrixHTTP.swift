@@ -21,8 +21,8 @@ public struct MatrixHTTP: Sendable {
     /// A client whose JSON requests `responder` answers, in process: a homeserver written for unit
     /// tests, so that what the encryption asks and how it takes each answer are tested in
     /// milliseconds. Everything above the wire (encoding, the answer's status and Matrix error
-    /// decoding) runs as it does against a server.
-    public init(baseURL: String, accessToken: String? = nil, responder: @escaping Responder) {
+    /// decoding) runs as it does against a server. Nil: the network, as `init(baseURL:accessToken:client:)`.
+    public init(baseURL: String, accessToken: String? = nil, responder: Responder?) {
         self.init(baseURL: baseURL, accessToken: accessToken, client: .ferry, responder: responder)
     }
 

@@ -73,6 +73,12 @@ public final class Outbox: Sendable {
         do { return try database.write(body) } catch { throw OutboxError(error) }
     }
 
+    /// A write that manages its own transactions (group commit, progress at NORMAL); GRDB's
+    /// errors become OutboxError here.
+    func writingWithoutTransaction<T>(_ body: (Database) throws -> T) throws(OutboxError) -> T {
+        do { return try database.writeWithoutTransaction(body) } catch { throw OutboxError(error) }
+    }
+
     /// Whether GRDB is still unopened (for tests).
     var isCold: Bool {
         connection.withLockedValue { if case .cold = $0 { true } else { false } }
@@ -98,25 +104,21 @@ public final class Outbox: Sendable {
     /// Only for records whose loss leads to repeating an idempotent request, never for a share,
     /// a transaction id or anything else that was acknowledged to someone.
     func writeProgress<T>(_ body: (Database) throws -> T) throws(OutboxError) -> T {
-        do {
-            return try database.writeWithoutTransaction { db in
-                try db.cachedStatement(sql: "PRAGMA synchronous = NORMAL").execute()
-                let outcome = Result { () throws -> T in
-                    var value: T?
-                    try db.inTransaction {
-                        value = try body(db)
-                        return .commit
-                    }
-                    return value!
+        try writingWithoutTransaction { db in
+            try db.cachedStatement(sql: "PRAGMA synchronous = NORMAL").execute()
+            let outcome = Result { () throws -> T in
+                var value: T?
+                try db.inTransaction {
+                    value = try body(db)
+                    return .commit
                 }
-                // Back to FULL before anything else writes, or a share could be acknowledged at
-                // NORMAL. Should that fail, the call fails too, even after a commit: what it
-                // recorded is progress an idempotent request repeats, never a share.
-                try db.cachedStatement(sql: "PRAGMA synchronous = FULL").execute()
-                return try outcome.get()
+                return value!
             }
-        } catch {
-            throw OutboxError(error)
+            // Back to FULL before anything else writes, or a share could be acknowledged at
+            // NORMAL. Should that fail, the call fails too, even after a commit: what it
+            // recorded is progress an idempotent request repeats, never a share.
+            try db.cachedStatement(sql: "PRAGMA synchronous = FULL").execute()
+            return try outcome.get()
         }
     }
 
@@ -131,29 +133,25 @@ public final class Outbox: Sendable {
         if try whileCold({ try $0.insert(Self.rows(of: share)) }) { return }
         let entry = QueuedInsert(share)
         waiting.withLockedValue { $0.append(entry) }
-        do {
-            try database.writeWithoutTransaction { db in
-                guard entry.result == nil else { return } // committed by the caller before
-                let batch = waiting.withLockedValue { queue in
-                    defer { queue.removeAll() }
-                    return queue
-                }
-                do {
-                    try db.inTransaction {
-                        for queued in batch {
-                            for row in Self.rows(of: queued.share) {
-                                try db.cachedStatement(sql: row.sql).execute(arguments: SQLValue.arguments(row.values))
-                            }
-                        }
-                        return .commit
-                    }
-                    batch.forEach { $0.result = .success(()) }
-                } catch {
-                    batch.forEach { $0.result = .failure(OutboxError(error)) }
-                }
+        try writingWithoutTransaction { db in
+            guard entry.result == nil else { return } // committed by the caller before
+            let batch = waiting.withLockedValue { queue in
+                defer { queue.removeAll() }
+                return queue
             }
-        } catch {
-            throw OutboxError(error)
+            do {
+                try db.inTransaction {
+                    for queued in batch {
+                        for row in Self.rows(of: queued.share) {
+                            try db.cachedStatement(sql: row.sql).execute(arguments: SQLValue.arguments(row.values))
+                        }
+                    }
+                    return .commit
+                }
+                batch.forEach { $0.result = .success(()) }
+            } catch {
+                batch.forEach { $0.result = .failure(OutboxError(error)) }
+            }
         }
         if case .failure(let error)? = entry.result { throw error }
     }

@@ -79,12 +79,9 @@ public final class AccountService: Sendable {
             let url = try await FerryMatrix.SignIn.discover(homeserver)
             return AccountCodec.report(try await FerryMatrix.SignIn.flows(MatrixHTTP(baseURL: url)))
         } catch {
-            // TRANSLATORS: completes "The homeserver {server} cannot be reached: {reason}."
-            let notMatrix = tr("it does not answer as a Matrix homeserver")
-            throw .homeserverUnreachable(
-                homeserver,
-                reason: error.kind == .transport || error.kind == .refused
-                    ? error.message : notMatrix)
+            // A server that answers as something else is said as a sign-in says it.
+            let words = error.kind == .transport || error.kind == .refused ? error.message : nil
+            throw ShareError(SignInError.unreachable(homeserver: homeserver, reason: words))
         }
     }
 
