@@ -163,7 +163,16 @@ public final class Account: @unchecked Sendable {
     /// or person is signed out at the server, and another person's token leaves its storage.
     private func retire(_ old: Session, replacedBy new: Session) async {
         guard old.accessToken != new.accessToken else { return }
-        if old.userID != new.userID { vault.remove(userID: old.userID) }
+        if old.userID != new.userID {
+            vault.remove(userID: old.userID)
+            // One account at a time: the one replaced is kept as signed out, its device with it.
+            _ = logger.attempt("saving the replaced sign-in as signed out") {
+                guard var replaced = try outbox.account(userID: old.userID) else { return }
+                replaced.signedIn = false
+                replaced.secretStorage = nil
+                try outbox.save(account: replaced)
+            }
+        }
         guard old.userID != new.userID || old.deviceID != new.deviceID || old.homeserver != new.homeserver else {
             return
         }

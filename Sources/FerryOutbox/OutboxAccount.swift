@@ -24,22 +24,27 @@ public struct StoredAccount: Equatable, Sendable {
 }
 
 extension StoredAccount {
-    /// How both of the outbox's connections read the account: these columns, in this order.
-    static let selectSQL = """
-        SELECT user_id, homeserver, device_id, signed_in, secret_storage, sign_in FROM account WHERE id = 1
-        """
+    /// The columns both of the outbox's connections read an account from, in this order.
+    static let columns = "user_id, homeserver, device_id, signed_in, secret_storage, sign_in"
 
-    /// The account from a row of `selectSQL`; nil without a user or homeserver.
+    /// The account signed in last (its sign-in numbered highest): the one the service speaks as
+    /// while it holds one account at a time.
+    static let selectSQL = "SELECT \(columns) FROM signed_account ORDER BY sign_in DESC, user_id LIMIT 1"
+
+    /// The account from a row of `columns`; nil without a user or homeserver.
     init?(columns: [SQLValue]) {
         guard columns.count == 6, let user = columns[0].text, let homeserver = columns[1].text else { return nil }
         self.init(
             userID: user, homeserver: homeserver, deviceID: columns[2].text ?? "",
             signedIn: (columns[3].integer ?? 0) != 0, secretStorage: columns[4].text, signIn: columns[5].integer ?? 0)
     }
+
+    init?(row: Row) { self.init(columns: row.databaseValues.map(SQLValue.init)) }
 }
 
+/// The accounts, one row each under its user id (OutboxSchema v7), never their secrets.
 extension Outbox {
-    /// Who was signed in; read without GRDB while the outbox is cold (the service's start).
+    /// The account signed in last; read without GRDB while the outbox is cold (the service's start).
     public func account() throws(OutboxError) -> StoredAccount? {
         var columns: [SQLValue]?
         if try !whileCold({ columns = try $0.firstRow(StoredAccount.selectSQL) }) {
@@ -50,16 +55,35 @@ extension Outbox {
         return columns.flatMap(StoredAccount.init(columns:))
     }
 
-    /// Saves who is signed in.
+    /// Every account Ferry knows, signed in or not, by user id.
+    public func accounts() throws(OutboxError) -> [StoredAccount] {
+        try reading { db in
+            try Row.fetchAll(db, sql: "SELECT \(StoredAccount.columns) FROM signed_account ORDER BY user_id")
+                .compactMap(StoredAccount.init(row:))
+        }
+    }
+
+    /// The account of `userID`, if Ferry knows it.
+    public func account(userID: String) throws(OutboxError) -> StoredAccount? {
+        try reading { db in
+            try Row.fetchOne(
+                db, sql: "SELECT \(StoredAccount.columns) FROM signed_account WHERE user_id = ?", arguments: [userID]
+            ).flatMap(StoredAccount.init(row:))
+        }
+    }
+
+    /// Saves an account as it is now (signed out, its device, where its secret is).
     public func save(account: StoredAccount) throws(OutboxError) {
         try writing { db in try Self.write(account, in: db) }
     }
 
-    /// Saves a new sign-in, numbered one after the last (Delivery.signIn); returns it as saved.
+    /// Saves a new sign-in, numbered one after the last of any account (Delivery.signIn): a
+    /// number is never given twice, so a delivery begun under an earlier sign-in is always told
+    /// from one begun under this. Returns the account as saved.
     public func save(newSignIn account: StoredAccount) throws(OutboxError) -> StoredAccount {
         try writing { db in
             var numbered = account
-            numbered.signIn = (try Int64.fetchOne(db, sql: "SELECT sign_in FROM account WHERE id = 1") ?? 0) + 1
+            numbered.signIn = (try Int64.fetchOne(db, sql: "SELECT max(sign_in) FROM signed_account") ?? 0) + 1
             try Self.write(numbered, in: db)
             return numbered
         }
@@ -68,9 +92,8 @@ extension Outbox {
     private static func write(_ account: StoredAccount, in db: Database) throws {
         try db.execute(
             sql: """
-                INSERT INTO account (id, user_id, homeserver, device_id, signed_in, secret_storage, sign_in)
-                VALUES (1, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT(id) DO UPDATE SET user_id = excluded.user_id, homeserver = excluded.homeserver,
+                INSERT INTO signed_account (\(StoredAccount.columns)) VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT(user_id) DO UPDATE SET homeserver = excluded.homeserver,
                     device_id = excluded.device_id, signed_in = excluded.signed_in,
                     secret_storage = excluded.secret_storage, sign_in = excluded.sign_in
                 """,

@@ -12,7 +12,7 @@ enum OutboxSchema {
     static let identifiers = [
         "v1: shares and items", "v2: deliveries, their steps, the account", "v3: room creations begun",
         "v4: suggested destinations", "v5: the account a share is sent as, and under which sign-in",
-        "v6: sealed encryption records",
+        "v6: sealed encryption records", "v7: several accounts",
     ]
 
     static var migrator: DatabaseMigrator {
@@ -132,6 +132,25 @@ enum OutboxSchema {
                 t.column("sealed", .blob).notNull()
                 t.column("updated", .integer).notNull()
             }
+        }
+        // Several accounts, each a row under its user id. The one account an older Ferry kept comes
+        // along as it was, its sign-in number too: deliveries compare theirs with it.
+        migrator.registerMigration("v7: several accounts") { db in
+            try db.create(table: "signed_account") { t in
+                t.primaryKey("user_id", .text)
+                t.column("homeserver", .text).notNull()
+                t.column("device_id", .text).notNull().defaults(to: "")
+                t.column("signed_in", .boolean).notNull().defaults(to: false)
+                t.column("secret_storage", .text)
+                t.column("sign_in", .integer).notNull().defaults(to: 0)
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO signed_account (user_id, homeserver, device_id, signed_in, secret_storage, sign_in)
+                    SELECT user_id, homeserver, coalesce(device_id, ''), signed_in, secret_storage, sign_in
+                    FROM account WHERE id = 1 AND user_id IS NOT NULL AND homeserver IS NOT NULL
+                    """)
+            try db.drop(table: "account")
         }
         return migrator
     }

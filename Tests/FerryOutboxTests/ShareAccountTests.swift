@@ -71,6 +71,65 @@ final class ShareAccountTests: OutboxTestCase {
         XCTAssertEqual(try outbox.save(newSignIn: account).signIn, 3)
     }
 
+    func testEachAccountIsKeptUnderItsUserAndTheLastSignInIsTheOneSpokenAs() throws {
+        let work = StoredAccount(
+            userID: "@ann:work.example", homeserver: "https://work.example", deviceID: "W", signedIn: true,
+            secretStorage: "secret-service")
+        let home = StoredAccount(
+            userID: "@ann:home.example", homeserver: "https://home.example", deviceID: "H", signedIn: true,
+            secretStorage: "file")
+        XCTAssertEqual(try outbox.save(newSignIn: work).signIn, 1)
+        XCTAssertEqual(try outbox.save(newSignIn: home).signIn, 2)
+        XCTAssertEqual(try outbox.account()?.userID, home.userID)
+        XCTAssertEqual(try outbox.accounts().map(\.userID), [home.userID, work.userID])
+        XCTAssertEqual(try outbox.save(newSignIn: work).signIn, 3, "numbered after the last of any account")
+        XCTAssertEqual(try outbox.account()?.userID, work.userID)
+        var signedOut = try XCTUnwrap(try outbox.account(userID: home.userID))
+        signedOut.signedIn = false
+        try outbox.save(account: signedOut)
+        XCTAssertEqual(try outbox.account(userID: home.userID)?.signedIn, false)
+        XCTAssertEqual(try outbox.account(userID: work.userID)?.signedIn, true, "the other account is untouched")
+        XCTAssertNil(try outbox.account(userID: "@nobody:example.org"))
+    }
+
+    func testTheOneAccountOfAnOlderFerryComesAlongWithItsSignInNumber() throws {
+        outbox = nil
+        let path = directory.file("v6.sqlite3")
+        let older = try DatabaseQueue(path: path)
+        try OutboxSchema.migrator.migrate(older, upTo: "v6: sealed encryption records")
+        try older.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO account (id, user_id, homeserver, device_id, signed_in, secret_storage, sign_in)
+                    VALUES (1, '@me:x', 'https://x', 'D', 1, 'file', 7)
+                    """)
+        }
+        try older.close()
+
+        let upgraded = try Outbox(path: path)
+
+        let expected = StoredAccount(
+            userID: "@me:x", homeserver: "https://x", deviceID: "D", signedIn: true, secretStorage: "file", signIn: 7)
+        XCTAssertEqual(try upgraded.accounts(), [expected])
+        XCTAssertEqual(try upgraded.save(newSignIn: expected).signIn, 8)
+    }
+
+    func testAnOlderFerrysEmptyAccountRowIsNoAccount() throws {
+        outbox = nil
+        let path = directory.file("v6-empty.sqlite3")
+        let older = try DatabaseQueue(path: path)
+        try OutboxSchema.migrator.migrate(older, upTo: "v6: sealed encryption records")
+        try older.write { db in
+            try db.execute(sql: "INSERT INTO account (id, signed_in) VALUES (1, 0)")
+        }
+        try older.close()
+
+        let upgraded = try Outbox(path: path)
+
+        XCTAssertEqual(try upgraded.accounts(), [])
+        XCTAssertNil(try upgraded.account())
+    }
+
     func testSharesAnOlderFerryHadQueuedOrBegunKeepTheAccountTheyWereGoingOutAs() throws {
         outbox = nil
         let path = directory.file("older.sqlite3")
