@@ -283,15 +283,18 @@ public final class Account: @unchecked Sendable {
     /// keys never change under the same id (other clients would take it for an impostor), so
     /// after a sign-out, which deletes them, the next sign-in is a new device.
     private func deviceToKeep(user: String?, homeserver: String) -> String? {
-        // Unread, a new device: never a kept id whose keys might be gone.
-        let kept = logger.attempt("reading whether encryption records are kept") { try outbox.hasCryptoRecords() }
-        guard kept == true else { return nil }
-        return lock.withLock {
+        let candidate: StoredAccount? = lock.withLock {
             guard let stored, stored.homeserver == homeserver, !stored.deviceID.isEmpty else { return nil }
-            guard let user else { return stored.deviceID }
+            guard let user else { return stored }
             let local = stored.userID.dropFirst().split(separator: ":").first.map(String.init)
-            return stored.userID == user || local == user || "@" + user == stored.userID ? stored.deviceID : nil
+            return stored.userID == user || local == user || "@" + user == stored.userID ? stored : nil
         }
+        guard let candidate else { return nil }
+        // Unread, a new device: never a kept id whose keys might be gone.
+        let kept = logger.attempt("reading whether encryption records are kept") {
+            try outbox.cryptoRecords(of: candidate.userID).hasCryptoRecords()
+        }
+        return kept == true ? candidate.deviceID : nil
     }
 
     /// A server that does not answer as a Matrix homeserver is not a wrong password.

@@ -9,12 +9,14 @@ import Glibc
 /// can read, with a warning; never in the database, logs or process arguments
 /// (docs/ARCHITECTURE.md, "Rules that hold everywhere"). Two are kept: the access token, and the
 /// key that seals what end-to-end encryption keeps in the database (`encryptionKey`), each under
-/// its own schema and file.
+/// its own schema and file. Each account's secrets are its own: in the keyring under its user
+/// id, in a file named after it (`filePath(for:)`).
 public struct TokenVault: Sendable {
     public enum Storage: String, Sendable { case secretService = "secret-service", file }
 
     let secrets: SecretService
-    let filePath: String
+    /// The file of a single-account Ferry; its secret is the first reader's (`readFile`).
+    let legacyFilePath: String
     /// What the secret is, for warnings in the log ("sign-in", "encryption key").
     let what: String
     /// The secret's name in the person's keyring (Passwords and Keys shows it), with `{user}` and
@@ -33,7 +35,7 @@ public struct TokenVault: Sendable {
 
     init(schema: String, filePath: String, what: String, label: StaticString, logger: Logger) {
         secrets = SecretService(schema: schema)
-        self.filePath = filePath
+        legacyFilePath = filePath
         self.what = what
         self.label = label
         self.logger = logger
@@ -53,18 +55,18 @@ public struct TokenVault: Sendable {
         do {
             let label = Translation.text(dynamic: self.label.description, ["user": userID, "homeserver": homeserver])
             try secrets.store(label: label, attributes: attributes(userID), secret: token)
-            removeFile()
+            removeFile(userID: userID)
             return .secretService
         } catch {
             logger.warning(
                 "no Secret Service to keep the \(what) in (\(error.message)); keeping it in a file only you can read",
-                metadata: ["file": "\(filePath)"])
+                metadata: ["file": "\(filePath(for: userID))"])
         }
-        return writeFile(token) ? .file : nil
+        return writeFile(token, userID: userID) ? .file : nil
     }
 
     public func token(userID: String, storage: Storage?) -> String? {
-        if storage == .file { return readFile() }
+        if storage == .file { return readFile(userID: userID) }
         do {
             return try secrets.lookup(attributes: attributes(userID))
         } catch {
@@ -77,7 +79,7 @@ public struct TokenVault: Sendable {
     /// Service: nil when neither holds one; an error when the Secret Service could not be asked
     /// (locked, not running yet), which is not the same as "there is none".
     public func kept(userID: String) throws(GLibError) -> String? {
-        if let fromFile = readFile() { return fromFile }
+        if let fromFile = readFile(userID: userID) { return fromFile }
         return try secrets.lookup(attributes: attributes(userID))
     }
 
@@ -88,12 +90,19 @@ public struct TokenVault: Sendable {
             // Left in the keyring, it is still the person's to remove (Passwords and Keys).
             logger.warning("cannot remove the \(what) from the Secret Service: \(error.message)")
         }
-        removeFile()
+        removeFile(userID: userID)
+    }
+
+    /// The private file of `userID`'s secret: the user id's digest names it, as a user id may
+    /// hold a `/` and be longer than a file name may.
+    func filePath(for userID: String) -> String {
+        legacyFilePath + "-" + Checksum.sha256(userID).prefix(32)
     }
 
     private func attributes(_ userID: String) -> [String: String] { ["user": userID] }
 
-    private func writeFile(_ token: String) -> Bool {
+    func writeFile(_ token: String, userID: String) -> Bool {
+        let filePath = filePath(for: userID)
         let temporary = filePath + ".new"
         // A new file, never through a link left in its name (O_TRUNC would empty the link's target).
         unlink(temporary)
@@ -111,7 +120,14 @@ public struct TokenVault: Sendable {
         return true
     }
 
-    private func readFile() -> String? {
+    /// The secret in `userID`'s file. A single-account Ferry kept it in one file for whoever was
+    /// signed in: the first account to read takes that file over (the one the outbox brought
+    /// along, as it is read first at a start), so no later account can read it as its own.
+    private func readFile(userID: String) -> String? {
+        let filePath = filePath(for: userID)
+        if access(filePath, F_OK) != 0, access(legacyFilePath, F_OK) == 0, rename(legacyFilePath, filePath) == 0 {
+            logger.info("the \(what) file is now filed under its account")
+        }
         let fd = open(filePath, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -121,5 +137,5 @@ public struct TokenVault: Sendable {
         return String(decoding: bytes[0..<count], as: UTF8.self)
     }
 
-    private func removeFile() { unlink(filePath) }
+    private func removeFile(userID: String) { unlink(filePath(for: userID)) }
 }

@@ -2,9 +2,9 @@ import FerryCore
 import FerryCrypto
 import FerryOutbox
 
-/// What end-to-end encryption keeps, sealed under a key from the Secret Service, in a
-/// `CryptoRecordStore` (the outbox's `crypto_record` table; memory in unit tests). Names say what
-/// a record is:
+/// What one account's end-to-end encryption keeps, sealed under a key from the Secret Service,
+/// in a `CryptoRecordStore` (the account's rows of the outbox's `account_crypto_record` table;
+/// memory in unit tests). Names say what a record is:
 ///
 /// - `account`: the device (`DeviceRecord`);
 /// - `olm:<curve25519>`: the Olm session with another device, by its identity key;

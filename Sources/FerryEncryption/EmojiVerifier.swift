@@ -18,7 +18,8 @@ import Logging
 /// account's self-signing key (Element does, for its owner's devices); the verification ends by
 /// asking the server whether it did.
 public actor EmojiVerifier {
-    let encryption: Encryption
+    /// Each account's encryption: a verification speaks as the account whose device it verifies.
+    let encryptions: AccountEncryptions
     let logger: Logger
     /// Every change of a verification, in order: read by the service that owns the verifier.
     public nonisolated let changes: AsyncStream<EmojiVerificationState>
@@ -51,12 +52,14 @@ public actor EmojiVerifier {
     private var beginning = false
 
     /// A verifier; `changes` tells of every change.
-    public init(encryption: Encryption, logger: Logger, timeLimit: Duration = .seconds(600)) {
-        self.encryption = encryption
+    public init(encryptions: AccountEncryptions, logger: Logger, timeLimit: Duration = .seconds(600)) {
+        self.encryptions = encryptions
         self.logger = logger
         self.timeLimit = timeLimit
         (changes, changed) = AsyncStream.makeStream(of: EmojiVerificationState.self)
     }
+
+    private func encryption(_ session: Session) -> Encryption { encryptions.of(session.userID) }
 
     private func publish(_ state: EmojiVerificationState) {
         changed.yield(state)
@@ -72,7 +75,7 @@ public actor EmojiVerifier {
         if let open, !open.state.isOver { throw .busy }
         beginning = true
         defer { beginning = false }
-        let (ours, api, _) = try await encryption.ownKeys(session)
+        let (ours, api, _) = try await encryption(session).ownKeys(session)
         let answer: JSONValue
         do { answer = try await api.queryAnswer(users: [session.userID]) } catch { throw .server(error) }
         var devices: [String: DeviceIdentity] = [:], names: [String: String] = [:]
@@ -91,14 +94,14 @@ public actor EmojiVerifier {
 
         let id = SasVerification.newTransactionID()
         let us = SasParty(userID: session.userID, deviceID: session.deviceID, ed25519: ours.ed25519)
-        let listener = await encryption.listenForVerification(userID: session.userID)
+        let listener = await encryption(session).listenForVerification(userID: session.userID)
         var started = Open(
             session: session, us: us, devices: devices, names: names, requestID: id, asked: [], sas: nil,
             state: EmojiVerificationState(id: id, stage: .waiting), began: .now, listener: listener)
         do {
             // What waits on the server from before (a start from an attempt cut short, a backlog
             // after a restart) is not part of this verification: read and dropped first.
-            _ = try await encryption.verificationMessages(session: session, wait: 0, token: listener)
+            _ = try await encryption(session).verificationMessages(session: session, wait: 0, token: listener)
             if let deviceID, let device = devices[deviceID] {
                 let (sas, start) = SasVerification.start(transactionID: id, us: us, them: SasParty(device))
                 try await send([start], to: [deviceID], session: session)
@@ -111,7 +114,7 @@ public actor EmojiVerifier {
                 started.asked = Set(devices.keys)
             }
         } catch {
-            await encryption.stopListening(listener)
+            await encryption(session).stopListening(listener)
             throw Encryption.failure(error)
         }
         open = started
@@ -156,7 +159,7 @@ public actor EmojiVerifier {
                 break
             }
             do {
-                let messages = try await encryption.verificationMessages(
+                let messages = try await encryption(open.session).verificationMessages(
                     session: open.session, wait: 5_000, token: open.listener)
                 failures = 0
                 for message in messages { await take(message) }
@@ -172,7 +175,7 @@ public actor EmojiVerifier {
                 try? await Task.sleep(for: .seconds(2))
             }
         }
-        await encryption.stopListening(open?.listener ?? -1)
+        if let open { await encryption(open.session).stopListening(open.listener) }
     }
 
     /// One message: to the SAS it belongs to, or, while waiting, an answer to our request or an
@@ -258,7 +261,7 @@ public actor EmojiVerifier {
         self.open = open
         logger.info("emoji verification ended", metadata: ["stage": "cancelled"])
         publish(open.state)
-        await encryption.stopListening(open.listener)
+        await encryption(open.session).stopListening(open.listener)
     }
 
     /// The state from the SAS's phase, published when it changed; once done, the server is asked
@@ -292,7 +295,7 @@ public actor EmojiVerifier {
                     "stage": "\(state.stage.rawValue)",
                     "mac": "\(sas.macMethod?.rawValue ?? "")",
                 ])
-            await encryption.stopListening(open.listener)
+            await encryption(open.session).stopListening(open.listener)
         }
         publish(state)
         if state.stage == .done {
@@ -307,7 +310,7 @@ public actor EmojiVerifier {
         var last: DeviceVerification?
         for attempt in 0..<30 {
             if attempt > 0 { try? await Task.sleep(for: .milliseconds(500)) }
-            last = (try? await encryption.verification(of: session)) ?? last
+            last = (try? await encryption(session).verification(of: session)) ?? last
             if last == .verified { break }
         }
         // Always said, so that nobody waits for it: a server that did not answer at all leaves
@@ -340,7 +343,7 @@ public actor EmojiVerifier {
     private func send(
         _ messages: [VerificationMessage], to devices: [String], session: Session
     ) async throws(MatrixError) {
-        let api = DeviceKeysAPI(http: encryption.http(session))
+        let api = DeviceKeysAPI(http: encryption(session).http(session))
         for message in messages where !devices.isEmpty {
             let content = Dictionary(uniqueKeysWithValues: devices.map { ($0, message.content) })
             try await api.sendToDevice(

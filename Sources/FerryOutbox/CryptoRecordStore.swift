@@ -1,9 +1,10 @@
 import Synchronization
 
-/// Where end-to-end encryption keeps its sealed records, by name: the outbox's `crypto_record`
-/// table in the service, memory in unit tests (`InMemoryCryptoRecords`). Whatever holds them
-/// makes the changes of one write durable together or not at all: a ratchet's new state and what
-/// it encrypted are never kept apart.
+/// Where one account's end-to-end encryption keeps its sealed records, by name: that account's
+/// rows of the outbox's `account_crypto_record` table in the service (`AccountCryptoRecords`),
+/// memory in unit tests (`InMemoryCryptoRecords`). Whatever holds them makes the changes of one
+/// write durable together or not at all: a ratchet's new state and what it encrypted are never
+/// kept apart.
 public protocol CryptoRecordStore: Sendable {
     /// The sealed bytes kept under `name`, if any.
     func cryptoRecord(_ name: String) throws(OutboxError) -> [UInt8]?
@@ -13,7 +14,7 @@ public protocol CryptoRecordStore: Sendable {
     func cryptoRecords(prefix: String) throws(OutboxError) -> [(name: String, sealed: [UInt8], updated: Int64)]
     /// Applies every change at once, at `time` (µs).
     func writeCryptoRecords(_ changes: [CryptoRecordChange], at time: Int64) throws(OutboxError)
-    /// Deletes every record (at sign-out: the device's keys and sessions go with it).
+    /// Deletes every record of the account (at sign-out: the device's keys and sessions go with it).
     func deleteCryptoRecords() throws(OutboxError)
     /// Whether any record is kept.
     func hasCryptoRecords() throws(OutboxError) -> Bool

@@ -13,6 +13,7 @@ enum OutboxSchema {
         "v1: shares and items", "v2: deliveries, their steps, the account", "v3: room creations begun",
         "v4: suggested destinations", "v5: the account a share is sent as, and under which sign-in",
         "v6: sealed encryption records", "v7: several accounts",
+        "v8: encryption records per account",
     ]
 
     static var migrator: DatabaseMigrator {
@@ -151,6 +152,27 @@ enum OutboxSchema {
                     FROM account WHERE id = 1 AND user_id IS NOT NULL AND homeserver IS NOT NULL
                     """)
             try db.drop(table: "account")
+        }
+        // Each account's encryption records under its user id: nothing crypto is shared between
+        // accounts, and removing one deletes only its own. The records an older Ferry kept were
+        // its one account's; with no account left they could never be opened (their key is
+        // filed under the user), so they go.
+        migrator.registerMigration("v8: encryption records per account", foreignKeyChecks: .immediate) { db in
+            try db.create(table: "account_crypto_record") { t in
+                t.column("owner", .text).notNull()
+                t.column("name", .text).notNull()
+                t.column("sealed", .blob).notNull()
+                t.column("updated", .integer).notNull()
+                t.primaryKey(["owner", "name"])
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO account_crypto_record (owner, name, sealed, updated)
+                    SELECT owner.user_id, record.name, record.sealed, record.updated
+                    FROM crypto_record AS record,
+                        (SELECT user_id FROM signed_account ORDER BY sign_in DESC, user_id LIMIT 1) AS owner
+                    """)
+            try db.drop(table: "crypto_record")
         }
         return migrator
     }

@@ -52,28 +52,28 @@ public enum ServiceApplication {
                 vault: TokenVault(
                     stateDirectory: settings.paths.stateDirectory,
                     logger: logger), logger: logger)
-            let encryption = Encryption(
-                records: outbox,
-                vault: .encryptionKey(
-                    stateDirectory: settings.paths.stateDirectory,
-                    logger: logger),
-                onlyVerifiedDevices: settings.onlyVerifiedDevices, logger: logger, clock: SystemClock.microseconds)
+            let encryptionKeys = TokenVault.encryptionKey(stateDirectory: settings.paths.stateDirectory, logger: logger)
+            let encryptions = AccountEncryptions { userID in
+                Encryption(
+                    records: outbox.cryptoRecords(of: userID), vault: encryptionKeys,
+                    onlyVerifiedDevices: settings.onlyVerifiedDevices, logger: logger, clock: SystemClock.microseconds)
+            }
             let sender = Sender(
                 outbox: outbox, spool: spool, account: account, backoff: settings.backoff, logger: logger,
                 clock: SystemClock.microseconds, working: { CrashWitness.working(on: $0) },
-                connect: { EncryptingHomeserver(session: $0, encryption: encryption) })
+                connect: { EncryptingHomeserver(session: $0, encryption: encryptions.of($0.userID)) })
             // Every part in one step, each given what it needs: what the sender and the verifier
             // report reaches the service through their streams (ShareService.listen).
             let verification = VerificationService(
-                account: account, encryption: encryption,
+                account: account, encryptions: encryptions,
                 emojiVerifier: EmojiVerifier(
-                    encryption: encryption, logger: logger, timeLimit: settings.verificationTimeLimit),
+                    encryptions: encryptions, logger: logger, timeLimit: settings.verificationTimeLimit),
                 announcements: announcements, logger: logger)
             service = ShareService(
                 outbox: outbox, spool: spool, limits: settings.limits, account: account, sender: sender,
                 verification: verification, announcements: announcements, logger: logger)
             let accounts = AccountService(
-                account: account, shares: service, encryption: encryption, verification: verification,
+                account: account, shares: service, encryptions: encryptions, verification: verification,
                 announcements: announcements, logger: logger)
             service.sweepSpool()
             // The shared session connection is the one GApplication will own the name on:

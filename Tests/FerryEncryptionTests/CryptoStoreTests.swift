@@ -23,7 +23,7 @@ import Testing
 
     func records(_ backend: Backend) -> any CryptoRecordStore {
         switch backend {
-        case .outbox: return outbox
+        case .outbox: return outbox.cryptoRecords(of: "@me:test")
         case .memory: return InMemoryCryptoRecords()
         }
     }

@@ -14,6 +14,7 @@ import Testing
 @Suite struct RoomChannelChoiceTests {
     let directory: String
     let outbox: Outbox
+    let records: AccountCryptoRecords
     let homeserver: EncryptingHomeserver
 
     init() throws {
@@ -21,9 +22,10 @@ import Testing
             FileManager.default.temporaryDirectory.appendingPathComponent("ferry-channel-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         outbox = try Outbox(path: directory + "/ferry.sqlite3")
+        records = outbox.cryptoRecords(of: "@me:test")
         let logger = Logger(label: "test")
         let encryption = Encryption(
-            records: outbox, vault: .encryptionKey(stateDirectory: directory, logger: logger),
+            records: records, vault: .encryptionKey(stateDirectory: directory, logger: logger),
             logger: logger, clock: { 1_000 })
         // A loopback port nothing listens on: a request that slipped through would fail as a
         // transport error, not as the refusal these tests expect.
@@ -38,14 +40,14 @@ import Testing
     }
 
     @Test func aRoomEncryptedForBeforeGetsItsEncryptedChannelWhateverTheServerSays() throws {
-        try outbox.writeCryptoRecords([.init(name: "room:!a", sealed: [1, 2, 3])], at: 1)
+        try records.writeCryptoRecords([.init(name: "room:!a", sealed: [1, 2, 3])], at: 1)
         #expect(try homeserver.channel(to: "!a", serverSaysEncrypted: false).isEncrypted == true)
         #expect(try homeserver.channel(to: "!b", serverSaysEncrypted: false).isEncrypted == false)
     }
 
     @Test func aPlainChannelRefusesToWriteOnceFerryHasEncryptedForTheRoom() async throws {
         let channel = try homeserver.channel(to: "!a", serverSaysEncrypted: false)
-        try outbox.writeCryptoRecords([.init(name: "room:!a", sealed: [1])], at: 1)
+        try records.writeCryptoRecords([.init(name: "room:!a", sealed: [1])], at: 1)
         do {
             _ = try await channel.send(MessageContent(msgtype: "m.text", body: "secret"), transactionID: "t1")
             Issue.record("a plain event went to a room Ferry encrypts for")
@@ -63,7 +65,7 @@ import Testing
     }
 
     @Test func anUploadServesOnlyRoomsOfItsKind() throws {
-        try outbox.writeCryptoRecords([.init(name: "file:mxc://test/enc", sealed: [1])], at: 1)
+        try records.writeCryptoRecords([.init(name: "file:mxc://test/enc", sealed: [1])], at: 1)
         let plain = try homeserver.channel(to: "!p", serverSaysEncrypted: false)
         let encrypted = try homeserver.channel(to: "!e", serverSaysEncrypted: true)
         #expect(plain.accepts(upload: "mxc://test/plain") && !plain.accepts(upload: "mxc://test/enc"))

@@ -12,18 +12,19 @@ import Logging
 public final class AccountService: Sendable {
     let account: Account
     let shares: ShareService
-    let encryption: Encryption
+    /// Each account's encryption: its device is made at sign-in and deleted at sign-out.
+    let encryptions: AccountEncryptions
     let verification: VerificationService
     let announcements: WiredLater<@Sendable (ServiceEvent) -> Void>
     let logger: Logger
 
     init(
-        account: Account, shares: ShareService, encryption: Encryption, verification: VerificationService,
+        account: Account, shares: ShareService, encryptions: AccountEncryptions, verification: VerificationService,
         announcements: WiredLater<@Sendable (ServiceEvent) -> Void>, logger: Logger
     ) {
         self.account = account
         self.shares = shares
-        self.encryption = encryption
+        self.encryptions = encryptions
         self.verification = verification
         self.announcements = announcements
         self.logger = logger
@@ -39,7 +40,7 @@ public final class AccountService: Sendable {
             throw ShareError(error)
         }
         // Another person's device keys and sessions are never this one's.
-        if let previous, previous != session.userID { await encryption.forget(userID: previous) }
+        if let previous, previous != session.userID { await encryptions.of(previous).forget(userID: previous) }
         prepareDevice(session)
         await shares.signedIn(as: session.userID)
         announcements.value(.accountChanged)
@@ -51,7 +52,7 @@ public final class AccountService: Sendable {
     public func signOut() async {
         let user = account.signedInUser
         await account.signOut(remote: true)
-        if let user { await encryption.forget(userID: user) }
+        if let user { await encryptions.of(user).forget(userID: user) }
         await shares.signedOut()
         announcements.value(.accountChanged)
     }
@@ -60,7 +61,7 @@ public final class AccountService: Sendable {
     /// once, and a failure here is tried again before the first encrypted event. Then whether
     /// the owner verified it (a device signed in again under its id may be).
     private func prepareDevice(_ session: Session) {
-        let (encryption, verification, logger) = (encryption, verification, logger)
+        let (encryption, verification, logger) = (encryptions.of(session.userID), verification, logger)
         Task {
             do throws(EncryptionFailure) {
                 try await encryption.prepareDevice(for: session)

@@ -12,7 +12,8 @@ import Synchronization
 /// device's keys); the last one for this device is kept, to show without asking again.
 public final class VerificationService: Sendable {
     let account: Account
-    let encryption: Encryption
+    /// Each account's encryption; the device verified is the account's own.
+    let encryptions: AccountEncryptions
     /// Emoji verification with another of the person's devices; its changes come through
     /// `emojiVerifier.changes` (ShareService.listen hands them to `emojiVerificationChanged`).
     let emojiVerifier: EmojiVerifier
@@ -22,11 +23,11 @@ public final class VerificationService: Sendable {
     private let kept = Mutex(VerificationState())
 
     init(
-        account: Account, encryption: Encryption, emojiVerifier: EmojiVerifier,
+        account: Account, encryptions: AccountEncryptions, emojiVerifier: EmojiVerifier,
         announcements: WiredLater<@Sendable (ServiceEvent) -> Void>, logger: Logger
     ) {
         self.account = account
-        self.encryption = encryption
+        self.encryptions = encryptions
         self.emojiVerifier = emojiVerifier
         self.announcements = announcements
         self.logger = logger
@@ -45,7 +46,7 @@ public final class VerificationService: Sendable {
     public func verifyDevice(_ secret: VerificationSecret) async throws(ShareError) -> DeviceVerification {
         guard let session = account.current else { throw .notSignedIn }
         do {
-            let state = try await encryption.verifyDevice(session: session, with: secret)
+            let state = try await encryptions.of(session.userID).verifyDevice(session: session, with: secret)
             remember(state, for: session, answered: .now)
             return state
         } catch {
@@ -59,7 +60,7 @@ public final class VerificationService: Sendable {
     public func setUpCrossSigning(password: String?) async throws(ShareError) -> CrossSigningSetup {
         guard let session = account.current else { throw .notSignedIn }
         do {
-            let setup = try await encryption.setUpCrossSigning(session: session, password: password)
+            let setup = try await encryptions.of(session.userID).setUpCrossSigning(session: session, password: password)
             remember(setup.verification, for: session, answered: .now)
             return setup
         } catch {
@@ -75,7 +76,7 @@ public final class VerificationService: Sendable {
         guard let session = account.current else { return nil }
         let asked = ContinuousClock.now
         do {
-            let state = try await encryption.verification(of: session)
+            let state = try await encryptions.of(session.userID).verification(of: session)
             remember(state, for: session, answered: asked)
             return state
         } catch {
