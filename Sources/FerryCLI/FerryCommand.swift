@@ -23,7 +23,7 @@ public struct FerryCommand: ParsableCommand {
             OpenCommand.self, SendCommand.self, TextCommand.self, SharesCommand.self,
             ShowCommand.self, CancelCommand.self, CompleteCommand.self, RetryCommand.self, LoginCommand.self,
             LogoutCommand.self, VerifyCommand.self,
-            StatusCommand.self, DestinationsCommand.self, ServiceCommand.self,
+            StatusCommand.self, AccountsCommand.self, DestinationsCommand.self, ServiceCommand.self,
         ])
 
     public init() {}

@@ -45,6 +45,42 @@ public struct CrossSigningSetUp: Equatable, Sendable {
     }
 }
 
+/// One signed-in account, as `GetStatus` lists it under "accounts" and `ferry accounts` shows it.
+public struct AccountListing: Equatable, Sendable {
+    public var userID: String
+    public var homeserver: String
+    public var deviceID: String
+    /// "verified", "unverified", "no-identity", or nil when not known.
+    public var deviceVerification: String?
+    /// The network is up and the account's homeserver answered last time.
+    public var online: Bool
+
+    public init(userID: String, homeserver: String, deviceID: String, deviceVerification: String?, online: Bool) {
+        self.userID = userID
+        self.homeserver = homeserver
+        self.deviceID = deviceID
+        self.deviceVerification = deviceVerification
+        self.online = online
+    }
+
+    public var dictionary: [String: Variant] {
+        [
+            "user-id": .string(userID), "homeserver": .string(homeserver), "device-id": .string(deviceID),
+            "device-verification": .string(deviceVerification ?? ""), "online": .bool(online),
+        ]
+    }
+
+    /// Reads one entry back; nil without a user id.
+    public init?(_ dict: [String: Variant]) {
+        guard let userID = dict["user-id"]?.stringValue, !userID.isEmpty else { return nil }
+        self.userID = userID
+        homeserver = dict["homeserver"]?.stringValue ?? ""
+        deviceID = dict["device-id"]?.stringValue ?? ""
+        deviceVerification = dict["device-verification"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
+        online = dict["online"]?.boolValue ?? false
+    }
+}
+
 /// What `GetStatus` answers: who is signed in, where, online or not, the device, and how many
 /// shares are in each state. Empty strings on the bus are nil here.
 public struct StatusReport: Equatable, Sendable {
@@ -59,11 +95,14 @@ public struct StatusReport: Equatable, Sendable {
     public var deviceVerification: String?
     /// Every state's count, the states by their contract names.
     public var shares: [String: Int]
+    /// Every signed-in account (the fields above are the one an account-less call speaks as).
+    public var accounts: [AccountListing]
 
     public init(
         signedIn: Bool, userID: String?, homeserver: String?, online: Bool, secretStorage: String?,
-        deviceID: String?, deviceVerification: String?, shares: [ShareState: Int]
+        deviceID: String?, deviceVerification: String?, shares: [ShareState: Int], accounts: [AccountListing]
     ) {
+        self.accounts = accounts
         self.signedIn = signedIn
         self.userID = userID
         self.homeserver = homeserver
@@ -84,6 +123,7 @@ public struct StatusReport: Equatable, Sendable {
             "device-id": .string(deviceID ?? ""),
             "device-verification": .string(deviceVerification ?? ""),
             "shares": .dictionary(shares.mapValues { .uint32(UInt32(clamping: $0)) }),
+            "accounts": .dictionaries(accounts.map(\.dictionary)),
         ]
     }
 
@@ -100,6 +140,18 @@ public struct StatusReport: Equatable, Sendable {
         deviceID = nonEmpty("device-id")
         deviceVerification = nonEmpty("device-verification")
         shares = (dict["shares"]?.dictionaryValue ?? [:]).mapValues { Int($0.uint32Value ?? 0) }
+        if let listed = dict["accounts"]?.dictionariesValue {
+            accounts = listed.compactMap(AccountListing.init)
+        } else if signedIn, let userID {
+            // A service older than several accounts says its one account in the fields above.
+            accounts = [
+                AccountListing(
+                    userID: userID, homeserver: homeserver ?? "", deviceID: deviceID ?? "",
+                    deviceVerification: deviceVerification, online: online)
+            ]
+        } else {
+            accounts = []
+        }
     }
 }
 

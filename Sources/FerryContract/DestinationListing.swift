@@ -17,11 +17,15 @@ public struct DestinationListing: Equatable, Sendable {
     public var recent: Bool
     /// The room's last event, µs since the epoch.
     public var lastActivity: Int64?
+    /// The signed-in account whose room or contact this is (its user id); a share to it goes out
+    /// as that account. Nil from a service older than several accounts.
+    public var account: String?
 
     public init(
         id: String, kind: Kind, name: String, alias: String? = nil, userID: String? = nil, members: Int = 0,
-        encrypted: Bool = false, lastActivity: Int64? = nil, recent: Bool = false
+        encrypted: Bool = false, lastActivity: Int64? = nil, recent: Bool = false, account: String? = nil
     ) {
+        self.account = account
         self.id = id
         self.kind = kind
         self.name = name
@@ -41,6 +45,7 @@ public struct DestinationListing: Equatable, Sendable {
         if let alias { dict["alias"] = .string(alias) }
         if let userID { dict["user-id"] = .string(userID) }
         if let lastActivity { dict["last-activity"] = .int64(lastActivity) }
+        if let account { dict["account"] = .string(account) }
         return dict
     }
 
@@ -56,5 +61,6 @@ public struct DestinationListing: Equatable, Sendable {
         encrypted = dict["encrypted"]?.boolValue ?? false
         recent = dict["recent"]?.boolValue ?? false
         lastActivity = dict["last-activity"]?.int64Value
+        account = dict["account"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
     }
 }

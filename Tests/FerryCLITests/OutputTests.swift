@@ -9,7 +9,7 @@ struct OutputTests {
     @Test func aSignedOutStatusIsNullsInJSONAndOneLineForPeople() {
         let status = StatusReport(
             signedIn: false, userID: nil, homeserver: nil, online: true, secretStorage: nil,
-            deviceID: nil, deviceVerification: nil, shares: [.queued: 1])
+            deviceID: nil, deviceVerification: nil, shares: [.queued: 1], accounts: [])
         let json = StatusJSON.object(status)
         #expect(json.contains("\"user_id\" : null") && json.contains("\"signed_in\" : false"))
         #expect(json.contains("\"queued\" : 1") && json.contains("\"failed\" : 0"))
@@ -20,13 +20,32 @@ struct OutputTests {
         let status = StatusReport(
             signedIn: true, userID: "@ann:h", homeserver: "https://h", online: false,
             secretStorage: "file", deviceID: "DEV", deviceVerification: "unverified",
-            shares: [.sent: 3, .failed: 1])
+            shares: [.sent: 3, .failed: 1], accounts: [])
         let lines = StatusJSON.text(status).split(separator: "\n")
         #expect(lines.first == "Signed in as @ann:h on https://h.")
         #expect(lines.contains("Offline: shares wait until the homeserver answers again."))
         #expect(lines.contains { $0.hasPrefix("This device (DEV) is not verified") })
         #expect(lines.contains { $0.hasPrefix("Warning: no Secret Service runs") })
         #expect(lines.last == "Shares: 1 failed, 3 sent.")
+    }
+
+    @Test func accountsAreListedWithTheirDeviceEachAsStatusSaysIt() {
+        let accounts = [
+            AccountListing(
+                userID: "@ann:work", homeserver: "https://work", deviceID: "W", deviceVerification: "verified",
+                online: true),
+            AccountListing(
+                userID: "@ann:home", homeserver: "https://home", deviceID: "H", deviceVerification: nil, online: false),
+        ]
+        let json = AccountJSON.array(accounts)
+        #expect(json.contains("\"user_id\" : \"@ann:work\"") && json.contains("\"device_verification\" : null"))
+        #expect(json.contains("\"device_id\" : \"H\"") && json.contains("\"online\" : false"))
+        let text = AccountJSON.text(accounts).components(separatedBy: "\n\n")
+        #expect(text.count == 2)
+        #expect(text[0] == "Signed in as @ann:work on https://work.\nOnline.\nThis device (W) is verified.")
+        #expect(text[1].hasPrefix("Signed in as @ann:home on https://home.\nOffline: "))
+        #expect(AccountJSON.array([]) == "[]")
+        #expect(AccountJSON.text([]) == "Signed out. Sign in with: ferry login")
     }
 
     @Test func destinationsShowTheirAliasAndWhatSetsThemApart() {

@@ -10,15 +10,36 @@ struct Share1AnswerTests {
         let status = StatusReport(
             signedIn: true, userID: "@ann:h", homeserver: "https://h", online: false,
             secretStorage: "file", deviceID: "DEV", deviceVerification: "unverified",
-            shares: [.queued: 2, .sent: 5])
+            shares: [.queued: 2, .sent: 5],
+            accounts: [
+                AccountListing(
+                    userID: "@ann:h", homeserver: "https://h", deviceID: "DEV", deviceVerification: "unverified",
+                    online: false),
+                AccountListing(
+                    userID: "@ann:w", homeserver: "https://w", deviceID: "W", deviceVerification: nil, online: true),
+            ])
         #expect(StatusReport(status.dictionary) == status)
         #expect(status.shares.count == ShareState.allCases.count)
         #expect(status.shares["failed"] == 0 && status.shares["queued"] == 2)
         let signedOut = StatusReport(
             signedIn: false, userID: nil, homeserver: nil, online: true, secretStorage: nil,
-            deviceID: nil, deviceVerification: nil, shares: [:])
+            deviceID: nil, deviceVerification: nil, shares: [:], accounts: [])
         #expect(signedOut.dictionary["user-id"]?.stringValue == "", "the XML documents empty strings, not missing keys")
         #expect(StatusReport(signedOut.dictionary) == signedOut)
+    }
+
+    @Test func aServiceOlderThanSeveralAccountsListsItsOneAccount() {
+        var older = StatusReport(
+            signedIn: true, userID: "@ann:h", homeserver: "https://h", online: true, secretStorage: nil,
+            deviceID: "DEV", deviceVerification: "verified", shares: [:], accounts: []
+        ).dictionary
+        older["accounts"] = nil
+        #expect(
+            StatusReport(older).accounts == [
+                AccountListing(
+                    userID: "@ann:h", homeserver: "https://h", deviceID: "DEV", deviceVerification: "verified",
+                    online: true)
+            ])
     }
 
     @Test("the properties are read by their contract names, and a change leaves the rest as it was")
@@ -39,7 +60,7 @@ struct Share1AnswerTests {
         let entries = [
             DestinationListing(
                 id: "!r", kind: .room, name: "Harbour", alias: "#h:x", members: 3, encrypted: true,
-                lastActivity: 1_700_000_000_000_000, recent: true),
+                lastActivity: 1_700_000_000_000_000, recent: true, account: "@me:x"),
             DestinationListing(id: "@bo:x", kind: .person, name: "Bo", userID: "@bo:x"),
         ]
         for entry in entries { #expect(DestinationListing(entry.dictionary) == entry) }

@@ -53,3 +53,15 @@ struct DestinationsCommand: FerrySubcommand {
         Terminal.output(output.json ? DestinationJSON.array(list) : DestinationJSON.table(list))
     }
 }
+
+struct AccountsCommand: FerrySubcommand {
+    static let configuration = CommandConfiguration(
+        commandName: "accounts", abstract: tr("The accounts signed in, each with its device and whether it is online."))
+
+    @OptionGroup var output: OutputOptions
+
+    func execute() throws(CommandFailure) {
+        let accounts = try Share1Client.forCommand().run(Share1.getStatus()).accounts
+        Terminal.output(output.json ? AccountJSON.array(accounts) : AccountJSON.text(accounts))
+    }
+}

@@ -14,6 +14,7 @@ enum StatusJSON {
             "device_id": status.deviceID ?? NSNull(),
             "device_verification": status.deviceVerification ?? NSNull(),
             "shares": status.shares,
+            "accounts": status.accounts.map(AccountJSON.object),
         ]
         return JSONText.encode(object)
     }
@@ -30,7 +31,7 @@ enum StatusJSON {
                         "homeserver": status.homeserver ?? "?",
                     ]))
             lines.append(status.online ? tr("Online.") : tr("Offline: shares wait until the homeserver answers again."))
-            lines.append(deviceLine(status))
+            lines.append(deviceLine(id: status.deviceID, verification: status.deviceVerification))
             if status.secretStorage == "file" {
                 lines.append(tr("Warning: no Secret Service runs, so the sign-in is kept in a file only you can read."))
             }
@@ -52,9 +53,8 @@ enum StatusJSON {
 
     /// Ferry's device, and whether its owner verified it.
     /// Whole sentences with and without the device id: "This device" is the subject of each.
-    static func deviceLine(_ status: StatusReport) -> String {
-        let id = status.deviceID
-        switch status.deviceVerification {
+    static func deviceLine(id: String?, verification: String?) -> String {
+        switch verification {
         case "verified":
             // TRANSLATORS: `ferry status`; {id} is Ferry's Matrix device id (ABCDEFGH).
             return id.map { tr("This device ({id}) is verified.", ["id": $0]) } ?? tr("This device is verified.")
@@ -104,6 +104,7 @@ enum DestinationJSON {
                     "encrypted": entry.encrypted,
                     "last_activity": entry.lastActivity.map { Timestamp.iso8601(microseconds: $0) } ?? NSNull(),
                     "recent": entry.recent,
+                    "account": entry.account ?? NSNull(),
                 ]
             })
     }

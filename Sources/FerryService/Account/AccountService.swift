@@ -109,9 +109,15 @@ public final class AccountService: Sendable {
     /// Everything `ferry status` shows, as `GetStatus` answers it.
     public func status() -> StatusReport {
         let session = account.current
+        let verified = verification.deviceVerification()?.rawValue
+        let accounts = session.map {
+            AccountListing(
+                userID: $0.userID, homeserver: $0.homeserver, deviceID: $0.deviceID, deviceVerification: verified,
+                online: shares.online)
+        }
         return StatusReport(
             signedIn: session != nil, userID: session?.userID, homeserver: session?.homeserver,
             online: shares.online, secretStorage: account.secretStorage, deviceID: session?.deviceID,
-            deviceVerification: verification.deviceVerification()?.rawValue, shares: shares.countsByState())
+            deviceVerification: verified, shares: shares.countsByState(), accounts: accounts.map { [$0] } ?? [])
     }
 }

@@ -93,6 +93,8 @@ public actor DestinationDirectory {
                 return (a.lastActivity ?? 0) > (b.lastActivity ?? 0)
             }
         }
+        // Whose each destination is: a share to it goes out as that account.
+        for index in entries.indices { entries[index].account = session.userID }
         return limit > 0 ? Array(entries.prefix(limit)) : entries
     }
 

@@ -16,7 +16,7 @@ from matrixflow import (EX_NOPERM, bodies, complete_share, error_sentence, list_
                         search_user_directory, sign_in, wait_for_state)
 
 ISO_UTC = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$")
-CLI_KEYS = {"id", "kind", "name", "alias", "user_id", "members", "encrypted", "last_activity", "recent"}
+CLI_KEYS = {"id", "kind", "name", "alias", "user_id", "members", "encrypted", "last_activity", "recent", "account"}
 
 
 def tag() -> str:
@@ -60,6 +60,8 @@ def test_joined_rooms_and_direct_chats_are_listed_with_their_facts(new_session, 
     direct = found[dm]
     assert direct["kind"] == "direct" and direct["user-id"] == friend.user_id and direct["members"] == 2
     assert direct["name"], "a direct chat needs a name to show"
+    # And each is the signed-in account's: a share to it goes out as that account
+    assert {entry["account"] for entry in found.values()} == {me.user_id}
 
 
 def test_recent_destinations_come_first_then_the_rooms_by_last_activity(new_session, homeserver, matrix_user):
@@ -189,6 +191,7 @@ def test_ferry_destinations_json_prints_the_documented_keys(new_session, homeser
     assert listed[room]["alias"] == f"#kitchen-{t}:ferry.test" and listed[room]["encrypted"] is False
     assert listed[secret]["encrypted"] is True and listed[secret]["alias"] is None
     assert listed[room]["user_id"] is None and listed[room]["kind"] == "room"
+    assert listed[room]["account"] == me.user_id
 
     # And with a query, the plain listing names only the matching room
     plain = session.ferry("destinations", f"kitchen {t}")

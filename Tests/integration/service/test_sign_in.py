@@ -6,6 +6,7 @@ What arrived is read back from the room with the harness's own HTTP client."""
 
 from __future__ import annotations
 
+import json
 import stat
 
 from ferryenv import EX_OK, EX_UNAVAILABLE, file_uri, wait_for, write_png
@@ -206,6 +207,7 @@ def test_status_json_has_the_contract_keys_and_counts_shares_by_state(fresh_bus,
     assert set(signed_out) >= {"signed_in", "user_id", "homeserver", "online", "secret_storage", "shares"}
     assert signed_out["signed_in"] is False and signed_out["user_id"] is None
     assert signed_out["shares"].get("awaiting-sign-in") == 2
+    assert signed_out["accounts"] == [] and get_status(fresh_bus)["accounts"] == []
 
     # When Ferry signs in (the shares have no destination: they move on to awaiting-destination)
     user = matrix_user("status")
@@ -226,6 +228,14 @@ def test_status_json_has_the_contract_keys_and_counts_shares_by_state(fresh_bus,
     status = get_status(fresh_bus)
     assert status["signed-in"] is True and status["user-id"] == user.user_id
     assert status["shares"].get("awaiting-destination") == 2
+    # And both list the one account with its device, as `ferry accounts` does
+    [listed] = status["accounts"]
+    assert (listed["user-id"], listed["device-id"], listed["online"]) == (user.user_id, status["device-id"], True)
+    assert signed_in["accounts"] == json.loads(fresh_bus.ferry("accounts", "--json").stdout)
+    [account] = signed_in["accounts"]
+    assert set(account) == {"user_id", "homeserver", "device_id", "device_verification", "online"}
+    assert (account["user_id"], account["device_id"]) == (user.user_id, signed_in["device_id"])
+    assert f"Signed in as {user.user_id}" in fresh_bus.ferry("accounts").stdout
 
 
 def test_a_share_made_while_signed_out_is_delivered_once_after_sign_in_without_a_new_share(
