@@ -21,6 +21,8 @@ public enum SignInError: Error, Sendable, Equatable {
     /// The server signed the person in, but neither the Secret Service nor a private file could
     /// keep the token.
     case tokenNotKept
+    /// As many accounts as Ferry holds are signed in already.
+    case tooManyAccounts(limit: Int)
     /// The outbox could not record the sign-in.
     case storage(OutboxError)
     /// Anything else that stopped it, in the words of what failed (the loopback listener).
@@ -58,6 +60,11 @@ extension ShareError {
                 tr(
                     "Signed in, but the sign-in could not be kept: neither the Secret Service nor a private file could store it."
                 ))
+        case .tooManyAccounts(let limit):
+            self = .signInFailed(
+                trn(
+                    "Ferry holds {count} account at a time; sign one out first.",
+                    "Ferry holds {count} accounts at a time; sign one out first.", limit))
         case .storage(let error): self = .storageFailed(.signIn, reason: error.reason)
         case .failed(let reason): self = .signInFailed(reason)
         }

@@ -39,6 +39,11 @@ final class ColdConnection: @unchecked Sendable {
 
     /// The first row of `sql`, its columns in order (integers and text: what the outbox keeps).
     func firstRow(_ sql: String) throws -> [SQLValue]? {
+        try rows(sql).first
+    }
+
+    /// Every row of `sql`, each its columns in order (integers and text: what the outbox keeps).
+    func rows(_ sql: String) throws -> [[SQLValue]] {
         try query(sql, values: []) { statement -> [SQLValue] in
             (0..<sqlite3_column_count(statement)).map { column -> SQLValue in
                 switch sqlite3_column_type(statement, column) {
@@ -47,7 +52,7 @@ final class ColdConnection: @unchecked Sendable {
                 default: SQLValue(sqlite3_column_text(statement, column).map { String(cString: $0) })
                 }
             }
-        }.first
+        }
     }
 
     /// Runs the statements in one transaction: committed (on disk: synchronous=FULL) or not at all.

@@ -55,6 +55,19 @@ extension Outbox {
         return columns.flatMap(StoredAccount.init(columns:))
     }
 
+    /// The accounts signed in, the last signed in first; read without GRDB while the outbox is
+    /// cold (the service's start reads them before its first reply).
+    public func signedInAccounts() throws(OutboxError) -> [StoredAccount] {
+        let sql = "SELECT \(StoredAccount.columns) FROM signed_account WHERE signed_in ORDER BY sign_in DESC, user_id"
+        var rows: [[SQLValue]] = []
+        if try !whileCold({ rows = try $0.rows(sql) }) {
+            rows = try reading { db in
+                try Row.fetchAll(db, sql: sql).map { row in row.databaseValues.map(SQLValue.init) }
+            }
+        }
+        return rows.compactMap(StoredAccount.init(columns:))
+    }
+
     /// Every account Ferry knows, signed in or not, by user id.
     public func accounts() throws(OutboxError) -> [StoredAccount] {
         try reading { db in

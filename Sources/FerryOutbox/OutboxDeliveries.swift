@@ -206,13 +206,14 @@ extension Outbox {
         return durable ? try writing(apply) : try writeProgress(apply)
     }
 
-    /// Shares queued or begun as another user than `user` wait again for a sign-in (as that user):
-    /// a share is never sent as someone else. Returns the ids of the shares moved.
-    public func park(sharesNotOf user: String, at time: Int64) throws(OutboxError) -> [String] {
+    /// Shares queued or begun as an account that is not among `users` (those signed in) wait
+    /// again for a sign-in (as that account): a share is never sent as someone else. Returns the
+    /// ids of the shares moved.
+    public func park(sharesNotOf users: Set<String>, at time: Int64) throws(OutboxError) -> [String] {
         try writing { db in
             let filter = ShareRow.filter(
                 [ShareState.queued.rawValue, ShareState.sending.rawValue].contains(Column("state"))
-                    && Column("account") != nil && Column("account") != user)
+                    && Column("account") != nil && !users.contains(Column("account")))
             let ids = try String.fetchAll(db, filter.select(Column("id")))
             try filter.updateAll(
                 db, Column("state").set(to: ShareState.awaitingSignIn.rawValue), Column("updated_at").set(to: time))
@@ -222,9 +223,14 @@ extension Outbox {
 
     /// Moves every share in one of `states` to `target` (sign-in and sign-out move shares in bulk);
     /// returns the ids moved.
-    public func move(from states: [ShareState], to target: ShareState, at time: Int64) throws(OutboxError) -> [String] {
+    /// `account`: only that account's shares (and those of no account: an older Ferry's, which
+    /// were going out as its one account); nil: everyone's.
+    public func move(
+        from states: [ShareState], to target: ShareState, at time: Int64, account: String? = nil
+    ) throws(OutboxError) -> [String] {
         try writing { db in
-            let filter = ShareRow.filter(states.map(\.rawValue).contains(Column("state")))
+            var filter = ShareRow.filter(states.map(\.rawValue).contains(Column("state")))
+            if let account { filter = filter.filter(Column("account") == nil || Column("account") == account) }
             let ids = try String.fetchAll(db, filter.select(Column("id")))
             try filter.updateAll(db, Column("state").set(to: target.rawValue), Column("updated_at").set(to: time))
             return ids

@@ -12,15 +12,21 @@ import FerryStaging
 /// server that would not have been sent anyway, and nothing plain for an encrypted room (the upload
 /// goes through the rooms' channel). Whatever goes wrong, the sender uploads the staged copy itself
 /// when it reaches the file, as it does without this.
-extension Sender: UploadAhead {
+extension Sender {
     /// Smaller files are copied in a moment; starting their upload early saves nothing.
     public static let uploadAheadMinimumSize: UInt64 = 8 << 20
 
-    public nonisolated func begin(
+    /// Early uploads for a share that goes out as `userID`'s account.
+    public nonisolated func uploadingAhead(as userID: String) -> any UploadAhead {
+        UploadAheadAs(sender: self, userID: userID)
+    }
+
+    nonisolated func begin(
         shareID: String, position: Int, path: String, item: ShareItem,
-        destinations: [String]
+        destinations: [String], as userID: String
     ) -> GrowingFile? {
-        guard item.size >= Self.uploadAheadMinimumSize, let session = account.currentIfRead, !destinations.isEmpty,
+        guard item.size >= Self.uploadAheadMinimumSize, let session = account.sessionIfRead(of: userID),
+            !destinations.isEmpty,
             // A person's chat may not exist yet; the sender creates it, once.
             destinations.allSatisfy({ Destination.kind(of: $0) == .roomID || Destination.kind(of: $0) == .roomAlias })
         else { return nil }
@@ -95,4 +101,17 @@ extension Sender: UploadAhead {
         logger.info("file uploaded while it was staged", metadata: ["share": "\(shareID)", "item": "\(position)"])
         return uploaded.uri
     }
+}
+
+/// The sender's early uploads for one account's share (what the stager is given).
+struct UploadAheadAs: UploadAhead {
+    let sender: Sender
+    let userID: String
+
+    func begin(shareID: String, position: Int, path: String, item: ShareItem, destinations: [String]) -> GrowingFile? {
+        sender.begin(
+            shareID: shareID, position: position, path: path, item: item, destinations: destinations, as: userID)
+    }
+
+    func abandon(shareID: String) { sender.abandon(shareID: shareID) }
 }

@@ -109,18 +109,21 @@ public actor Sender {
         wakeRequested = false
     }
 
-    /// One pass over the queue; returns when the next delivery waiting for its backoff is due.
+    /// One pass over the queue, oldest share first, each as its own account; returns when the
+    /// next delivery waiting for its backoff is due.
     private func drain() async -> Int64? {
         let retryNow = retryEverythingNow
         retryEverythingNow = false
         var nextRetry: Int64?
-        // At a start, the stored sign-in's token is read in the background (Account).
+        // At a start, the stored sign-ins' tokens are read in the background (Accounts).
         await account.tokenRead()
-        while let session = account.current {
-            // A share is never sent as someone else (the service parks them at a sign-in; this
+        while true {
+            let sessions = account.sessions
+            guard let latest = sessions.first else { break }
+            // A share is never sent as someone else (the service parks them at a sign-out; this
             // holds whatever reached the queue since).
-            let parked = logger.attempt("parking the shares of others") {
-                try outbox.park(sharesNotOf: session.userID, at: clock())
+            let parked = logger.attempt("parking the shares of accounts not signed in") {
+                try outbox.park(sharesNotOf: Set(sessions.map(\.userID)), at: clock())
             }
             for id in parked ?? [] {
                 if let share = logger.attempt("reading a parked share", share: id, { try outbox.share(id: id) }) {
@@ -129,14 +132,19 @@ public actor Sender {
             }
             // A queue that cannot be read is tried again at the next wake-up (a new share, the network, a retry time).
             let queued = logger.attempt("reading the queue") { try outbox.shares(in: [.queued, .sending]) } ?? []
-            let queue = queued.filter { $0.account ?? session.userID == session.userID }
-            let shares = takeUp(queue, as: session)
+            // A share of no account (an older Ferry's) goes out as the account signed in last.
+            let shares = sessions.flatMap { session in
+                takeUp(queued.filter { ($0.account ?? latest.userID) == session.userID }, as: session)
+            }.sorted { $0.created < $1.created }
             var progressed = false
             nextRetry = nil
             for share in shares {
-                guard account.current == session else { break }
+                let user = share.account ?? latest.userID
+                // Signed out meanwhile (here, or by the server): its shares wait for it.
+                guard let session = sessions.first(where: { $0.userID == user }), account.session(of: user) == session
+                else { continue }
                 switch await send(share, session: session, retryNow: retryNow) {
-                case .signedOut: return nil
+                case .signedOut: continue
                 case .waiting(let time): nextRetry = min(nextRetry ?? time, time)
                 case .finished: progressed = true
                 }
@@ -231,7 +239,7 @@ public actor Sender {
                 case .cancelled:
                     return .finished
                 case .unauthorized(let token):
-                    guard account.current?.accessToken == token else {
+                    guard account.session(of: session.userID)?.accessToken == token else {
                         // The token of a sign-in that a newer one replaced, and ended at the
                         // server: nobody is signed out. The share waits for its own person (the
                         // sign-in parked it) or goes on under the new sign-in in the next pass.
@@ -240,10 +248,11 @@ public actor Sender {
                     account.invalidate(token: token)
                     earlyUploads.abandon(shareID: nil)
                     // Not moved, they are moved at the next sign-in's start (the service parks and resumes).
-                    _ = logger.attempt("moving the queue to awaiting-sign-in") {
-                        try outbox.move(from: [.queued, .sending], to: .awaitingSignIn, at: clock())
+                    _ = logger.attempt("moving the account's queue to awaiting-sign-in") {
+                        try outbox.move(
+                            from: [.queued, .sending], to: .awaitingSignIn, at: clock(), account: session.userID)
                     }
-                    tell(.signedOut)
+                    tell(.signedOut(userID: session.userID))
                     return .signedOut
                 case .transient(let error):
                     let attempts = delivery.attempts + 1

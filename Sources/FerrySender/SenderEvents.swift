@@ -7,8 +7,8 @@ public enum SenderEvent: Sendable {
     case shareChanged(Share)
     /// A share is sent or failed: the moment for a notification.
     case finished(Share)
-    /// The homeserver ended the sign-in; the sender's shares wait for the next one.
-    case signedOut
+    /// The homeserver ended the sign-in of `userID`; that account's shares wait for its next one.
+    case signedOut(userID: String)
     /// Whether the homeserver answered the last request.
     case onlineChanged(Bool)
 }

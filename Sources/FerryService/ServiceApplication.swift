@@ -47,11 +47,9 @@ public enum ServiceApplication {
             }
             let spool = try Spool(root: settings.paths.spool)
             let outbox = try Outbox(path: settings.paths.database)
-            let account = Account(
-                outbox: outbox,
-                vault: TokenVault(
-                    stateDirectory: settings.paths.stateDirectory,
-                    logger: logger), logger: logger)
+            let accounts = Accounts(
+                outbox: outbox, vault: TokenVault(stateDirectory: settings.paths.stateDirectory, logger: logger),
+                logger: logger)
             let encryptionKeys = TokenVault.encryptionKey(stateDirectory: settings.paths.stateDirectory, logger: logger)
             let encryptions = AccountEncryptions { userID in
                 Encryption(
@@ -59,27 +57,27 @@ public enum ServiceApplication {
                     onlyVerifiedDevices: settings.onlyVerifiedDevices, logger: logger, clock: SystemClock.microseconds)
             }
             let sender = Sender(
-                outbox: outbox, spool: spool, account: account, backoff: settings.backoff, logger: logger,
+                outbox: outbox, spool: spool, account: accounts, backoff: settings.backoff, logger: logger,
                 clock: SystemClock.microseconds, working: { CrashWitness.working(on: $0) },
                 connect: { EncryptingHomeserver(session: $0, encryption: encryptions.of($0.userID)) })
             // Every part in one step, each given what it needs: what the sender and the verifier
             // report reaches the service through their streams (ShareService.listen).
             let verification = VerificationService(
-                account: account, encryptions: encryptions,
+                accounts: accounts, encryptions: encryptions,
                 emojiVerifier: EmojiVerifier(
                     encryptions: encryptions, logger: logger, timeLimit: settings.verificationTimeLimit),
                 announcements: announcements, logger: logger)
             service = ShareService(
-                outbox: outbox, spool: spool, limits: settings.limits, account: account, sender: sender,
+                outbox: outbox, spool: spool, limits: settings.limits, accounts: accounts, sender: sender,
                 verification: verification, announcements: announcements, logger: logger)
-            let accounts = AccountService(
-                account: account, shares: service, encryptions: encryptions, verification: verification,
+            let accountService = AccountService(
+                accounts: accounts, shares: service, encryptions: encryptions, verification: verification,
                 announcements: announcements, logger: logger)
             service.sweepSpool()
             // The shared session connection is the one GApplication will own the name on:
             // exporting Share1 on it now makes it reachable the moment the name is owned.
             share1 = Share1Object(
-                service: service, accounts: accounts, connection: try BusConnection.session(), lifetime: lifetime,
+                service: service, accounts: accountService, connection: try BusConnection.session(), lifetime: lifetime,
                 logger: logger)
         } catch {
             logger.critical("cannot start: \(error)")
@@ -126,7 +124,7 @@ public enum ServiceApplication {
             }
             // A stored sign-in whose token turns out to be gone (read in the background) is heard
             // now that there is someone to tell, after the shares accepted as the person's.
-            service.account.whenSignInLost { [unowned service] in service.signInLost() }
+            service.accounts.whenSignInLost { [unowned service] user in service.signInLost(user) }
             service.listen()
             service.sender.start()
             service.sender.wake()

@@ -86,7 +86,7 @@ final class Share1Object: Sendable {
     private static let properties = Share1Property.allCases.map(\.rawValue)
 
     private func property(_ name: String) -> Variant? {
-        let session = service.account.current
+        let session = service.accounts.latest?.current
         switch Share1Property(rawValue: name) {
         case .signedIn: return .bool(session != nil)
         case .accountID: return .string(session?.userID ?? "")

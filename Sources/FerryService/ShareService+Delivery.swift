@@ -29,7 +29,7 @@ extension ShareService {
                 })
         var seen: Set<String> = []
         let unique = destinations.filter { seen.insert($0).inserted }
-        let user = account.signedInUser
+        let user = accounts.latest?.userID
         let state = Routing.route(destinations: unique, signedIn: user != nil)
         let completed: Share?
         do throws(OutboxError) {
@@ -74,10 +74,9 @@ extension ShareService {
             }
         }
         // Another person's share waits for them to sign in again, however often it is retried.
-        let user = account.signedInUser
         let state = Routing.route(
             destinations: current.intent.destinations,
-            signedIn: user != nil && (current.account == nil || current.account == user))
+            signedIn: current.account.map { accounts.account($0) != nil } ?? (accounts.latest != nil))
         let changed: Share?
         do throws(OutboxError) {
             // Compare-and-set: a share cancelled meanwhile stays cancelled.
@@ -97,7 +96,7 @@ extension ShareService {
     /// The sender finished a share: a notification, and the destination list's recents change.
     func senderFinished(_ share: Share) {
         announcePendingWork()
-        let session = account.current
+        let session = (share.account.flatMap(accounts.account) ?? accounts.latest)?.current
         Task { [directory, announcements] in
             await directory.forget()
             var names: [String] = []

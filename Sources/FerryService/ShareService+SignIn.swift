@@ -5,39 +5,40 @@ import FerryOutbox
 import FerrySender
 
 /// What signing in and out does to shares: signing in moves every share that waited for this
-/// person on by itself (AccountService signs in, then asks this); signing out (or the server
-/// ending the sign-in) makes queued shares wait for the next one.
+/// person on by itself (AccountService signs in, then asks this); signing an account out (or the
+/// server ending its sign-in) makes its queued shares wait for its next one, and only its.
 extension ShareService {
-    /// Signed in as `user`: what was on its way as someone else waits for them, and what waited
-    /// for this person (or anyone) goes on.
+    /// Signed in as `user`: what was on its way as an account not signed in waits for it, and
+    /// what waited for this person (or anyone) goes on.
     func signedIn(as user: String) async {
         await directory.forget()
-        // Unparked, the sender parks them before its next pass (Sender.drain): never sent as this person.
+        // Unparked, the sender parks them before its next pass (Sender.drain): never sent as another.
+        let signedIn = Set(accounts.signedIn.map(\.userID)).union([user])
         let parked =
-            logger.attempt("parking the shares of others") {
-                try outbox.park(sharesNotOf: user, at: clock())
+            logger.attempt("parking the shares of accounts not signed in") {
+                try outbox.park(sharesNotOf: signedIn, at: clock())
             } ?? []
         announceShares(parked)
         resumeWaitingShares(for: user)
     }
 
-    /// Signed out: queued shares wait for the next sign-in.
-    func signedOut() async {
+    /// `user` signed out: its queued shares wait for its next sign-in.
+    func signedOut(_ user: String) async {
         await directory.forget()
-        parkQueuedShares()
+        parkQueuedShares(of: user)
     }
 
     /// The homeserver no longer takes the token: the sender parked its shares already.
     /// The stored sign-in had no token any more (read after the start): shares routed to the
     /// queue meanwhile wait for a sign-in again, as after a 401.
-    func signInLost() {
-        _ = logger.attempt("moving the queue to awaiting-sign-in") {
-            try outbox.move(from: [.queued, .sending], to: .awaitingSignIn, at: clock())
+    func signInLost(_ user: String) {
+        _ = logger.attempt("moving the account's queue to awaiting-sign-in") {
+            try outbox.move(from: [.queued, .sending], to: .awaitingSignIn, at: clock(), account: user)
         }
-        senderSignedOut()
+        senderSignedOut(user)
     }
 
-    func senderSignedOut() {
+    func senderSignedOut(_ user: String) {
         Task { await directory.forget() }
         for share in shares() where share.state == .awaitingSignIn { announce(.shareChanged(share)) }
         announce(.accountChanged)
@@ -46,14 +47,14 @@ extension ShareService {
     }
 
     public func destinations(query: String, limit: Int) async throws(ShareError) -> [DestinationEntry] {
-        guard let session = account.current else { throw .notSignedIn }
+        guard let session = accounts.latest?.current else { throw .notSignedIn }
         do {
             return try await directory.list(query: query, limit: limit, session: session, offline: !online)
         } catch {
             if error.isUnknownToken {
-                account.invalidate(token: session.accessToken)
-                parkQueuedShares()
-                senderSignedOut()
+                accounts.invalidate(token: session.accessToken)
+                parkQueuedShares(of: session.userID)
+                senderSignedOut(session.userID)
                 throw .notSignedIn
             }
             throw .homeserverUnreachable(session.homeserver, reason: error.message)
@@ -81,12 +82,12 @@ extension ShareService {
         sender.wake(now: true)
     }
 
-    private func parkQueuedShares() {
-        // Unmoved, the shares stay queued: the sender, signed out, sends nothing, and the next
-        // sign-in parks any that are not that person's.
+    private func parkQueuedShares(of user: String) {
+        // Unmoved, the shares stay queued: the sender parks those of an account not signed in
+        // before its next pass.
         let moved =
-            logger.attempt("moving the queue to awaiting-sign-in") {
-                try outbox.move(from: [.queued, .sending], to: .awaitingSignIn, at: clock())
+            logger.attempt("moving the account's queue to awaiting-sign-in") {
+                try outbox.move(from: [.queued, .sending], to: .awaitingSignIn, at: clock(), account: user)
             } ?? []
         announceShares(moved)
         announcePendingWork()

@@ -13,7 +13,8 @@ public final class ShareService: Sendable {
     let outbox: Outbox
     let spool: Spool
     let intake: ShareIntake
-    let account: Account
+    /// Every signed-in account; a share goes out as its own.
+    let accounts: Accounts
     let limits: Limits
     let logger: Logger
     /// Where changes are announced: the bus object and the desktop, wired after both are built.
@@ -37,7 +38,7 @@ public final class ShareService: Sendable {
     private let onlineState = Atomic<Bool>(true)
 
     init(
-        outbox: Outbox, spool: Spool, limits: Limits, account: Account, sender: Sender,
+        outbox: Outbox, spool: Spool, limits: Limits, accounts: Accounts, sender: Sender,
         verification: VerificationService, announcements: WiredLater<@Sendable (ServiceEvent) -> Void>, logger: Logger,
         clock: @escaping @Sendable () -> Int64 = SystemClock.microseconds
     ) {
@@ -46,14 +47,14 @@ public final class ShareService: Sendable {
         self.verification = verification
         self.announcements = announcements
         self.spool = spool
-        self.account = account
+        self.accounts = accounts
         self.limits = limits
         self.logger = logger
         self.clock = clock
         directory = DestinationDirectory(outbox: outbox, clock: clock, logger: logger)
         intake = ShareIntake(
             outbox: outbox, stager: Stager(spool: spool, limits: limits), limits: limits,
-            uploadAhead: sender, signedInUser: { account.signedInUser }, clock: clock)
+            uploadAhead: { sender.uploadingAhead(as: $0) }, signedInUser: { accounts.latest?.userID }, clock: clock)
     }
 
     /// Hears what the sender and the emoji verifier report, each in its order, for the life of the
@@ -68,7 +69,7 @@ public final class ShareService: Sendable {
                 switch event {
                 case .shareChanged(let share): announce(.shareChanged(share))
                 case .finished(let share): senderFinished(share)
-                case .signedOut: senderSignedOut()
+                case .signedOut(let user): senderSignedOut(user)
                 case .onlineChanged(let online):
                     self.online = online
                     announce(.accountChanged)

@@ -8,13 +8,13 @@ import Testing
 struct SignInErrorTests {
     @Test func aServerThatDoesNotAnswerAsMatrixIsUnreachableNotARefusal() {
         let transport = ShareError(
-            Account.signInError(
+            SignInFlow.signInError(
                 MatrixError(kind: .transport, message: "connection refused"),
                 homeserver: "https://h", method: .accessToken("t")))
         #expect(transport.shortName == "HomeserverUnreachable")
         #expect(transport.message.contains("connection refused"))
         let notFound = ShareError(
-            Account.signInError(
+            SignInFlow.signInError(
                 MatrixError(kind: .http(status: 404), errcode: "M_UNRECOGNIZED", message: "no"),
                 homeserver: "https://h", method: .password(user: "a", password: "b")))
         #expect(notFound.shortName == "HomeserverUnreachable")
@@ -24,14 +24,14 @@ struct SignInErrorTests {
     @Test func aRefusalSaysWhatWasRefused() {
         let forbidden = MatrixError(kind: .http(status: 403), errcode: "M_FORBIDDEN", message: "Invalid password")
         #expect(
-            ShareError(Account.signInError(forbidden, homeserver: "h", method: .password(user: "a", password: "b")))
+            ShareError(SignInFlow.signInError(forbidden, homeserver: "h", method: .password(user: "a", password: "b")))
                 .message
                 .contains("user name and password"))
         #expect(
-            ShareError(Account.signInError(forbidden, homeserver: "h", method: .accessToken("t"))).message.contains(
+            ShareError(SignInFlow.signInError(forbidden, homeserver: "h", method: .accessToken("t"))).message.contains(
                 "access token"))
         #expect(
-            ShareError(Account.signInError(forbidden, homeserver: "h", method: .browser(open: { _ in }))).message
+            ShareError(SignInFlow.signInError(forbidden, homeserver: "h", method: .browser(open: { _ in }))).message
                 .contains(
                     "browser"))
     }

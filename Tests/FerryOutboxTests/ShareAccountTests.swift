@@ -13,7 +13,7 @@ final class ShareAccountTests: OutboxTestCase {
         let nobodys = SampleShares.link(id: "01kaaaaaaaaaaaaaaaaaaaaaa3", created: 3, state: .queued)
         try [alices, bobs, nobodys].forEach(outbox.insert)
 
-        XCTAssertEqual(try outbox.park(sharesNotOf: "@bob:example.org", at: 9), [alices.id])
+        XCTAssertEqual(try outbox.park(sharesNotOf: ["@bob:example.org"], at: 9), [alices.id])
 
         XCTAssertEqual(try outbox.share(id: alices.id)?.state, .awaitingSignIn)
         XCTAssertEqual(try outbox.share(id: alices.id)?.account, "@alice:example.org")

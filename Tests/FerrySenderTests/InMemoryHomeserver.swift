@@ -29,6 +29,8 @@ final class InMemoryHomeserver: Homeserver {
         case hang
         /// The server stores the event, and the answer never comes back.
         case storedThenHang
+        /// The server no longer takes the token (401 M_UNKNOWN_TOKEN): its sign-in was ended.
+        case unknownToken
     }
 
     private struct State {
@@ -201,6 +203,10 @@ final class InMemoryHomeserver: Homeserver {
                 return (.failure(MatrixError(kind: .http(status: 500), errcode: "M_UNKNOWN", message: "oops")), fault)
             }
             if fault == .hang { return (.failure(MatrixError(kind: .transport, message: "hung")), fault) }
+            if fault == .unknownToken {
+                let refusal = MatrixError(kind: .http(status: 401), errcode: "M_UNKNOWN_TOKEN", message: "gone")
+                return (.failure(refusal), fault)
+            }
             if fault == .storedThenHang {
                 state.nextID += 1
                 state.rooms[roomID, default: []].append(

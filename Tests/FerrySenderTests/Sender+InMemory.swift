@@ -23,7 +23,8 @@ extension Sender {
 struct FixedSession: SessionSource {
     let session: Session
     func tokenRead() async {}
-    var current: Session? { session }
-    var currentIfRead: Session? { session }
+    var sessions: [Session] { [session] }
+    func session(of userID: String) -> Session? { userID == session.userID ? session : nil }
+    func sessionIfRead(of userID: String) -> Session? { session(of: userID) }
     func invalidate(token: String) {}
 }

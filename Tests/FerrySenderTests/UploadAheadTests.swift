@@ -32,7 +32,7 @@ final class UploadAheadTests: XCTestCase {
             kind: .file, name: "big.bin", contentType: "application/octet-stream",
             size: 1 << 30, uri: "file:///tmp/big.bin")
         let file = try XCTUnwrap(
-            sender.begin(
+            sender.uploadingAhead(as: "@me:memory.test").begin(
                 shareID: "s1", position: 0, path: root.path + "/big.bin", item: item,
                 destinations: [room]))
         let bytes = [UInt8](repeating: 7, count: chunk)

@@ -5,12 +5,12 @@ import FerryEncryption
 import FerryMatrix
 import Logging
 
-/// What the service does for the account: signing in and out, the ways a homeserver offers to
-/// sign in, and the status `GetStatus` answers. The device's keys follow the sign-in (made at
-/// sign-in, deleted at sign-out); what a sign-in does to shares is the shares' own
-/// (`ShareService.signedIn(as:)`, `signedOut()`), asked of them here.
+/// What the service does for the accounts: signing in and out, the ways a homeserver offers to
+/// sign in, and the status `GetStatus` answers. Each account's device keys follow its sign-in
+/// (made at sign-in, deleted at sign-out); what a sign-in does to shares is the shares' own
+/// (`ShareService.signedIn(as:)`, `signedOut(_:)`), asked of them here.
 public final class AccountService: Sendable {
-    let account: Account
+    let accounts: Accounts
     let shares: ShareService
     /// Each account's encryption: its device is made at sign-in and deleted at sign-out.
     let encryptions: AccountEncryptions
@@ -19,10 +19,10 @@ public final class AccountService: Sendable {
     let logger: Logger
 
     init(
-        account: Account, shares: ShareService, encryptions: AccountEncryptions, verification: VerificationService,
+        accounts: Accounts, shares: ShareService, encryptions: AccountEncryptions, verification: VerificationService,
         announcements: WiredLater<@Sendable (ServiceEvent) -> Void>, logger: Logger
     ) {
-        self.account = account
+        self.accounts = accounts
         self.shares = shares
         self.encryptions = encryptions
         self.verification = verification
@@ -30,30 +30,28 @@ public final class AccountService: Sendable {
         self.logger = logger
     }
 
-    /// Signs in; every share that waited for this person moves on by itself.
+    /// Signs in, adding an account (or the same one again); every share that waited for this
+    /// person moves on by itself. Other accounts stay signed in.
     public func signIn(_ credentials: Credentials) async throws(ShareError) -> Session {
-        let previous = account.signedInUser
         let session: Session
         do throws(SignInError) {
-            session = try await account.signIn(credentials)
+            session = try await accounts.signIn(credentials)
         } catch {
             throw ShareError(error)
         }
-        // Another person's device keys and sessions are never this one's.
-        if let previous, previous != session.userID { await encryptions.of(previous).forget(userID: previous) }
         prepareDevice(session)
         await shares.signedIn(as: session.userID)
         announcements.value(.accountChanged)
         return session
     }
 
-    /// Signs out here and at the server; the device's keys go, and queued shares wait for the
-    /// next sign-in.
+    /// Signs the account a call speaks as (the one signed in last) out here and at the server;
+    /// its device's keys go, and its queued shares wait for its next sign-in. Other accounts stay.
     public func signOut() async {
-        let user = account.signedInUser
+        guard let account = accounts.latest else { return }
         await account.signOut(remote: true)
-        if let user { await encryptions.of(user).forget(userID: user) }
-        await shares.signedOut()
+        await encryptions.of(account.userID).forget(userID: account.userID)
+        await shares.signedOut(account.userID)
         announcements.value(.accountChanged)
     }
 
@@ -91,7 +89,7 @@ public final class AccountService: Sendable {
     /// last two seconds, waiting three seconds at most; offline, or when the server is slow, the
     /// last answer stands.
     public func statusAskingVerification() async -> StatusReport {
-        if account.current != nil, shares.online,
+        if accounts.latest?.current != nil, shares.online,
             !verification.askedRecently || verification.deviceVerification() == nil
         {
             let refresh = Task { await verification.refresh() }
@@ -108,16 +106,19 @@ public final class AccountService: Sendable {
 
     /// Everything `ferry status` shows, as `GetStatus` answers it.
     public func status() -> StatusReport {
-        let session = account.current
+        let latest = accounts.latest
+        let session = latest?.current
         let verified = verification.deviceVerification()?.rawValue
-        let accounts = session.map {
+        // The device's verification is known for the account a call speaks as; the others' are
+        // asked when they are verified or the main window shows them.
+        let listed = accounts.signedIn.compactMap(\.current).map {
             AccountListing(
-                userID: $0.userID, homeserver: $0.homeserver, deviceID: $0.deviceID, deviceVerification: verified,
-                online: shares.online)
+                userID: $0.userID, homeserver: $0.homeserver, deviceID: $0.deviceID,
+                deviceVerification: $0.userID == session?.userID ? verified : nil, online: shares.online)
         }
         return StatusReport(
             signedIn: session != nil, userID: session?.userID, homeserver: session?.homeserver,
-            online: shares.online, secretStorage: account.secretStorage, deviceID: session?.deviceID,
-            deviceVerification: verified, shares: shares.countsByState(), accounts: accounts.map { [$0] } ?? [])
+            online: shares.online, secretStorage: latest?.secretStorage, deviceID: session?.deviceID,
+            deviceVerification: verified, shares: shares.countsByState(), accounts: listed)
     }
 }

@@ -14,10 +14,10 @@ public final class ShareIntake: Sendable {
     private let signedInUser: @Sendable () -> String?
     private let clock: @Sendable () -> Int64
     /// Starts uploads while files are still being copied, for shares that go straight to the queue.
-    private let uploadAhead: (any UploadAhead)?
+    private let uploadAhead: (@Sendable (_ userID: String) -> any UploadAhead)?
 
     public init(
-        outbox: Outbox, stager: Stager, limits: Limits, uploadAhead: (any UploadAhead)?,
+        outbox: Outbox, stager: Stager, limits: Limits, uploadAhead: (@Sendable (_ userID: String) -> any UploadAhead)?,
         signedInUser: @escaping @Sendable () -> String?, clock: @escaping @Sendable () -> Int64
     ) {
         self.outbox = outbox
@@ -36,7 +36,7 @@ public final class ShareIntake: Sendable {
         let state = Routing.route(destinations: plan.destinations, signedIn: user != nil)
         // Only a share a person already sent somewhere is uploaded early: nothing reaches the
         // server before someone has chosen where it goes.
-        let ahead = state == .queued ? uploadAhead : nil
+        let ahead = state == .queued ? user.flatMap { uploadAhead?($0) } : nil
         let items: [ShareItem]
         do { items = try stager.stage(plan, shareID: id, ahead: ahead) } catch { throw ShareError(error) }
         let intent = ShareIntent(

@@ -8,7 +8,7 @@ import FerryEncryption
 extension VerificationService {
     /// Starts an emoji verification with `deviceID`, or with every other device of the account.
     public func startEmojiVerification(deviceID: String?) async throws(ShareError) -> EmojiVerificationState {
-        guard let session = account.current else { throw .notSignedIn }
+        guard let session = accounts.latest?.current else { throw .notSignedIn }
         do {
             return try await emojiVerifier.begin(session: session, deviceID: deviceID)
         } catch {
@@ -19,7 +19,7 @@ extension VerificationService {
 
     /// The person's answer to the emoji: they match, or they do not (which cancels).
     public func answerEmojiVerification(id: String, match: Bool) async throws(ShareError) -> EmojiVerificationState {
-        guard let session = account.current else { throw .notSignedIn }
+        guard let session = accounts.latest?.current else { throw .notSignedIn }
         do { return try await emojiVerifier.answer(id: id, match: match) } catch {
             throw shareError(error, session: session)
         }
@@ -27,7 +27,7 @@ extension VerificationService {
 
     /// Cancels the emoji verification `id`.
     public func cancelEmojiVerification(id: String) async throws(ShareError) -> EmojiVerificationState {
-        guard let session = account.current else { throw .notSignedIn }
+        guard let session = accounts.latest?.current else { throw .notSignedIn }
         do { return try await emojiVerifier.cancel(id: id) } catch { throw shareError(error, session: session) }
     }
 
@@ -38,7 +38,7 @@ extension VerificationService {
 
     /// Each change of a verification: announced, and once done the device's verification kept.
     func emojiVerificationChanged(_ state: EmojiVerificationState) {
-        if let verification = state.verification, let session = account.current {
+        if let verification = state.verification, let session = accounts.latest?.current {
             remember(verification, for: session, answered: .now)
         }
         announcements.value(.emojiVerificationChanged(state))

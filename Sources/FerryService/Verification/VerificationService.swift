@@ -11,7 +11,8 @@ import Synchronization
 /// setting up cross-signing. The answer is the server's (cross-signing signatures on the
 /// device's keys); the last one for this device is kept, to show without asking again.
 public final class VerificationService: Sendable {
-    let account: Account
+    /// The device verified is the one of the account a call speaks as (the one signed in last).
+    let accounts: Accounts
     /// Each account's encryption; the device verified is the account's own.
     let encryptions: AccountEncryptions
     /// Emoji verification with another of the person's devices; its changes come through
@@ -23,10 +24,10 @@ public final class VerificationService: Sendable {
     private let kept = Mutex(VerificationState())
 
     init(
-        account: Account, encryptions: AccountEncryptions, emojiVerifier: EmojiVerifier,
+        accounts: Accounts, encryptions: AccountEncryptions, emojiVerifier: EmojiVerifier,
         announcements: WiredLater<@Sendable (ServiceEvent) -> Void>, logger: Logger
     ) {
-        self.account = account
+        self.accounts = accounts
         self.encryptions = encryptions
         self.emojiVerifier = emojiVerifier
         self.announcements = announcements
@@ -36,7 +37,7 @@ public final class VerificationService: Sendable {
     /// The last known verification of the signed-in device; nil when nobody is signed in or
     /// it was not asked yet.
     public func deviceVerification() -> DeviceVerification? {
-        guard let session = account.current else { return nil }
+        guard let session = accounts.latest?.current else { return nil }
         return kept.withLock { kept in
             kept.deviceID == session.deviceID && kept.userID == session.userID ? kept.state : nil
         }
@@ -44,7 +45,7 @@ public final class VerificationService: Sendable {
 
     /// Verifies Ferry's device with the recovery key or passphrase; nothing of either is kept.
     public func verifyDevice(_ secret: VerificationSecret) async throws(ShareError) -> DeviceVerification {
-        guard let session = account.current else { throw .notSignedIn }
+        guard let session = accounts.latest?.current else { throw .notSignedIn }
         do {
             let state = try await encryptions.of(session.userID).verifyDevice(session: session, with: secret)
             remember(state, for: session, answered: .now)
@@ -58,7 +59,7 @@ public final class VerificationService: Sendable {
     /// Sets up a cross-signing identity and secret storage for an account that has none, and
     /// verifies this device with it; the recovery key is returned once, for the person to keep.
     public func setUpCrossSigning(password: String?) async throws(ShareError) -> CrossSigningSetup {
-        guard let session = account.current else { throw .notSignedIn }
+        guard let session = accounts.latest?.current else { throw .notSignedIn }
         do {
             let setup = try await encryptions.of(session.userID).setUpCrossSigning(session: session, password: password)
             remember(setup.verification, for: session, answered: .now)
@@ -73,7 +74,7 @@ public final class VerificationService: Sendable {
     /// is not known yet); a failure leaves the last answer.
     @discardableResult
     func refresh() async -> DeviceVerification? {
-        guard let session = account.current else { return nil }
+        guard let session = accounts.latest?.current else { return nil }
         let asked = ContinuousClock.now
         do {
             let state = try await encryptions.of(session.userID).verification(of: session)
@@ -182,7 +183,7 @@ public final class VerificationService: Sendable {
 
     private func shareError(_ error: MatrixError, session: Session) -> ShareError {
         if error.isUnknownToken {
-            account.invalidate(token: session.accessToken)
+            accounts.invalidate(token: session.accessToken)
             return .notSignedIn
         }
         if error.isTransient { return .homeserverUnreachable(session.homeserver, reason: error.message) }

@@ -1,0 +1,164 @@
+import FerryCore
+import FerryMatrix
+import FerryOutbox
+import Foundation
+import Logging
+import Synchronization
+
+/// Every signed-in account, each a session of its own (work and personal, on one homeserver or
+/// several): signing in adds one (or refreshes it), signing out ends one and leaves the others.
+/// A call that names no account speaks as the one signed in last (`latest`).
+public final class Accounts: Sendable {
+    /// How many accounts may be signed in at once.
+    public static let limit = 8
+
+    private let outbox: Outbox
+    private let vault: TokenVault
+    private let logger: Logger
+    /// Every account signed in during this run or the last, signed out ones included (they keep
+    /// their object: a sign-in again reuses it).
+    private let known: Mutex<[Account]>
+    private let browser = BrowserSignInSlot()
+    private let signInLost = Mutex<(@Sendable (_ userID: String) -> Void)?>(nil)
+
+    /// Reads who was signed in from the outbox (without GRDB: this is on the cold path), and each
+    /// token from its storage in the background (`Account`).
+    public init(outbox: Outbox, vault: TokenVault, logger: Logger) {
+        self.outbox = outbox
+        self.vault = vault
+        self.logger = logger
+        // Unread, nobody is signed in for this run: shares wait for a sign-in, which rewrites it.
+        let stored = logger.attempt("reading the stored sign-ins") { try outbox.signedInAccounts() } ?? []
+        known = Mutex(
+            stored.prefix(Self.limit).map { Account(stored: $0, outbox: outbox, vault: vault, logger: logger) })
+    }
+
+    /// The accounts signed in (or whose stored token is still being read), the last signed in first.
+    public var signedIn: [Account] {
+        known.withLock { $0 }.filter(\.isSignedIn).sorted { $0.signInNumber > $1.signInNumber }
+    }
+
+    /// The account a call that names none speaks as: the one signed in last.
+    public var latest: Account? { signedIn.first }
+
+    /// The signed-in account of `userID`, if it is signed in.
+    public func account(_ userID: String) -> Account? {
+        known.withLock { $0.first { $0.userID == userID } }.flatMap { $0.isSignedIn ? $0 : nil }
+    }
+
+    /// Returns once every stored sign-in's token has been read.
+    public func tokenRead() async {
+        for account in known.withLock({ $0 }) { await account.tokenRead() }
+    }
+
+    /// Told, with the user id, when a stored sign-in turns out to have no token any more.
+    public func whenSignInLost(_ handler: @escaping @Sendable (_ userID: String) -> Void) {
+        signInLost.withLock { $0 = handler }
+        for account in known.withLock({ $0 }) {
+            let user = account.userID
+            account.whenSignInLost { handler(user) }
+        }
+    }
+
+    /// The server no longer takes `token`: the account holding it is signed out here.
+    public func invalidate(token: String) {
+        for account in signedIn where account.currentIfRead?.accessToken == token { account.invalidate(token: token) }
+    }
+
+    /// Signs in with the credentials of `SignIn(a{sv})`: a new account, or the same person again
+    /// (a sign-in it replaces, on another device, is ended at the server once the new one is kept).
+    public func signIn(_ credentials: Credentials) async throws(SignInError) -> Session {
+        await tokenRead()
+        let flow = SignInFlow(credentials: credentials, logger: logger) { [self] user, homeserver in
+            deviceToKeep(user: user, homeserver: homeserver)
+        }
+        let session = try await flow.run(browser: browser)
+        let existing = known.withLock { $0.first { $0.userID == session.userID } }
+        if existing?.isSignedIn != true, signedIn.count >= Self.limit {
+            // Not kept: the new token is ended at once rather than left valid and forgotten.
+            await end(session, why: "more accounts than Ferry holds")
+            throw .tooManyAccounts(limit: Self.limit)
+        }
+        let (kept, stored) = try remember(session)
+        logger.info(
+            "signed in",
+            metadata: [
+                "user": "\(kept.userID)", "homeserver": "\(kept.homeserver)", "device": "\(kept.deviceID)",
+            ])
+        if let existing {
+            if let old = existing.signedInAgain(kept, stored: stored) { await retire(old, replacedBy: kept) }
+        } else {
+            let account = Account(signedIn: kept, stored: stored, outbox: outbox, vault: vault, logger: logger)
+            if let handler = signInLost.withLock({ $0 }) {
+                let user = kept.userID
+                account.whenSignInLost { handler(user) }
+            }
+            known.withLock { $0.append(account) }
+        }
+        return kept
+    }
+
+    private func remember(_ signedIn: Session) throws(SignInError) -> (Session, StoredAccount) {
+        var session = signedIn
+        guard let storage = vault.store(session.accessToken, userID: session.userID, homeserver: session.homeserver)
+        else {
+            throw .tokenNotKept
+        }
+        let account: StoredAccount
+        do throws(OutboxError) {
+            account = try outbox.save(
+                newSignIn: StoredAccount(
+                    userID: session.userID, homeserver: session.homeserver, deviceID: session.deviceID,
+                    signedIn: true, secretStorage: storage.rawValue))
+        } catch {
+            throw .storage(error)
+        }
+        session.signIn = account.signIn
+        return (session, account)
+    }
+
+    /// Ends the sign-in the same person's new one replaced. The same device signed in again needs
+    /// nothing: the server ended its old token itself (a login with an existing device id does).
+    private func retire(_ old: Session, replacedBy new: Session) async {
+        guard old.accessToken != new.accessToken, old.deviceID != new.deviceID || old.homeserver != new.homeserver
+        else { return }
+        await end(old, why: "replaced by a new sign-in")
+    }
+
+    private func end(_ session: Session, why: String) async {
+        do {
+            try await FerryMatrix.SignIn.logout(
+                MatrixHTTP(baseURL: session.homeserver, accessToken: session.accessToken))
+            logger.info(
+                "ended a sign-in at its server",
+                metadata: ["user": "\(session.userID)", "device": "\(session.deviceID)", "why": "\(why)"])
+        } catch {
+            logger.warning(
+                "a sign-in could not be ended at its server",
+                metadata: ["user": "\(session.userID)", "device": "\(session.deviceID)", "error": "\(error)"])
+        }
+    }
+
+    /// The device to sign in with: the person's last one on that server (nil user: whoever the
+    /// browser signs in, the last account there), when its encryption keys are still kept. A
+    /// device's keys never change under the same id (other clients would take it for an
+    /// impostor), so after a sign-out, which deletes them, the next sign-in is a new device.
+    private func deviceToKeep(user: String?, homeserver: String) -> String? {
+        // Unread, a new device: never a kept id whose keys might be gone.
+        let accounts = logger.attempt("reading the accounts") { try outbox.accounts() } ?? []
+        let candidate =
+            accounts
+            .filter { $0.homeserver == homeserver && !$0.deviceID.isEmpty }
+            .sorted { $0.signIn > $1.signIn }
+            .first { stored in
+                guard let user else { return true }
+                let local = stored.userID.dropFirst().split(separator: ":").first.map(String.init)
+                return stored.userID == user || local == user || "@" + user == stored.userID
+            }
+        guard let candidate else { return nil }
+        let kept = logger.attempt("reading whether encryption records are kept") {
+            try outbox.cryptoRecords(of: candidate.userID).hasCryptoRecords()
+        }
+        return kept == true ? candidate.deviceID : nil
+    }
+}
