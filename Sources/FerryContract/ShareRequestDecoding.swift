@@ -9,7 +9,7 @@ public enum ShareRequestDecoding {
     /// The keys `Share` understands, with the D-Bus type each must have.
     public static let keyTypes: [String: String] = [
         "uris": "as", "text": "s", "subject": "s", "message": "s", "destinations": "as",
-        "source": "s", "activation-token": "s",
+        "source": "s", "activation-token": "s", "account": "s",
     ]
 
     public static func decode(
@@ -29,7 +29,8 @@ public enum ShareRequestDecoding {
             message: dict["message"]?.stringValue,
             destinations: dict["destinations"]?.stringsValue ?? [],
             // Only the command line may name itself; anything else keeps the real channel.
-            source: dict["source"]?.stringValue == IntakeSource.cli.rawValue ? .cli : source)
+            source: dict["source"]?.stringValue == IntakeSource.cli.rawValue ? .cli : source,
+            account: dict["account"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 })
         return (request, dict.keys.filter { keyTypes[$0] == nil }.sorted())
     }
 

@@ -29,13 +29,14 @@ extension ShareService {
                 })
         var seen: Set<String> = []
         let unique = destinations.filter { seen.insert($0).inserted }
-        let user = accounts.latest?.userID
-        let state = Routing.route(destinations: unique, signedIn: user != nil)
+        // A share made for an account goes out as it; otherwise as the one that has the destinations.
+        let user = current.account ?? Self.account(for: unique, accounts: accounts, owners: owners)
+        let state = Routing.route(destinations: unique, signedIn: user.map { accounts.account($0) != nil } ?? false)
         let completed: Share?
         do throws(OutboxError) {
             completed = try outbox.complete(
                 id: id, destinations: unique, message: words, text: isText ? given : nil,
-                state: state, account: state == .queued ? user : nil, at: clock())
+                state: state, account: user, at: clock())
         } catch {
             throw .storageFailed(.destinations, reason: error.reason)
         }

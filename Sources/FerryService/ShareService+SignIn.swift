@@ -46,19 +46,36 @@ extension ShareService {
         announcePendingWork()
     }
 
+    /// Where a share can go, of every signed-in account, each entry saying whose it is. An
+    /// account whose server does not answer leaves the others' rooms listed; with none listed, the
+    /// first failure is the answer.
     public func destinations(query: String, limit: Int) async throws(ShareError) -> [DestinationEntry] {
-        guard let session = accounts.latest?.current else { throw .notSignedIn }
-        do {
-            return try await directory.list(query: query, limit: limit, session: session, offline: !online)
-        } catch {
-            if error.isUnknownToken {
-                accounts.invalidate(token: session.accessToken)
-                parkQueuedShares(of: session.userID)
-                senderSignedOut(session.userID)
-                throw .notSignedIn
+        let sessions = accounts.signedIn.compactMap(\.current)
+        guard !sessions.isEmpty else { throw .notSignedIn }
+        var lists: [[DestinationEntry]] = []
+        var failure: ShareError?
+        for session in sessions {
+            do {
+                let list = try await directory.list(query: query, limit: 0, session: session, offline: !online)
+                // Only the whole list says everything an account has.
+                if query.isEmpty { owners.record(list, of: session.userID) }
+                lists.append(list)
+            } catch {
+                if error.isUnknownToken {
+                    accounts.invalidate(token: session.accessToken)
+                    parkQueuedShares(of: session.userID)
+                    senderSignedOut(session.userID)
+                    failure = failure ?? .notSignedIn
+                } else {
+                    logger.notice(
+                        "an account's rooms could not be listed",
+                        metadata: ["user": "\(session.userID)", "reason": "\(error.message)"])
+                    failure = failure ?? .homeserverUnreachable(session.homeserver, reason: error.message)
+                }
             }
-            throw .homeserverUnreachable(session.homeserver, reason: error.message)
         }
+        if lists.isEmpty, let failure { throw failure }
+        return await directory.merged(lists, limit: limit)
     }
 
     /// Every share that waited for this person to sign in (or for anyone) goes where routing sends
@@ -72,7 +89,7 @@ extension ShareService {
             let moved = logger.attempt("resuming a share after sign-in", share: share.id) {
                 try outbox.update(
                     id: share.id, state: next, at: clock(), from: [.awaitingSignIn],
-                    account: next == .awaitingDestination ? nil : user)
+                    account: share.account ?? (next == .awaitingDestination ? nil : user))
             }
             if let moved {
                 announce(.shareChanged(moved))

@@ -30,6 +30,8 @@ public final class ShareService: Sendable {
     /// Holds new shares' announcements until the start-up has run.
     let startUp = WiredLater<StartUp?>(nil)
     let directory: DestinationDirectory
+    /// Which accounts have which destinations, for a share that names no account.
+    let owners = DestinationOwners()
     /// Whether the homeserver answered the last request (the sender says; Online reads it).
     var online: Bool {
         get { onlineState.load(ordering: .relaxed) }
@@ -54,7 +56,21 @@ public final class ShareService: Sendable {
         directory = DestinationDirectory(outbox: outbox, clock: clock, logger: logger)
         intake = ShareIntake(
             outbox: outbox, stager: Stager(spool: spool, limits: limits), limits: limits,
-            uploadAhead: { sender.uploadingAhead(as: $0) }, signedInUser: { accounts.latest?.userID }, clock: clock)
+            uploadAhead: { sender.uploadingAhead(as: $0) },
+            accounts: ShareIntake.Accounts(
+                choose: { [owners] destinations in Self.account(for: destinations, accounts: accounts, owners: owners)
+                },
+                isSignedIn: { accounts.account($0) != nil }),
+            clock: clock)
+    }
+
+    /// The account a share to `destinations` goes out as when it names none: the one signed-in
+    /// account that has every destination (as the destination lists said), or else the one
+    /// signed in last.
+    static func account(for destinations: [String], accounts: Accounts, owners: DestinationOwners) -> String? {
+        let signedIn = accounts.signedIn.map(\.userID)
+        guard signedIn.count > 1 else { return signedIn.first }
+        return owners.onlyOwner(of: destinations, among: Set(signedIn)) ?? signedIn.first
     }
 
     /// Hears what the sender and the emoji verifier report, each in its order, for the life of the

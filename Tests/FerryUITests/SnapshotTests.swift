@@ -50,6 +50,16 @@ final class SnapshotTests: XCTestCase {
         XCTAssertTrue(listing.detail.contains("encrypted"))
     }
 
+    func testWithSeveralAccountsARowSaysWhoseRoomItIs() throws {
+        let listing = try XCTUnwrap(
+            DestinationListing([
+                "id": .string("!w"), "name": .string("Team"), "alias": .string("#team:work"),
+                "members": .uint32(3), "account": .string("@me:work"),
+            ]))
+        XCTAssertEqual(listing.detail(showingAccount: false), listing.detail)
+        XCTAssertEqual(listing.detail(showingAccount: true), listing.detail + " · @me:work")
+    }
+
     func testAFileURIBecomesAPathOnlyWhenLocal() {
         XCTAssertEqual(SharePreview.percentDecoded("/tmp/a%20b.png"), "/tmp/a b.png")
         XCTAssertNil(

@@ -35,7 +35,7 @@ ERROR_PREFIX = "io.github.ferryshare.Ferry.Error."
 EX_OK, EX_USAGE, EX_DATAERR, EX_NOINPUT, EX_UNAVAILABLE, EX_SOFTWARE, EX_IOERR = 0, 64, 65, 66, 69, 70, 74
 
 # The a{sv} types of Share's keys (data/dbus/io.github.ferryshare.Ferry.Share1.xml).
-INTENT_TYPES = {"uris": "as", "text": "s", "subject": "s", "message": "s", "destinations": "as"}
+INTENT_TYPES = {"uris": "as", "text": "s", "subject": "s", "message": "s", "destinations": "as", "account": "s"}
 
 DEFAULT_TIMEOUT = 20.0
 

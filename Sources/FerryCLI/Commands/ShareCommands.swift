@@ -17,12 +17,16 @@ struct OpenCommand: FerrySubcommand {
     @Argument(help: ArgumentHelp(tr("URIs or paths to share."), valueName: "URI"))
     var uris: [String]
 
+    @OptionGroup var account: AccountOption
+
     func execute() throws(CommandFailure) {
         guard !uris.isEmpty else { throw CommandFailure(ShareError.emptyShare) }
         let resolved = try uris.map { argument throws(CommandFailure) in
             SharePlan.uriScheme(argument) == nil ? try LocalPath.uri(for: argument) : argument
         }
-        try ShareSubmission.submit(["uris": .strings(resolved)])
+        var dict: [String: Variant] = ["uris": .strings(resolved)]
+        account.add(to: &dict)
+        try ShareSubmission.submit(dict)
     }
 }
 
@@ -41,12 +45,15 @@ struct SendCommand: FerrySubcommand {
     @Option(help: ArgumentHelp(tr("A message sent before the files.")))
     var message: String?
 
+    @OptionGroup var account: AccountOption
+
     func execute() throws(CommandFailure) {
         guard !files.isEmpty else { throw CommandFailure(ShareError.emptyShare) }
         let uris = try files.map { path throws(CommandFailure) in try LocalPath.uri(for: path) }
         var dict: [String: Variant] = ["uris": .strings(uris)]
         if !delivery.destinations.isEmpty { dict["destinations"] = .strings(delivery.destinations) }
         if let message { dict["message"] = .string(message) }
+        account.add(to: &dict)
         try ShareSubmission.submit(dict, wait: !delivery.noWait)
     }
 }
@@ -64,6 +71,8 @@ struct TextCommand: FerrySubcommand {
     @Option(help: ArgumentHelp(tr("A subject or title kept with the share.")))
     var subject: String?
 
+    @OptionGroup var account: AccountOption
+
     func execute() throws(CommandFailure) {
         var words = text
         if text == "-" {
@@ -76,6 +85,7 @@ struct TextCommand: FerrySubcommand {
         var dict: [String: Variant] = ["text": .string(words)]
         if !delivery.destinations.isEmpty { dict["destinations"] = .strings(delivery.destinations) }
         if let subject { dict["subject"] = .string(subject) }
+        account.add(to: &dict)
         try ShareSubmission.submit(dict, wait: !delivery.noWait)
     }
 }

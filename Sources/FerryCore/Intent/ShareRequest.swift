@@ -13,12 +13,15 @@ public struct ShareRequest: Equatable, Sendable {
     public var destinations: [String]
     /// How the request reached Ferry.
     public var source: IntakeSource
+    /// The account (a user id) it goes out as; nil: the one signed in last.
+    public var account: String?
 
     /// A request with the fields given; nothing is checked yet.
     public init(
         uris: [String] = [], text: String? = nil, subject: String? = nil, message: String? = nil,
-        destinations: [String] = [], source: IntakeSource
+        destinations: [String] = [], source: IntakeSource, account: String? = nil
     ) {
+        self.account = account
         self.uris = uris
         self.text = text
         self.subject = subject

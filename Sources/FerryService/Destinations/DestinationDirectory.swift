@@ -12,7 +12,8 @@ public typealias DestinationEntry = DestinationListing
 /// for a minute, so that a dialog filtering as someone types asks the server only for people.
 public actor DestinationDirectory {
     private let outbox: Outbox
-    private var cache: (userID: String, until: Int64, entries: [DestinationEntry])?
+    /// Each account's rooms, by user id, and until when they are fresh.
+    private var cache: [String: (until: Int64, entries: [DestinationEntry])] = [:]
     private let clock: @Sendable () -> Int64
     private let logger: Logger
 
@@ -24,11 +25,12 @@ public actor DestinationDirectory {
 
     private var names: [String: String] = [:]
 
-    public func forget() { cache = nil }
+    public func forget() { cache = [:] }
 
     /// A room's name for a person (a notification's "Sent to …"); asked once, then remembered.
     public func displayName(of roomID: String, session: Session) async -> String? {
-        if let name = names[roomID] ?? cache?.entries.first(where: { $0.id == roomID })?.name { return name }
+        let cached = cache[session.userID]?.entries.first { $0.id == roomID }
+        if let name = names[roomID] ?? cached?.name { return name }
         let rooms = Rooms(
             http: MatrixHTTP(baseURL: session.homeserver, accessToken: session.accessToken),
             userID: session.userID)
@@ -83,7 +85,24 @@ public actor DestinationDirectory {
                 }
             }
         }
-        entries.sort { a, b in
+        // Whose each destination is: a share to it goes out as that account.
+        for index in entries.indices { entries[index].account = session.userID }
+        return Self.ordered(entries, recentRank: recentRank, limit: limit)
+    }
+
+    /// Several accounts' lists as one, in the same order (recents first across accounts); a room
+    /// two accounts joined is there once for each.
+    public func merged(_ lists: [[DestinationEntry]], limit: Int) -> [DestinationEntry] {
+        let recents = logger.attempt("reading the recent rooms") { try outbox.recentRooms(limit: 50) } ?? []
+        let recentRank = Dictionary(recents.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        return Self.ordered(lists.flatMap { $0 }, recentRank: recentRank, limit: limit)
+    }
+
+    /// Recents first (the latest first), then rooms by their last activity, then people.
+    private static func ordered(
+        _ entries: [DestinationEntry], recentRank: [String: Int], limit: Int
+    ) -> [DestinationEntry] {
+        let sorted = entries.sorted { a, b in
             switch (recentRank[a.id], recentRank[b.id]) {
             case (let x?, let y?): return x < y
             case (_?, nil): return true
@@ -93,23 +112,21 @@ public actor DestinationDirectory {
                 return (a.lastActivity ?? 0) > (b.lastActivity ?? 0)
             }
         }
-        // Whose each destination is: a share to it goes out as that account.
-        for index in entries.indices { entries[index].account = session.userID }
-        return limit > 0 ? Array(entries.prefix(limit)) : entries
+        return limit > 0 ? Array(sorted.prefix(limit)) : sorted
     }
 
     private func joinedEntries(
         _ rooms: Rooms, session: Session,
         offline: Bool
     ) async throws(MatrixError) -> [DestinationEntry] {
-        if let cache, cache.userID == session.userID, cache.until > clock() || offline { return cache.entries }
+        if let cached = cache[session.userID], cached.until > clock() || offline { return cached.entries }
         let ids: [String]
         do {
             ids = try await rooms.joined()
         } catch {
             // Offline, the rooms known a while ago beat none: the share dialog can still be
             // completed, and the outbox sends when the homeserver answers again.
-            if error.kind == .transport, let cache, cache.userID == session.userID { return cache.entries }
+            if error.kind == .transport, let cached = cache[session.userID] { return cached.entries }
             throw error
         }
         let direct = try await rooms.directChats()
@@ -136,7 +153,7 @@ public actor DestinationDirectory {
                     members: summary.joinedMembers.count, encrypted: summary.encrypted,
                     lastActivity: summary.lastActivity, recent: false))
         }
-        cache = (session.userID, clock() + 60_000_000, entries)
+        cache[session.userID] = (clock() + 60_000_000, entries)
         return entries
     }
 }

@@ -10,30 +10,55 @@ public final class ShareIntake: Sendable {
     private let outbox: Outbox
     private let stager: Stager
     private let limits: Limits
-    /// Who is signed in, if anyone: a share queued now is sent as them (Share.account).
-    private let signedInUser: @Sendable () -> String?
+    /// Whether `userID`'s account is signed in, and the account a share that names none goes out
+    /// as (the one signed in last), if any (Share.account).
+    private let accounts: ShareIntake.Accounts
     private let clock: @Sendable () -> Int64
     /// Starts uploads while files are still being copied, for shares that go straight to the queue.
     private let uploadAhead: (@Sendable (_ userID: String) -> any UploadAhead)?
 
     public init(
         outbox: Outbox, stager: Stager, limits: Limits, uploadAhead: (@Sendable (_ userID: String) -> any UploadAhead)?,
-        signedInUser: @escaping @Sendable () -> String?, clock: @escaping @Sendable () -> Int64
+        accounts: ShareIntake.Accounts, clock: @escaping @Sendable () -> Int64
     ) {
         self.outbox = outbox
         self.uploadAhead = uploadAhead
         self.stager = stager
         self.limits = limits
-        self.signedInUser = signedInUser
+        self.accounts = accounts
         self.clock = clock
+    }
+
+    /// What the intake asks of the signed-in accounts.
+    public struct Accounts: Sendable {
+        /// The user id of the account a share to these destinations goes out as when it names
+        /// none, if any is signed in.
+        public var choose: @Sendable (_ destinations: [String]) -> String?
+        /// Whether this user id's account is signed in.
+        public var isSignedIn: @Sendable (_ userID: String) -> Bool
+
+        public init(
+            choose: @escaping @Sendable (_ destinations: [String]) -> String?,
+            isSignedIn: @escaping @Sendable (_ userID: String) -> Bool
+        ) {
+            self.choose = choose
+            self.isSignedIn = isSignedIn
+        }
     }
 
     public func accept(_ request: ShareRequest) throws(ShareError) -> Share {
         let plan = try SharePlan(request: request, limits: limits)
         let now = clock()
         let id = ShareID.make(milliseconds: UInt64(now / 1000))
-        let user = signedInUser()
-        let state = Routing.route(destinations: plan.destinations, signedIn: user != nil)
+        if let requested = request.account, Destination.kind(of: requested) != .userID {
+            throw .invalidArgument(
+                // TRANSLATORS: “account” is the name of an option; keep it as it is.
+                tr("“account” must be a Matrix user id, such as @me:example.org."))
+        }
+        // A share for an account that is not signed in waits for that account, and only it.
+        let user = request.account ?? accounts.choose(plan.destinations)
+        let signedIn = user.map(accounts.isSignedIn) ?? false
+        let state = Routing.route(destinations: plan.destinations, signedIn: signedIn)
         // Only a share a person already sent somewhere is uploaded early: nothing reaches the
         // server before someone has chosen where it goes.
         let ahead = state == .queued ? user.flatMap { uploadAhead?($0) } : nil
@@ -45,7 +70,7 @@ public final class ShareIntake: Sendable {
             suggestedDestinations: plan.suggestedDestinations)
         let share = Share(
             id: id, intent: intent, state: state, created: now, updated: now,
-            account: state == .queued ? user : nil)
+            account: request.account ?? (state == .queued ? user : nil))
         do throws(OutboxError) {
             try outbox.insert(share)
         } catch {

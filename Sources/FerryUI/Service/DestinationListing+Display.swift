@@ -6,6 +6,17 @@ extension DestinationListing {
     /// The name to show: the room's name, else its alias, the person, or the id.
     public var displayName: String { [name, alias ?? "", userID ?? ""].first { !$0.isEmpty } ?? id }
 
+    /// The second line of its row, ending with whose room it is when `showingAccount` (the list
+    /// holds several accounts' rooms).
+    public func detail(showingAccount: Bool) -> String {
+        guard showingAccount, let account else { return detail }
+        let plain = detail
+        if plain.isEmpty { return account }
+        // TRANSLATORS: a row's second line in "Share to" with several accounts signed in; {detail} is the rest of
+        // the line, "#team:example.org · 3 members", {account} the user id of the account the room is in.
+        return tr("{detail} · {account}", ["detail": plain, "account": account])
+    }
+
     /// The second line of its row.
     public var detail: String {
         let plain: String

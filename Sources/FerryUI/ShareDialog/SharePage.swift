@@ -19,6 +19,8 @@ import GtkAdapter
     private let spinner = DelayedSpinner()
     private var generation = 0
     private var shown: [DestinationListing] = []
+    /// The list holds several accounts' rooms: each row says whose it is.
+    private var showsAccounts = false
 
     /// The ticked destinations, in the order they were ticked; kept while the search changes.
     private(set) var chosen: [DestinationListing] = []
@@ -89,6 +91,8 @@ import GtkAdapter
         }
         recentList.removeAll()
         allList.removeAll()
+        // Several accounts' rooms: each row says whose it is.
+        showsAccounts = Set(options.compactMap(\.account)).count > 1
         let recent = options.filter(\.recent)
         let rest = options.filter { !$0.recent }
         recent.forEach { recentList.append(row(for: $0)) }
@@ -120,7 +124,8 @@ import GtkAdapter
 
     private func row(for option: DestinationListing) -> Row {
         let name = SafeDisplay.escaped(option.displayName)
-        let row = Row(title: name, subtitle: SafeDisplay.escaped(option.detail))
+        let detail = option.detail(showingAccount: showsAccounts)
+        let row = Row(title: name, subtitle: SafeDisplay.escaped(detail))
         row.addPrefix(Avatar(name: option.displayName, size: 32))
         if option.encrypted {
             // A lock beside the name: what is shared there is end-to-end encrypted.
@@ -142,7 +147,7 @@ import GtkAdapter
         row.addSuffix(check)
         row.activates(check)
         row.accessibleName = name
-        row.setAccessibleDescription(option.detail)
+        row.setAccessibleDescription(detail)
         return row
     }
 

@@ -1,0 +1,33 @@
+import FerryCore
+import Synchronization
+
+/// Which accounts can reach each destination, as their destination lists last said (joined
+/// rooms by id and alias, people with a direct chat): a share that names no account goes out as
+/// the one account that has all its destinations. Kept while the lists' rooms are refreshed, so
+/// that a share completed in the dialog a while after it listed them still finds its account.
+public final class DestinationOwners: Sendable {
+    private let owners = Mutex<[String: Set<String>]>([:])
+
+    public init() {}
+
+    /// `userID`'s destinations as its list says them now; what it listed before is replaced.
+    func record(_ entries: [DestinationEntry], of userID: String) {
+        owners.withLock { owners in
+            for key in owners.keys { owners[key]?.remove(userID) }
+            for entry in entries {
+                for name in [entry.id, entry.alias, entry.userID].compactMap({ $0 }) {
+                    owners[name, default: []].insert(userID)
+                }
+            }
+        }
+    }
+
+    /// The account among `signedIn` that has every one of `destinations`, when exactly one has.
+    func onlyOwner(of destinations: [String], among signedIn: Set<String>) -> String? {
+        guard !destinations.isEmpty else { return nil }
+        let common = owners.withLock { owners in
+            destinations.reduce(signedIn) { common, destination in common.intersection(owners[destination] ?? []) }
+        }
+        return common.count == 1 ? common.first : nil
+    }
+}

@@ -1,0 +1,41 @@
+import FerryContract
+import Testing
+@testable import FerryService
+
+/// A share that names no account goes out as the one account that has all its destinations.
+struct DestinationOwnersTests {
+    let owners = DestinationOwners()
+    let both: Set = ["@me:work", "@me:home"]
+
+    init() {
+        owners.record(
+            [
+                DestinationListing(id: "!shared", kind: .room, name: "Both"),
+                DestinationListing(id: "!w", kind: .room, name: "Work", alias: "#team:work"),
+            ], of: "@me:work")
+        owners.record(
+            [
+                DestinationListing(id: "!shared", kind: .room, name: "Both"),
+                DestinationListing(id: "!dm", kind: .direct, name: "Mum", userID: "@mum:home"),
+            ], of: "@me:home")
+    }
+
+    @Test func aDestinationOnlyOneAccountHasIsThatAccounts() {
+        #expect(owners.onlyOwner(of: ["!w"], among: both) == "@me:work")
+        #expect(owners.onlyOwner(of: ["#team:work"], among: both) == "@me:work", "by its alias too")
+        #expect(owners.onlyOwner(of: ["@mum:home"], among: both) == "@me:home", "a person by their direct chat")
+    }
+
+    @Test func aRoomBothHaveOrNoneHasOrAMixtureNamesNobody() {
+        #expect(owners.onlyOwner(of: ["!shared"], among: both) == nil)
+        #expect(owners.onlyOwner(of: ["!unknown"], among: both) == nil)
+        #expect(owners.onlyOwner(of: ["!w", "@mum:home"], among: both) == nil)
+        #expect(owners.onlyOwner(of: [], among: both) == nil)
+    }
+
+    @Test func onlySignedInAccountsCountAndANewListReplacesTheOld() {
+        #expect(owners.onlyOwner(of: ["!shared"], among: ["@me:home"]) == "@me:home")
+        owners.record([DestinationListing(id: "!shared", kind: .room, name: "Both")], of: "@me:work")
+        #expect(owners.onlyOwner(of: ["!w"], among: both) == nil, "work left !w")
+    }
+}

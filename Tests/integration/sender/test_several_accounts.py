@@ -1,0 +1,112 @@
+"""Several accounts signed in at once, on two Synapses with different server names: each lists its
+rooms, each share goes out as the account it names, and signing one out holds back its shares only.
+Everything is read back from the rooms as each Synapse serves them."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ferryenv import EX_OK, file_uri, write_png
+from matrixflow import (bodies, complete_share, get_status, list_destinations, sign_in, sign_in_with_token,
+                        sign_out, wait_for_state)
+
+
+@pytest.fixture(scope="module")
+def second_homeserver(new_homeserver):
+    """A Synapse of its own name, beside the shared one."""
+    return new_homeserver(server_name="second.test")
+
+
+def two_accounts(new_session, homeserver, second_homeserver):
+    """Ferry signed in as Ann on the shared server (password) and as Bo on the second (token)."""
+    ann, bo = homeserver.new_user("ann"), second_homeserver.new_user("bo")
+    ann_room = homeserver.create_room(ann.token, name="Ann's room")
+    bo_room = second_homeserver.create_room(bo.token, name="Bo's room")
+    session = new_session()
+    sign_in(session, homeserver, ann)
+    bo_token, _device = second_homeserver.login(bo.user_id, bo.password)
+    sign_in_with_token(session, second_homeserver, bo_token)
+    return session, (ann, ann_room), (bo, bo_room)
+
+
+def test_both_accounts_are_listed_and_one_share_each_goes_out_as_its_own(
+        new_session, homeserver, second_homeserver, tmp_path):
+    # Given Ferry signed in to two homeservers
+    session, (ann, ann_room), (bo, bo_room) = two_accounts(new_session, homeserver, second_homeserver)
+
+    # Then the status and `ferry accounts` list both, each with its own device
+    listed = {a["user-id"]: a for a in get_status(session)["accounts"]}
+    assert set(listed) == {ann.user_id, bo.user_id}
+    assert listed[ann.user_id]["homeserver"].rstrip("/") == homeserver.base_url
+    assert listed[bo.user_id]["homeserver"].rstrip("/") == second_homeserver.base_url
+    assert all(a["device-id"] for a in listed.values())
+    done = session.ferry("accounts", "--json")
+    assert done.returncode == EX_OK, done.stderr
+    assert {a["user_id"] for a in json.loads(done.stdout)} == {ann.user_id, bo.user_id}
+
+    # And the destinations of both, each saying whose it is
+    found = {d["id"]: d for d in list_destinations(session).expect_ok()}
+    assert found[ann_room]["account"] == ann.user_id and found[bo_room]["account"] == bo.user_id
+
+    # When a photo goes to Ann's room as Ann, and a text to Bo's room as Bo (by the command line)
+    photo = session.share_ok(uris=[file_uri(write_png(tmp_path / "harbour.png"))], destinations=[ann_room],
+                             account=ann.user_id)
+    done = session.ferry("text", "to Bo's room", "--to", bo_room, "--account", bo.user_id)
+    assert done.returncode == EX_OK, done.stderr
+    text = done.stdout.strip()
+
+    # Then each is sent, from the right sender, once, and only to its own server's room
+    assert wait_for_state(session, photo, "sent")["account"] == ann.user_id
+    assert wait_for_state(session, text, "sent")["account"] == bo.user_id
+    ann_events = homeserver.messages(ann.token, ann_room)
+    bo_events = second_homeserver.messages(bo.token, bo_room)
+    assert bodies(ann_events) == ["harbour.png"] and [e["sender"] for e in ann_events] == [ann.user_id]
+    assert bodies(bo_events) == ["to Bo's room"] and [e["sender"] for e in bo_events] == [bo.user_id]
+
+    # When a share that names no account is completed to Ann's room (as the dialog does), while
+    # Bo is the account signed in last
+    chosen = session.share_ok(text="chosen in the dialog")
+    complete_share(session, chosen, [ann_room]).expect_ok()
+
+    # Then it goes out as Ann, whose room it is
+    assert wait_for_state(session, chosen, "sent")["account"] == ann.user_id
+    assert bodies(homeserver.messages(ann.token, ann_room)) == ["harbour.png", "chosen in the dialog"]
+
+
+def test_a_signed_out_accounts_share_waits_for_it_while_the_others_go_and_then_goes_once(
+        new_session, homeserver, second_homeserver):
+    # Given two accounts, and the one signed in last (Bo) signed out
+    session, (ann, ann_room), (bo, bo_room) = two_accounts(new_session, homeserver, second_homeserver)
+    sign_out(session)
+    assert [a["user-id"] for a in get_status(session)["accounts"]] == [ann.user_id]
+
+    # When a share is made as Bo, and one as Ann
+    for_bo = session.share_ok(text="for Bo, later", destinations=[bo_room], account=bo.user_id)
+    for_ann = session.share_ok(text="for Ann, now", destinations=[ann_room], account=ann.user_id)
+
+    # Then Ann's goes, and Bo's waits for Bo (never sent as Ann)
+    assert wait_for_state(session, for_ann, "sent")["account"] == ann.user_id
+    waiting = wait_for_state(session, for_bo, "awaiting-sign-in")
+    assert waiting["account"] == bo.user_id
+    assert bodies(homeserver.messages(ann.token, ann_room)) == ["for Ann, now"]
+    assert second_homeserver.messages(bo.token, bo_room) == []
+
+    # When Bo signs in again
+    sign_in(session, second_homeserver, bo)
+
+    # Then Bo's share goes out as Bo, once
+    wait_for_state(session, for_bo, "sent")
+    events = second_homeserver.messages(bo.token, bo_room)
+    assert bodies(events) == ["for Bo, later"] and [e["sender"] for e in events] == [bo.user_id]
+
+
+def test_a_share_for_an_account_that_is_not_a_user_id_is_refused(new_session, homeserver, second_homeserver):
+    session, (ann, ann_room), _ = two_accounts(new_session, homeserver, second_homeserver)
+
+    reply = session.share(text="where to?", destinations=[ann_room], account="ann")
+
+    assert reply.error_name == "io.github.ferryshare.Ferry.Error.InvalidArgument"
+    assert "“account” must be a Matrix user id" in reply.error_message
+    assert session.share_ids() == []
