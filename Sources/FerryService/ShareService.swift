@@ -58,8 +58,7 @@ public final class ShareService: Sendable {
             outbox: outbox, stager: Stager(spool: spool, limits: limits), limits: limits,
             uploadAhead: { sender.uploadingAhead(as: $0) },
             accounts: ShareIntake.Accounts(
-                choose: { [owners] destinations in Self.account(for: destinations, accounts: accounts, owners: owners)
-                },
+                choose: { [owners] in Self.account(for: $0, accounts: accounts, owners: owners) },
                 isSignedIn: { accounts.account($0) != nil }),
             clock: clock)
     }
