@@ -32,8 +32,10 @@ public enum Share1Method: String, CaseIterable, Sendable {
     case retry = "Retry"
     /// Signs in with a password, an access token or the browser (single sign-on).
     case signIn = "SignIn"
-    /// Signs out; the token is ended at the server.
+    /// Signs the account signed in last out; the token is ended at the server.
     case signOut = "SignOut"
+    /// Signs one account out, by its user id; the others stay signed in.
+    case signOutAccount = "SignOutAccount"
     /// How a homeserver lets people sign in.
     case getLoginFlows = "GetLoginFlows"
     /// Rooms, direct chats and people to share to, recents first, filtered by a query.

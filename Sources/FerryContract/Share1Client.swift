@@ -62,9 +62,11 @@ public enum Share1 {
         }
     }
 
-    /// `SignOut()`: the service also ends the token at the homeserver, so it may take a moment.
-    public static func signOut() -> Share1Call<Void> {
-        Share1Call(method: .signOut, arguments: [], timeout: 60_000) { _ in () }
+    /// `SignOut()`, or `SignOutAccount(s)` for one account: the service also ends the token at
+    /// the homeserver, so it may take a moment.
+    public static func signOut(account: String? = nil) -> Share1Call<Void> {
+        guard let account else { return Share1Call(method: .signOut, arguments: [], timeout: 60_000) { _ in () } }
+        return Share1Call(method: .signOutAccount, arguments: [.string(account)], timeout: 60_000) { _ in () }
     }
 
     /// `GetLoginFlows(s)` → how the homeserver lets people sign in (the service asks it).

@@ -17,7 +17,8 @@ public enum Share1Request: Sendable {
     case completeShare(id: String, destinations: [String], message: String)
     case retry(id: String)
     case signIn(SignInRequest)
-    case signOut
+    /// `account` nil: the account signed in last (`SignOut`).
+    case signOut(account: String?)
     case getLoginFlows(homeserver: String)
     case listDestinations(query: String, limit: Int)
     case getStatus
@@ -57,7 +58,8 @@ public enum Share1Request: Sendable {
         case .signIn:
             guard case .dictionary(let dict)? = first else { throw Self.takes(method, "a{sv}") }
             self = .signIn(try SignInRequest(dict))
-        case .signOut: self = .signOut
+        case .signOut: self = .signOut(account: nil)
+        case .signOutAccount: self = .signOut(account: try Self.string(first, method, "s"))
         case .getLoginFlows: self = .getLoginFlows(homeserver: try Self.string(first, method, "s"))
         case .listDestinations:
             let query = try Self.string(first, method, "s, u")
@@ -107,7 +109,7 @@ public enum Share1Request: Sendable {
         case .completeShare: return .completeShare
         case .retry: return .retry
         case .signIn: return .signIn
-        case .signOut: return .signOut
+        case .signOut(let account): return account == nil ? .signOut : .signOutAccount
         case .getLoginFlows: return .getLoginFlows
         case .listDestinations: return .listDestinations
         case .getStatus: return .getStatus

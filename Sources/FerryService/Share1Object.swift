@@ -183,8 +183,8 @@ final class Share1Object: Sendable {
                         deviceID: session.deviceID
                     ).dictionary)
             ]
-        case .signOut:
-            await accounts.signOut()
+        case .signOut(let account):
+            try await accounts.signOut(account)
             return []
         case .getLoginFlows(let homeserver):
             return [.dictionary(try await accounts.loginFlows(homeserver: homeserver).dictionary)]

@@ -45,10 +45,18 @@ public final class AccountService: Sendable {
         return session
     }
 
-    /// Signs the account a call speaks as (the one signed in last) out here and at the server;
-    /// its device's keys go, and its queued shares wait for its next sign-in. Other accounts stay.
-    public func signOut() async {
-        guard let account = accounts.latest else { return }
+    /// Signs `userID`'s account (nil: the one signed in last) out here and at the server; its
+    /// device's keys go, and its queued shares wait for its next sign-in. Other accounts stay.
+    public func signOut(_ userID: String?) async throws(ShareError) {
+        let account: Account
+        if let userID {
+            guard let named = accounts.account(userID) else { throw .notSignedIn }
+            account = named
+        } else {
+            // Nobody signed in: signing out asks nothing of anyone.
+            guard let latest = accounts.latest else { return }
+            account = latest
+        }
         await account.signOut(remote: true)
         await encryptions.of(account.userID).forget(userID: account.userID)
         await shares.signedOut(account.userID)

@@ -7,8 +7,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from gi.repository import GLib
 
-from ferryenv import EX_OK, file_uri, write_png
+from ferryenv import EX_OK, EX_USAGE, file_uri, write_png
 from matrixflow import (bodies, complete_share, get_status, list_destinations, sign_in, sign_in_with_token,
                         sign_out, wait_for_state)
 
@@ -110,3 +111,28 @@ def test_a_share_for_an_account_that_is_not_a_user_id_is_refused(new_session, ho
     assert reply.error_name == "io.github.ferryshare.Ferry.Error.InvalidArgument"
     assert "“account” must be a Matrix user id" in reply.error_message
     assert session.share_ids() == []
+
+
+def test_signing_out_names_the_account_when_several_are_signed_in(new_session, homeserver, second_homeserver):
+    # Given two accounts
+    session, (ann, _), (bo, _) = two_accounts(new_session, homeserver, second_homeserver)
+
+    # When `ferry logout` names none, it signs nobody out and says which there are
+    done = session.ferry("logout")
+    assert done.returncode == EX_USAGE, done.stderr
+    assert ann.user_id in done.stderr and bo.user_id in done.stderr and "--account" in done.stderr
+    assert {a["user-id"] for a in get_status(session)["accounts"]} == {ann.user_id, bo.user_id}
+
+    # When it names Ann, Ann alone is signed out, here and at her server
+    done = session.ferry("logout", "--account", ann.user_id)
+    assert done.returncode == EX_OK, done.stderr
+    assert [a["user-id"] for a in get_status(session)["accounts"]] == [bo.user_id]
+
+    # And an account that is not signed in is refused by name
+    reply = session.gdbus_call("SignOutAccount", GLib.Variant("s", ann.user_id))
+    assert reply.error_name == "io.github.ferryshare.Ferry.Error.NotSignedIn"
+
+    # And with one account left, `ferry logout` needs no --account
+    done = session.ferry("logout")
+    assert done.returncode == EX_OK, done.stderr
+    assert get_status(session)["accounts"] == []
