@@ -15,6 +15,9 @@ import GtkAdapter
     private let deviceRow = Row(title: tr("This Device"))
     private let verifyButton = Button(tr("Verify…"))
     private let setUpButton = Button(tr("Set Up…"))
+    /// The other signed-in accounts (the rows above are the one signed in last), each with Sign Out.
+    private let otherAccounts = ListBox()
+    private let addAccountButton = Button(tr("Add Account…"))
     private let sharesList = ListBox()
     private let emptyNotice = Label(
         // TRANSLATORS: “Open With → Ferry” is the file manager's menu; use its words in your language.
@@ -45,6 +48,10 @@ import GtkAdapter
         setUpButton.accessibleName = tr("Set up recovery")
         deviceRow.addSuffix(setUpButton)
         accountList.append(deviceRow)
+        otherAccounts.accessibleName = tr("Other accounts")
+        otherAccounts.isVisible = false
+        addAccountButton.horizontalAlignment = .start
+        addAccountButton.isVisible = false
         sharesList.accessibleName = tr("Recent shares")
         emptyNotice.setMargins(18)
         emptyNotice.isVisible = false
@@ -52,7 +59,7 @@ import GtkAdapter
         let column = Box(
             .vertical, spacing: 12,
             [
-                Label(tr("Account"), style: "heading"), accountList,
+                Label(tr("Account"), style: "heading"), accountList, otherAccounts, addAccountButton,
                 Label(tr("Recent Shares"), style: "heading"), sharesList, emptyNotice,
             ])
         column.setMargins(top: 18, bottom: 18, start: 12, end: 12)
@@ -61,6 +68,7 @@ import GtkAdapter
         window.setContent(scroller)
 
         accountButton.onClick { [weak self] in self?.accountButtonClicked() }
+        addAccountButton.onClick { [weak self] in self?.app.openSignIn() }
         verifyButton.onClick { [weak self] in self?.app.openVerify() }
         setUpButton.onClick { [weak self] in self?.app.openSetUpRecovery() }
         window.onCloseRequest { [weak self] in
@@ -97,6 +105,8 @@ import GtkAdapter
         // TRANSLATORS: the accessible name of the account's row; {account} is a Matrix user id or "Not signed in".
         accountRow.accessibleName = tr("Account: {account}", ["account": accountRow.title])
         showDevice(account)
+        addAccountButton.isVisible = account.signedIn
+        reloadOtherAccounts()
     }
 
     private func showDevice(_ account: AccountState) {
@@ -113,6 +123,41 @@ import GtkAdapter
         // TRANSLATORS: the accessible name of the device's row; {verification} is one of the "Verified: …" or "Not
         // verified: …" lines.
         deviceRow.accessibleName = tr("This device: {verification}", ["verification": deviceRow.subtitle])
+    }
+
+    /// The accounts signed in besides the one shown above, asked afresh whenever the account changes.
+    private func reloadOtherAccounts() {
+        service.accounts { [weak self] accounts in
+            guard let self else { return }
+            let shown = self.service.account.accountID
+            self.otherAccounts.removeAll()
+            let others = accounts.filter { $0.userID != shown }
+            for account in others { self.otherAccounts.append(self.row(for: account)) }
+            self.otherAccounts.isVisible = !others.isEmpty
+        }
+    }
+
+    private func row(for account: AccountListing) -> Row {
+        let user = SafeDisplay.escaped(account.userID)
+        let row = Row(title: user, subtitle: SafeDisplay.escaped(account.homeserver))
+        row.addPrefix(Icon(name: "avatar-default-symbolic", pixelSize: 32))
+        let signOut = Button(tr("Sign Out"))
+        // TRANSLATORS: the accessible name of another account's Sign Out button; {account} is a Matrix user id.
+        signOut.accessibleName = tr("Sign out {account}", ["account": user])
+        signOut.verticalAlignment = .center
+        signOut.onClick { [weak self, weak signOut, weak row] in
+            signOut?.isBusy = true
+            self?.service.signOut(account: account.userID) { result in
+                signOut?.isBusy = false
+                if case .failure(let error) = result { row?.subtitle = error.sentence }
+                self?.service.refreshAccount()
+                self?.reloadOtherAccounts()
+            }
+        }
+        row.addSuffix(signOut)
+        // TRANSLATORS: the accessible name of another account's row; {account} is a Matrix user id.
+        row.accessibleName = tr("Account: {account}", ["account": user])
+        return row
     }
 
     private func accountButtonClicked() {

@@ -121,8 +121,14 @@ import GLibAdapter
         client.call(Share1.signIn(request)) { completion($0.map(\.userID)) }
     }
 
-    public func signOut(_ completion: @escaping (Result<Void, BusError>) -> Void) {
-        client.call(Share1.signOut(), completion: completion)
+    /// Signs `account` out (nil: the account signed in last, the one the properties describe).
+    public func signOut(account: String? = nil, _ completion: @escaping (Result<Void, BusError>) -> Void) {
+        client.call(Share1.signOut(account: account), completion: completion)
+    }
+
+    /// Every signed-in account, as GetStatus lists them; none when the service cannot say.
+    public func accounts(_ completion: @escaping ([AccountListing]) -> Void) {
+        client.call(Share1.getStatus()) { completion((try? $0.get())?.accounts ?? []) }
     }
 
     /// Verifies Ferry's device with the recovery key or its passphrase (one field for either);

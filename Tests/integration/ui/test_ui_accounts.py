@@ -1,0 +1,67 @@
+"""Two accounts signed in, as a person meets them: the main window lists both, with Sign Out for
+each and "Add Account…", and the share dialog says whose each room is. Under Xvfb, through AT-SPI,
+against a real Synapse."""
+
+from __future__ import annotations
+
+from ferryenv import wait_for
+from matrixflow import get_status, sign_in
+from test_ui_delivery import open_dialog, open_with_ferry, picture
+from test_ui_dialog import keep_screenshot
+from uidesktop import T, click, find, signed_out, ui_app, windows
+
+
+def main_window(ui):
+    ui.stop_ui()
+    done = ui.session.run("gapplication", "launch", "io.github.ferryshare.Ferry")
+    assert done.returncode == 0, done.stderr
+    return wait_for(lambda: [w for w in windows(ui_app()) if w.name == "Ferry"], timeout=15, what="the main window")[0]
+
+
+def test_two_accounts_are_listed_each_room_says_whose_it_is_and_one_signs_out_alone(ui, homeserver, tmp_path):
+    # Given Ferry signed in as a work account and then a personal one, each with a room
+    work, home = homeserver.new_user("work"), homeserver.new_user("home")
+    homeserver.create_room(work.token, name="Work harbour")
+    homeserver.create_room(home.token, name="Home harbour")
+    signed_out(ui.session)
+    sign_in(ui.session, homeserver, work)
+    sign_in(ui.session, homeserver, home)
+    try:
+        # When the share dialog lists where a picture can go
+        open_with_ferry(ui.session, picture(ui.session, "two-accounts.png", seed=31))
+        dialog = open_dialog(ui, "two-accounts.png")
+
+        # Then each room's second line ends with the account it belongs to
+        find(dialog, lambda name: name.endswith(f" · {work.user_id}"), timeout=20)
+        find(dialog, lambda name: name.endswith(f" · {home.user_id}"), timeout=5)
+        keep_screenshot(ui, tmp_path, "share-dialog-accounts.png")
+
+        # When the main window is opened
+        window = main_window(ui)
+
+        # Then it shows the account signed in last above, the other below with its own Sign Out,
+        # and a way to add another
+        find(window, T("Account: {account}", account=home.user_id), timeout=15)
+        find(window, T("Account: {account}", account=work.user_id), timeout=15)
+        find(window, T("Add Account…"), "push button")
+        keep_screenshot(ui, tmp_path, "main-window-accounts.png")
+
+        # When the work account's Sign Out is pressed
+        click(find(window, T("Sign out {account}", account=work.user_id), "push button"))
+
+        # Then it alone is signed out, and its row goes
+        wait_for(lambda: [a["user-id"] for a in get_status(ui.session)["accounts"]] == [home.user_id], timeout=30,
+                 what="the work account signed out, the personal one not")
+        wait_for(lambda: not [w for w in windows(ui_app()) if w.name == "Ferry"]
+                 or _gone(window, T("Account: {account}", account=work.user_id)), timeout=15,
+                 what="the work account's row gone")
+    finally:
+        signed_out(ui.session)
+
+
+def _gone(window, name: str) -> bool:
+    try:
+        find(window, name, timeout=0.5)
+    except AssertionError:
+        return True
+    return False
