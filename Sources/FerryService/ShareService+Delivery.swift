@@ -98,6 +98,8 @@ extension ShareService {
     func senderFinished(_ share: Share) {
         announcePendingWork()
         let session = (share.account.flatMap(accounts.account) ?? accounts.latest)?.current
+        // With several accounts, the notification says which one sent it.
+        let sender = accounts.signedIn.count > 1 ? session?.userID : nil
         Task { [directory, announcements] in
             await directory.forget()
             var names: [String] = []
@@ -108,7 +110,10 @@ extension ShareService {
                 } else {
                     name = nil
                 }
-                names.append(name ?? delivery.destination)
+                let shown = name ?? delivery.destination
+                // TRANSLATORS: a room in a notification's "Sent to …" with several accounts signed in; {room} is its
+                // name, {account} the Matrix user id it was sent as.
+                names.append(sender.map { tr("{room} (as {account})", ["room": shown, "account": $0]) } ?? shown)
             }
             announcements.value(.finished(share, destinationNames: names))
         }

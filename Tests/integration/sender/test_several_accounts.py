@@ -10,8 +10,9 @@ import pytest
 from gi.repository import GLib
 
 from ferryenv import EX_OK, EX_USAGE, file_uri, write_png
-from matrixflow import (bodies, complete_share, get_status, list_destinations, sign_in, sign_in_with_token,
-                        sign_out, wait_for_state)
+from matrixflow import (bodies, complete_share, get_status, list_destinations, notification_text, sign_in,
+                        sign_in_with_token, sign_out, start_notification_server, wait_for_notification,
+                        wait_for_state)
 
 
 @pytest.fixture(scope="module")
@@ -34,8 +35,9 @@ def two_accounts(new_session, homeserver, second_homeserver):
 
 def test_both_accounts_are_listed_and_one_share_each_goes_out_as_its_own(
         new_session, homeserver, second_homeserver, tmp_path):
-    # Given Ferry signed in to two homeservers
+    # Given Ferry signed in to two homeservers, and a notification server
     session, (ann, ann_room), (bo, bo_room) = two_accounts(new_session, homeserver, second_homeserver)
+    record = start_notification_server(session)
 
     # Then the status and `ferry accounts` list both, each with its own device
     listed = {a["user-id"]: a for a in get_status(session)["accounts"]}
@@ -65,6 +67,9 @@ def test_both_accounts_are_listed_and_one_share_each_goes_out_as_its_own(
     bo_events = second_homeserver.messages(bo.token, bo_room)
     assert bodies(ann_events) == ["harbour.png"] and [e["sender"] for e in ann_events] == [ann.user_id]
     assert bodies(bo_events) == ["to Bo's room"] and [e["sender"] for e in bo_events] == [bo.user_id]
+    # And the notification says which account sent it
+    wait_for_notification(record, lambda n: f"(as {ann.user_id})" in notification_text(n),
+                          what="a notification naming Ann's account")
 
     # When a share that names no account is completed to Ann's room (as the dialog does), while
     # Bo is the account signed in last
