@@ -18,6 +18,7 @@ import GtkAdapter
     /// The other signed-in accounts (the rows above are the one signed in last), each with Sign Out.
     private let otherAccounts = ListBox()
     private let addAccountButton = Button(tr("Add Account…"))
+    private let accountHeading = Label(tr("Account"), style: "heading")
     private let sharesList = ListBox()
     private let emptyNotice = Label(
         // TRANSLATORS: “Open With → Ferry” is the file manager's menu; use its words in your language.
@@ -59,7 +60,7 @@ import GtkAdapter
         let column = Box(
             .vertical, spacing: 12,
             [
-                Label(tr("Account"), style: "heading"), accountList, otherAccounts, addAccountButton,
+                accountHeading, accountList, otherAccounts, addAccountButton,
                 Label(tr("Recent Shares"), style: "heading"), sharesList, emptyNotice,
             ])
         column.setMargins(top: 18, bottom: 18, start: 12, end: 12)
@@ -134,6 +135,8 @@ import GtkAdapter
             let others = accounts.filter { $0.userID != shown }
             for account in others { self.otherAccounts.append(self.row(for: account)) }
             self.otherAccounts.isVisible = !others.isEmpty
+            // TRANSLATORS: the main window's heading above several signed-in accounts.
+            self.accountHeading.text = others.isEmpty ? tr("Account") : tr("Accounts")
         }
     }
 
