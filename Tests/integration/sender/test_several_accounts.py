@@ -4,12 +4,17 @@ Everything is read back from the rooms as each Synapse serves them."""
 
 from __future__ import annotations
 
+import collections
 import json
+import os
+import random
+import signal
+import time
 
 import pytest
 from gi.repository import GLib
 
-from ferryenv import EX_OK, EX_USAGE, file_uri, write_png
+from ferryenv import EX_OK, EX_USAGE, file_uri, wait_for, write_png
 from matrixflow import (bodies, complete_share, get_status, list_destinations, notification_text, sign_in,
                         sign_in_with_token, sign_out, start_notification_server, wait_for_notification,
                         wait_for_state)
@@ -141,3 +146,31 @@ def test_signing_out_names_the_account_when_several_are_signed_in(new_session, h
     done = session.ferry("logout")
     assert done.returncode == EX_OK, done.stderr
     assert get_status(session)["accounts"] == []
+
+
+def test_kills_during_a_two_account_drain_send_every_share_once_as_its_own_account(
+        new_session, homeserver, second_homeserver):
+    # Given two accounts, and 40 texts queued for them in turn, the service killed (SIGKILL) five
+    # times at random moments while they go out
+    session, (ann, ann_room), (bo, bo_room) = two_accounts(new_session, homeserver, second_homeserver)
+    rng = random.Random(int(os.environ.get("FERRY_CHAOS_SEED", "20261128")))
+    kills = set(rng.sample(range(40), 5))
+    for i in range(40):
+        account, room = (ann.user_id, ann_room) if i % 2 == 0 else (bo.user_id, bo_room)
+        done = session.ferry("text", f"drain {i}", "--to", room, "--account", account, "--no-wait", timeout=60)
+        assert done.returncode == EX_OK, (i, done.stderr)
+        if i in kills:
+            time.sleep(rng.uniform(0, 0.3))
+            session.kill_service(signal.SIGKILL)
+
+    # Then every share is sent
+    wait_for(lambda: all(s["state"] == "sent" for s in session.list_shares()), timeout=300,
+             what="every share sent after the kills")
+
+    # And each room holds its account's texts exactly once, each from that account
+    for server, user, room, parity in ((homeserver, ann, ann_room, 0), (second_homeserver, bo, bo_room, 1)):
+        events = server.messages(user.token, room)
+        assert {e["sender"] for e in events} == {user.user_id}
+        counts = collections.Counter(bodies(events))
+        assert sorted(counts) == sorted(f"drain {i}" for i in range(parity, 40, 2)), "a share is missing or misplaced"
+        assert [body for body, n in counts.items() if n != 1] == [], "a share arrived twice"
