@@ -46,6 +46,13 @@ public final class Accounts: Sendable {
         known.withLock { $0.first { $0.userID == userID } }.flatMap { $0.isSignedIn ? $0 : nil }
     }
 
+    /// The account a call speaks as: `userID`'s when it names one (nil when that one is not
+    /// signed in), else the one signed in last.
+    public func speaking(as userID: String?) -> Account? {
+        guard let userID else { return latest }
+        return account(userID)
+    }
+
     /// Returns once every stored sign-in's token has been read.
     public func tokenRead() async {
         for account in known.withLock({ $0 }) { await account.tokenRead() }

@@ -84,15 +84,21 @@ public enum Share1 {
     /// `VerifyDevice(a{sv})` → the device's verification (the service reads secret storage and
     /// uploads a signature; a passphrase also runs its key derivation first).
     /// The answer is the device's verification: "verified", or what it is instead.
-    public static func verifyDevice(_ secret: DeviceSecret) -> Share1Call<String> {
-        Share1Call(method: .verifyDevice, arguments: [.dictionary(secret.dictionary)], timeout: 120_000) {
+    /// `account`: whose device (nil: the account signed in last's).
+    public static func verifyDevice(_ secret: DeviceSecret, account: String? = nil) -> Share1Call<String> {
+        var options = secret.dictionary
+        if let account { options["account"] = .string(account) }
+        return Share1Call(method: .verifyDevice, arguments: [.dictionary(options)], timeout: 120_000) {
             $0.first?.dictionaryValue.map { $0["verification"]?.stringValue ?? "" }
         }
     }
 
     /// `StartEmojiVerification(a{sv})` → the verification; `deviceID` nil asks every other device.
-    public static func startEmojiVerification(deviceID: String?) -> Share1Call<EmojiVerificationReport> {
-        let options: [String: Variant] = deviceID.map { ["device-id": .string($0)] } ?? [:]
+    public static func startEmojiVerification(
+        deviceID: String?, account: String? = nil
+    ) -> Share1Call<EmojiVerificationReport> {
+        var options: [String: Variant] = deviceID.map { ["device-id": .string($0)] } ?? [:]
+        if let account { options["account"] = .string(account) }
         return Share1Call(method: .startEmojiVerification, arguments: [.dictionary(options)], timeout: 60_000) {
             $0.first?.dictionaryValue.flatMap(EmojiVerificationReport.init)
         }
@@ -120,8 +126,9 @@ public enum Share1 {
     }
 
     /// `SetUpCrossSigning(a{sv})` → the new recovery key (shown once) and the device's verification.
-    public static func setUpCrossSigning(password: String?) -> Share1Call<CrossSigningSetUp> {
-        let auth: [String: Variant] = password.map { ["password": .string($0)] } ?? [:]
+    public static func setUpCrossSigning(password: String?, account: String? = nil) -> Share1Call<CrossSigningSetUp> {
+        var auth: [String: Variant] = password.map { ["password": .string($0)] } ?? [:]
+        if let account { auth["account"] = .string(account) }
         return Share1Call(method: .setUpCrossSigning, arguments: [.dictionary(auth)], timeout: 120_000) {
             $0.first?.dictionaryValue.map(CrossSigningSetUp.init)
         }

@@ -22,9 +22,10 @@ public enum Share1Request: Sendable {
     case getLoginFlows(homeserver: String)
     case listDestinations(query: String, limit: Int)
     case getStatus
-    case verifyDevice(DeviceSecret)
-    case setUpCrossSigning(password: String?)
-    case startEmojiVerification(deviceID: String?)
+    /// `account` nil (in each of these): the account signed in last.
+    case verifyDevice(DeviceSecret, account: String?)
+    case setUpCrossSigning(password: String?, account: String?)
+    case startEmojiVerification(deviceID: String?, account: String?)
     case answerEmojiVerification(id: String, match: Bool)
     case cancelEmojiVerification(id: String)
     case getEmojiVerification
@@ -67,7 +68,7 @@ public enum Share1Request: Sendable {
         case .getStatus: self = .getStatus
         case .verifyDevice:
             guard case .dictionary(let dict)? = first else { throw Self.takes(method, "a{sv}") }
-            self = .verifyDevice(try DeviceSecret(dict))
+            self = .verifyDevice(try DeviceSecret(dict), account: try Self.account(in: dict))
         case .setUpCrossSigning:
             guard case .dictionary(let dict)? = first else { throw Self.takes(method, "a{sv}") }
             if let value = dict["password"], value.typeString != "s" || (value.stringValue?.utf8.count ?? 0) > 1024 {
@@ -78,7 +79,7 @@ public enum Share1Request: Sendable {
                         "“{key}” must be of type “{type}”, not “{given}”.",
                         ["key": "password", "type": "s", "given": value.typeString]))
             }
-            self = .setUpCrossSigning(password: dict["password"]?.stringValue)
+            self = .setUpCrossSigning(password: dict["password"]?.stringValue, account: try Self.account(in: dict))
         case .startEmojiVerification:
             guard case .dictionary(let dict)? = first else { throw Self.takes(method, "a{sv}") }
             if let value = dict["device-id"], value.typeString != "s" || (value.stringValue?.utf8.count ?? 0) > 255 {
@@ -87,7 +88,8 @@ public enum Share1Request: Sendable {
                     // {type} a D-Bus type (such as "s").
                     tr("“{key}” must be a device id of type “{type}”.", ["key": "device-id", "type": "s"]))
             }
-            self = .startEmojiVerification(deviceID: dict["device-id"]?.stringValue)
+            self = .startEmojiVerification(
+                deviceID: dict["device-id"]?.stringValue, account: try Self.account(in: dict))
         case .answerEmojiVerification:
             guard arguments.count == 2, case .string(let id) = arguments[0], case .bool(let match) = arguments[1] else {
                 throw Self.takes(method, "s, b")
@@ -96,6 +98,16 @@ public enum Share1Request: Sendable {
         case .cancelEmojiVerification: self = .cancelEmojiVerification(id: try Self.string(first, method, "s"))
         case .getEmojiVerification: self = .getEmojiVerification
         }
+    }
+
+    /// The "account" a call's dictionary names (a user id), if any.
+    static func account(in dict: [String: Variant]) throws(ShareError) -> String? {
+        guard let value = dict["account"] else { return nil }
+        guard value.typeString == "s", let account = value.stringValue, Destination.kind(of: account) == .userID else {
+            // TRANSLATORS: “account” is the name of an option; keep it as it is.
+            throw .invalidArgument(tr("“account” must be a Matrix user id, such as @me:example.org."))
+        }
+        return account
     }
 
     /// The Share1 method it came as; nil for GApplication's `Open`.

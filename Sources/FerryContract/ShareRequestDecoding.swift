@@ -30,7 +30,7 @@ public enum ShareRequestDecoding {
             destinations: dict["destinations"]?.stringsValue ?? [],
             // Only the command line may name itself; anything else keeps the real channel.
             source: dict["source"]?.stringValue == IntakeSource.cli.rawValue ? .cli : source,
-            account: dict["account"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 })
+            account: try Share1Request.account(in: dict))
         return (request, dict.keys.filter { keyTypes[$0] == nil }.sorted())
     }
 

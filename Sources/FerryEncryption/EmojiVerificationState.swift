@@ -35,11 +35,14 @@ public struct EmojiVerificationState: Sendable, Hashable {
     /// (nil until done; "unverified" when the other device did not sign, which it can only do
     /// when it holds the account's self-signing key).
     public var verification: DeviceVerification?
+    /// The account whose device (Ferry's) is being verified.
+    public var userID = ""
 
     /// A new verification at its first step.
-    public init(id: String, stage: Stage) {
+    public init(id: String, stage: Stage, userID: String = "") {
         self.id = id
         self.stage = stage
+        self.userID = userID
     }
 
     /// Whether it is over.

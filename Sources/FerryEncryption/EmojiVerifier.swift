@@ -97,7 +97,8 @@ public actor EmojiVerifier {
         let listener = await encryption(session).listenForVerification(userID: session.userID)
         var started = Open(
             session: session, us: us, devices: devices, names: names, requestID: id, asked: [], sas: nil,
-            state: EmojiVerificationState(id: id, stage: .waiting), began: .now, listener: listener)
+            state: EmojiVerificationState(id: id, stage: .waiting, userID: session.userID), began: .now,
+            listener: listener)
         do {
             // What waits on the server from before (a start from an attempt cut short, a backlog
             // after a restart) is not part of this verification: read and dropped first.

@@ -188,11 +188,12 @@ final class Share1Object: Sendable {
             return []
         case .getLoginFlows(let homeserver):
             return [.dictionary(try await accounts.loginFlows(homeserver: homeserver).dictionary)]
-        case .verifyDevice(let secret):
-            let state = try await service.verification.verifyDevice(AccountCodec.verificationSecret(secret))
+        case .verifyDevice(let secret, let account):
+            let state = try await service.verification.verifyDevice(
+                AccountCodec.verificationSecret(secret), account: account)
             return [.dictionary(["verification": .string(state.rawValue)])]
-        case .setUpCrossSigning(let password):
-            let setup = try await service.verification.setUpCrossSigning(password: password)
+        case .setUpCrossSigning(let password, let account):
+            let setup = try await service.verification.setUpCrossSigning(password: password, account: account)
             return [
                 .dictionary(
                     CrossSigningSetUp(
@@ -200,12 +201,9 @@ final class Share1Object: Sendable {
                         verification: setup.verification.rawValue
                     ).dictionary)
             ]
-        case .startEmojiVerification(let deviceID):
-            return [
-                .dictionary(
-                    AccountCodec.report(try await service.verification.startEmojiVerification(deviceID: deviceID))
-                        .dictionary)
-            ]
+        case .startEmojiVerification(let deviceID, let account):
+            let state = try await service.verification.startEmojiVerification(deviceID: deviceID, account: account)
+            return [.dictionary(AccountCodec.report(state).dictionary)]
         case .answerEmojiVerification(let id, let match):
             return [
                 .dictionary(

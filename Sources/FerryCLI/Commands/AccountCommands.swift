@@ -117,26 +117,11 @@ struct LogoutCommand: FerrySubcommand {
     static let configuration = CommandConfiguration(
         commandName: "logout", abstract: tr("Sign out; shares not yet sent wait for the next sign-in."))
 
-    @Option(
-        name: .customLong("account"),
-        help: ArgumentHelp(
-            tr("The account to sign out, by its user id; needed when several are signed in."), valueName: "USER_ID"))
-    var account: String?
+    @OptionGroup var one: OneAccountOption
 
     func execute() throws(CommandFailure) {
         let client = try Share1Client.forCommand()
-        if account == nil {
-            // Which of several is never guessed: signing out the wrong one loses its device.
-            let signedIn = try client.run(Share1.getStatus()).accounts.map(\.userID)
-            if signedIn.count > 1 {
-                throw CommandFailure(
-                    status: ExitStatus.usage,
-                    message: tr(
-                        // TRANSLATORS: {accounts} is a list of Matrix user ids; `--account` is an option, as it is.
-                        "several accounts are signed in ({accounts}); say which with --account.",
-                        ["accounts": signedIn.joined(separator: ", ")]))
-            }
-        }
+        let account = try one.resolved(client)
         try client.run(Share1.signOut(account: account))
         // TRANSLATORS: {user} is a Matrix user id.
         Terminal.note(account.map { tr("Signed out of {user}.", ["user": $0]) } ?? tr("Signed out."))

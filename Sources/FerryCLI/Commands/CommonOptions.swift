@@ -1,4 +1,5 @@
 import ArgumentParser
+import FerryContract
 import FerryCore
 import GLibAdapter
 
@@ -27,6 +28,30 @@ struct AccountOption: ParsableArguments {
     /// Adds the account to a Share call's options.
     func add(to dict: inout [String: Variant]) {
         if let userID { dict["account"] = .string(userID) }
+    }
+}
+
+/// `--account` for a command that acts on one account's own (logout, verify): which one is never
+/// guessed among several, as the wrong one would lose its device or verify the wrong device.
+struct OneAccountOption: ParsableArguments {
+    @Option(
+        name: .customLong("account"),
+        help: ArgumentHelp(
+            tr("The account, by its user id; needed when several are signed in."), valueName: "USER_ID"))
+    var userID: String?
+
+    /// The account given, or nil when none was and at most one is signed in; with several and
+    /// none given, a usage error naming them.
+    func resolved(_ client: Share1Client) throws(CommandFailure) -> String? {
+        if let userID { return userID }
+        let signedIn = try client.run(Share1.getStatus()).accounts.map(\.userID)
+        guard signedIn.count > 1 else { return nil }
+        throw CommandFailure(
+            status: ExitStatus.usage,
+            message: tr(
+                // TRANSLATORS: {accounts} is a list of Matrix user ids; `--account` is an option, as it is.
+                "several accounts are signed in ({accounts}); say which with --account.",
+                ["accounts": signedIn.joined(separator: ", ")]))
     }
 }
 

@@ -14,6 +14,8 @@ import Glibc
 /// Ctrl-C cancels the verification on both devices before the command ends.
 struct EmojiVerificationRun {
     let deviceID: String?
+    /// Whose device (nil: the account signed in last's).
+    let account: String?
     let json: Bool
 
     /// How often the state is read while waiting for the other device.
@@ -22,7 +24,7 @@ struct EmojiVerificationRun {
     func run() throws(CommandFailure) {
         let client = try Share1Client.forCommand()
         Interrupt.catchInterrupt()
-        let state = try client.run(Share1.startEmojiVerification(deviceID: deviceID))
+        let state = try client.run(Share1.startEmojiVerification(deviceID: deviceID, account: account))
         let id = state.id
         do {
             try follow(state, id: id, client: client)

@@ -46,6 +46,8 @@ struct VerifyCommand: FerrySubcommand {
             valueName: "device-id"))
     var deviceID: String?
 
+    @OptionGroup var one: OneAccountOption
+
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
@@ -60,8 +62,9 @@ struct VerifyCommand: FerrySubcommand {
     }
 
     func execute() throws(CommandFailure) {
-        if emoji { return try EmojiVerificationRun(deviceID: deviceID, json: output.json).run() }
-        if setUp { return try setUpCrossSigning() }
+        let account = try one.resolved(try Share1Client.forCommand())
+        if emoji { return try EmojiVerificationRun(deviceID: deviceID, account: account, json: output.json).run() }
+        if setUp { return try setUpCrossSigning(account: account) }
         let what: StandardInputSecret = passphrase ? .passphrase : .keyOrPassphrase
         let secret =
             isatty(0) != 0
@@ -69,7 +72,7 @@ struct VerifyCommand: FerrySubcommand {
             ? try Prompt.secret(passphrase ? tr("Passphrase: ") : tr("Recovery key or passphrase: "))
             : try LoginCommand.secretFromStandardInput(what)
         let state = try Share1Client.forCommand().run(
-            Share1.verifyDevice(passphrase ? .passphrase(secret) : .either(secret)))
+            Share1.verifyDevice(passphrase ? .passphrase(secret) : .either(secret), account: account))
         if output.json {
             Terminal.output(JSONText.encode(["verification": state]))
         } else {
@@ -85,16 +88,16 @@ struct VerifyCommand: FerrySubcommand {
     /// The recovery key alone on standard output (a script keeps it), what it is on standard error.
     /// Servers that follow MSC3967 take an account's first identity without the password; the
     /// others ask, and then so does Ferry (on a terminal), or it comes from standard input.
-    private func setUpCrossSigning() throws(CommandFailure) {
+    private func setUpCrossSigning(account: String?) throws(CommandFailure) {
         let client = try Share1Client.forCommand()
         var password = passwordStdin ? try LoginCommand.secretFromStandardInput(.password) : nil
         var result: CrossSigningSetUp
         do {
-            result = try client.run(Share1.setUpCrossSigning(password: password))
+            result = try client.run(Share1.setUpCrossSigning(password: password, account: account))
         } catch let error where password == nil && error.errorName == "PasswordRequired" && isatty(0) != 0 {
             // TRANSLATORS: a question on the terminal; the answer is typed after it, on the same line.
             password = try Prompt.secret(tr("The homeserver asks for the password of your Matrix account: "))
-            result = try client.run(Share1.setUpCrossSigning(password: password))
+            result = try client.run(Share1.setUpCrossSigning(password: password, account: account))
         }
         let (key, state) = (result.recoveryKey, result.verification)
         if output.json {

@@ -71,7 +71,7 @@ public final class AccountService: Sendable {
         Task {
             do throws(EncryptionFailure) {
                 try await encryption.prepareDevice(for: session)
-                await verification.refresh()
+                await verification.refresh(session.userID)
             } catch {
                 logger.warning(
                     "the device's encryption keys could not be uploaded yet",
@@ -117,12 +117,10 @@ public final class AccountService: Sendable {
         let latest = accounts.latest
         let session = latest?.current
         let verified = verification.deviceVerification()?.rawValue
-        // The device's verification is known for the account a call speaks as; the others' are
-        // asked when they are verified or the main window shows them.
         let listed = accounts.signedIn.compactMap(\.current).map {
             AccountListing(
                 userID: $0.userID, homeserver: $0.homeserver, deviceID: $0.deviceID,
-                deviceVerification: $0.userID == session?.userID ? verified : nil, online: shares.online)
+                deviceVerification: verification.deviceVerification(of: $0)?.rawValue, online: shares.online)
         }
         return StatusReport(
             signedIn: session != nil, userID: session?.userID, homeserver: session?.homeserver,

@@ -50,11 +50,6 @@ public final class ShareIntake: Sendable {
         let plan = try SharePlan(request: request, limits: limits)
         let now = clock()
         let id = ShareID.make(milliseconds: UInt64(now / 1000))
-        if let requested = request.account, Destination.kind(of: requested) != .userID {
-            throw .invalidArgument(
-                // TRANSLATORS: “account” is the name of an option; keep it as it is.
-                tr("“account” must be a Matrix user id, such as @me:example.org."))
-        }
         // A share for an account that is not signed in waits for that account, and only it.
         let user = request.account ?? accounts.choose(plan.destinations)
         let signedIn = user.map(accounts.isSignedIn) ?? false

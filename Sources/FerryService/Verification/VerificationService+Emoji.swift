@@ -6,9 +6,12 @@ import FerryEncryption
 /// side of `ferry verify --emoji` and the dialog's "Use Another Device". The verifier runs it;
 /// this maps its failures to Ferry's errors and keeps the device's verification up to date.
 extension VerificationService {
-    /// Starts an emoji verification with `deviceID`, or with every other device of the account.
-    public func startEmojiVerification(deviceID: String?) async throws(ShareError) -> EmojiVerificationState {
-        guard let session = accounts.latest?.current else { throw .notSignedIn }
+    /// Starts an emoji verification with `deviceID`, or with every other device of `account`
+    /// (nil: the account signed in last).
+    public func startEmojiVerification(
+        deviceID: String?, account: String? = nil
+    ) async throws(ShareError) -> EmojiVerificationState {
+        let session = try session(account)
         do {
             return try await emojiVerifier.begin(session: session, deviceID: deviceID)
         } catch {
@@ -38,7 +41,7 @@ extension VerificationService {
 
     /// Each change of a verification: announced, and once done the device's verification kept.
     func emojiVerificationChanged(_ state: EmojiVerificationState) {
-        if let verification = state.verification, let session = accounts.latest?.current {
+        if let verification = state.verification, let session = accounts.account(state.userID)?.current {
             remember(verification, for: session, answered: .now)
         }
         announcements.value(.emojiVerificationChanged(state))

@@ -20,8 +20,8 @@ public final class VerificationService: Sendable {
     let emojiVerifier: EmojiVerifier
     let announcements: WiredLater<@Sendable (ServiceEvent) -> Void>
     let logger: Logger
-    /// The signed-in device's verification as the server last said.
-    private let kept = Mutex(VerificationState())
+    /// Each signed-in device's verification as the server last said, by user id.
+    private let kept = Mutex<[String: VerificationState]>([:])
 
     init(
         accounts: Accounts, encryptions: AccountEncryptions, emojiVerifier: EmojiVerifier,
@@ -34,18 +34,26 @@ public final class VerificationService: Sendable {
         self.logger = logger
     }
 
-    /// The last known verification of the signed-in device; nil when nobody is signed in or
-    /// it was not asked yet.
-    public func deviceVerification() -> DeviceVerification? {
-        guard let session = accounts.latest?.current else { return nil }
+    /// The last known verification of `session`'s device (nil: the account signed in last's);
+    /// nil when nobody is signed in or it was not asked yet.
+    public func deviceVerification(of session: Session? = nil) -> DeviceVerification? {
+        guard let session = session ?? accounts.latest?.current else { return nil }
         return kept.withLock { kept in
-            kept.deviceID == session.deviceID && kept.userID == session.userID ? kept.state : nil
+            kept[session.userID].flatMap { $0.deviceID == session.deviceID ? $0.state : nil }
         }
     }
 
+    /// The session of `account` (nil: the account signed in last), which must be signed in.
+    func session(_ account: String?) throws(ShareError) -> Session {
+        guard let session = accounts.speaking(as: account)?.current else { throw .notSignedIn }
+        return session
+    }
+
     /// Verifies Ferry's device with the recovery key or passphrase; nothing of either is kept.
-    public func verifyDevice(_ secret: VerificationSecret) async throws(ShareError) -> DeviceVerification {
-        guard let session = accounts.latest?.current else { throw .notSignedIn }
+    public func verifyDevice(
+        _ secret: VerificationSecret, account: String? = nil
+    ) async throws(ShareError) -> DeviceVerification {
+        let session = try session(account)
         do {
             let state = try await encryptions.of(session.userID).verifyDevice(session: session, with: secret)
             remember(state, for: session, answered: .now)
@@ -58,8 +66,10 @@ public final class VerificationService: Sendable {
 
     /// Sets up a cross-signing identity and secret storage for an account that has none, and
     /// verifies this device with it; the recovery key is returned once, for the person to keep.
-    public func setUpCrossSigning(password: String?) async throws(ShareError) -> CrossSigningSetup {
-        guard let session = accounts.latest?.current else { throw .notSignedIn }
+    public func setUpCrossSigning(
+        password: String?, account: String? = nil
+    ) async throws(ShareError) -> CrossSigningSetup {
+        let session = try session(account)
         do {
             let setup = try await encryptions.of(session.userID).setUpCrossSigning(session: session, password: password)
             remember(setup.verification, for: session, answered: .now)
@@ -70,11 +80,12 @@ public final class VerificationService: Sendable {
         }
     }
 
-    /// Asks the server again (after a sign-in, or when a client wants the status and the answer
-    /// is not known yet); a failure leaves the last answer.
+    /// Asks the server again about `userID`'s device (nil: the account signed in last's), after a
+    /// sign-in, or when a client wants the status and the answer is not known yet; a failure
+    /// leaves the last answer.
     @discardableResult
-    func refresh() async -> DeviceVerification? {
-        guard let session = accounts.latest?.current else { return nil }
+    func refresh(_ userID: String? = nil) async -> DeviceVerification? {
+        guard let session = accounts.speaking(as: userID)?.current else { return nil }
         let asked = ContinuousClock.now
         do {
             let state = try await encryptions.of(session.userID).verification(of: session)
@@ -83,25 +94,26 @@ public final class VerificationService: Sendable {
         } catch {
             logger.notice(
                 "asking whether this device is verified failed", metadata: ["reason": "\(error.matrixError.message)"])
-            return deviceVerification()
+            return deviceVerification(of: session)
         }
     }
 
     /// Whether the server was asked less than two seconds ago: a client that polls the status
     /// makes one question per two seconds at most.
-    var askedRecently: Bool { kept.withLock { ContinuousClock.now - $0.answered < .seconds(2) } }
+    var askedRecently: Bool {
+        guard let user = accounts.latest?.userID else { return false }
+        return kept.withLock { kept in kept[user].map { ContinuousClock.now - $0.answered < .seconds(2) } ?? false }
+    }
 
     /// Keeps the server's answer, unless a newer one is kept already (a status asked before a
     /// verification must not bring "unverified" back after it).
     func remember(_ state: DeviceVerification, for session: Session, answered: ContinuousClock.Instant) {
         let changed = kept.withLock { kept -> Bool in
-            let same = kept.userID == session.userID && kept.deviceID == session.deviceID
-            if same && kept.answered > answered { return false }
-            defer {
-                kept = VerificationState(
-                    userID: session.userID, deviceID: session.deviceID, state: state, answered: answered)
-            }
-            return !same || kept.state != state
+            let last = kept[session.userID]
+            let same = last?.deviceID == session.deviceID
+            if same, let last, last.answered > answered { return false }
+            kept[session.userID] = VerificationState(deviceID: session.deviceID, state: state, answered: answered)
+            return !same || last?.state != state
         }
         if changed { announcements.value(.accountChanged) }
     }
@@ -218,9 +230,8 @@ public final class VerificationService: Sendable {
     }
 }
 
-/// The signed-in device's verification as the server last said, and when it was asked.
+/// A signed-in device's verification as the server last said, and when it was asked.
 struct VerificationState {
-    var userID = ""
     var deviceID = ""
     var state: DeviceVerification?
     var answered = ContinuousClock.Instant.now - .seconds(3600)

@@ -18,6 +18,7 @@ from ferryenv import EX_OK, EX_USAGE, file_uri, wait_for, write_png
 from matrixflow import (bodies, complete_share, get_status, list_destinations, notification_text, sign_in,
                         sign_in_with_token, sign_out, start_notification_server, wait_for_notification,
                         wait_for_state)
+from secretstorage import bootstrap
 
 
 @pytest.fixture(scope="module")
@@ -174,3 +175,30 @@ def test_kills_during_a_two_account_drain_send_every_share_once_as_its_own_accou
         counts = collections.Counter(bodies(events))
         assert sorted(counts) == sorted(f"drain {i}" for i in range(parity, 40, 2)), "a share is missing or misplaced"
         assert [body for body, n in counts.items() if n != 1] == [], "a share arrived twice"
+
+
+def test_the_device_of_the_account_named_is_verified_and_only_its(new_session, homeserver, second_homeserver):
+    # Given two accounts, the first (Ann, not the one signed in last) with a recovery key
+    session, (ann, _), (bo, _) = two_accounts(new_session, homeserver, second_homeserver)
+    _identity, storage = bootstrap(homeserver, ann)
+
+    # When `ferry verify` names no account, it refuses and says which there are
+    done = session.ferry("verify", input=storage.recovery_key + "\n", timeout=60)
+    assert done.returncode == EX_USAGE, done.stderr
+    assert ann.user_id in done.stderr and bo.user_id in done.stderr
+
+    # When it names Ann
+    done = session.ferry("verify", "--account", ann.user_id, "--json", input=storage.recovery_key + "\n", timeout=60)
+
+    # Then Ann's device is verified, and Bo's is not taken for it
+    assert done.returncode == EX_OK, done.stderr
+    assert json.loads(done.stdout) == {"verification": "verified"}
+    listed = {a["user-id"]: a for a in get_status(session)["accounts"]}
+    assert listed[ann.user_id]["device-verification"] == "verified"
+    assert listed[bo.user_id]["device-verification"] != "verified"
+
+    # And an account that is not a user id, or not signed in, is refused by name
+    for account, error in (("ann", "InvalidArgument"), ("@nobody:ferry.test", "NotSignedIn")):
+        reply = session.gdbus_call("VerifyDevice", GLib.Variant("a{sv}", {
+            "recovery-key": GLib.Variant("s", storage.recovery_key), "account": GLib.Variant("s", account)}))
+        assert reply.error_name == f"io.github.ferryshare.Ferry.Error.{error}", reply
