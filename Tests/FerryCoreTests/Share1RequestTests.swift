@@ -22,6 +22,7 @@ struct Share1RequestTests {
             Share1.signIn(SignInRequest(homeserver: "h", method: .browser)).arguments
         ),
         (Share1.signOut().method, Share1.signOut().arguments),
+        (Share1.signOut(account: "@me:x").method, Share1.signOut(account: "@me:x").arguments),
         (Share1.getLoginFlows("h").method, Share1.getLoginFlows("h").arguments),
         (Share1.getStatus().method, Share1.getStatus().arguments),
         (
@@ -59,6 +60,16 @@ struct Share1RequestTests {
             method: "Open", arguments: [.strings(["file:///a"]), .dictionary(["desktop-startup-id": .string("t")])])
         guard case .open(["file:///a"], "t") = open else { Issue.record("\(open)"); return }
         #expect(open.makesShare && !open.waitsForHomeserver && list.waitsForHomeserver)
+        let verify = try Share1Request(
+            method: "VerifyDevice", arguments: Share1.verifyDevice(.recoveryKey("k"), account: "@me:x").arguments)
+        guard case .verifyDevice(.recoveryKey("k"), "@me:x") = verify else { Issue.record("\(verify)"); return }
+        let signOut = try Share1Request(method: "SignOutAccount", arguments: [.string("@me:x")])
+        guard case .signOut("@me:x") = signOut else { Issue.record("\(signOut)"); return }
+        let share = try Share1Request(method: "Share", arguments: [.dictionary(["account": .string("@me:x")])])
+        guard case .share(let request, _, []) = share, request.account == "@me:x" else {
+            Issue.record("\(share)")
+            return
+        }
     }
 
     @Test func signInAndDeviceSecretsComeBackAsTheyWent() throws {
@@ -77,6 +88,11 @@ struct Share1RequestTests {
         arguments: [
             ("CompleteShare", [Variant.string("s1"), .string("!a"), .string("hi")], "CompleteShare takes (s, as, s)."),
             ("Open", [Variant.string("file:///a")], "Open takes a list of URIs"),
+            (
+                "VerifyDevice", [Variant.dictionary(["recovery-key": .string("k"), "account": .string("ann")])],
+                "“account” must be a Matrix user id"
+            ),
+            ("Share", [Variant.dictionary(["account": .uint32(1)])], "“account” must be of type “s”"),
             (
                 "SignIn", [Variant.dictionary(["homeserver": .string("h"), "sso": .string("yes")])],
                 "“sso” must be of type “b”"

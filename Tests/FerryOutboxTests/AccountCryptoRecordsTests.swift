@@ -26,11 +26,7 @@ final class AccountCryptoRecordsTests: OutboxTestCase {
     }
 
     func testTheRecordsOfAnOlderFerryBecomeItsOneAccounts() throws {
-        outbox = nil
-        let path = directory.file("v7.sqlite3")
-        let older = try DatabaseQueue(path: path)
-        try OutboxSchema.migrator.migrate(older, upTo: "v7: several accounts")
-        try older.write { db in
+        let path = try olderDatabase("v7.sqlite3", upTo: "v7: several accounts") { db in
             try db.execute(
                 sql: """
                     INSERT INTO signed_account (user_id, homeserver, device_id, signed_in, sign_in)
@@ -39,7 +35,6 @@ final class AccountCryptoRecordsTests: OutboxTestCase {
             try db.execute(sql: "INSERT INTO crypto_record (name, sealed, updated) VALUES ('account', x'0102', 11)")
             try db.execute(sql: "INSERT INTO crypto_record (name, sealed, updated) VALUES ('olm:abc', x'03', 12)")
         }
-        try older.close()
 
         let upgraded = try Outbox(path: path)
 
@@ -50,14 +45,9 @@ final class AccountCryptoRecordsTests: OutboxTestCase {
     }
 
     func testRecordsAnOlderFerryKeptWithoutAnAccountGo() throws {
-        outbox = nil
-        let path = directory.file("v7-orphans.sqlite3")
-        let older = try DatabaseQueue(path: path)
-        try OutboxSchema.migrator.migrate(older, upTo: "v7: several accounts")
-        try older.write { db in
+        let path = try olderDatabase("v7-orphans.sqlite3", upTo: "v7: several accounts") { db in
             try db.execute(sql: "INSERT INTO crypto_record (name, sealed, updated) VALUES ('account', x'01', 1)")
         }
-        try older.close()
 
         let upgraded = try Outbox(path: path)
 

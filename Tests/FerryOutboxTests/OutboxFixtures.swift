@@ -1,5 +1,6 @@
 import FerryCore
-import FerryOutbox
+@testable import FerryOutbox
+import GRDB
 import Foundation
 import XCTest
 
@@ -64,5 +65,19 @@ class OutboxTestCase: XCTestCase {
     override func tearDown() {
         outbox = nil
         directory = nil
+    }
+
+    /// The path of a database an older Ferry left: migrated up to `migration`, with what `write`
+    /// puts in it. The test's own outbox is closed first (one writer per directory).
+    func olderDatabase(
+        _ name: String, upTo migration: String, _ write: (Database) throws -> Void
+    ) throws -> String {
+        outbox = nil
+        let path = directory.file(name)
+        let older = try DatabaseQueue(path: path)
+        try OutboxSchema.migrator.migrate(older, upTo: migration)
+        try older.write(write)
+        try older.close()
+        return path
     }
 }

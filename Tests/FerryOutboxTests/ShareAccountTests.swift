@@ -93,18 +93,13 @@ final class ShareAccountTests: OutboxTestCase {
     }
 
     func testTheOneAccountOfAnOlderFerryComesAlongWithItsSignInNumber() throws {
-        outbox = nil
-        let path = directory.file("v6.sqlite3")
-        let older = try DatabaseQueue(path: path)
-        try OutboxSchema.migrator.migrate(older, upTo: "v6: sealed encryption records")
-        try older.write { db in
+        let path = try olderDatabase("v6.sqlite3", upTo: "v6: sealed encryption records") { db in
             try db.execute(
                 sql: """
                     INSERT INTO account (id, user_id, homeserver, device_id, signed_in, secret_storage, sign_in)
                     VALUES (1, '@me:x', 'https://x', 'D', 1, 'file', 7)
                     """)
         }
-        try older.close()
 
         let upgraded = try Outbox(path: path)
 
@@ -115,14 +110,9 @@ final class ShareAccountTests: OutboxTestCase {
     }
 
     func testAnOlderFerrysEmptyAccountRowIsNoAccount() throws {
-        outbox = nil
-        let path = directory.file("v6-empty.sqlite3")
-        let older = try DatabaseQueue(path: path)
-        try OutboxSchema.migrator.migrate(older, upTo: "v6: sealed encryption records")
-        try older.write { db in
+        let path = try olderDatabase("v6-empty.sqlite3", upTo: "v6: sealed encryption records") { db in
             try db.execute(sql: "INSERT INTO account (id, signed_in) VALUES (1, 0)")
         }
-        try older.close()
 
         let upgraded = try Outbox(path: path)
 
@@ -131,11 +121,7 @@ final class ShareAccountTests: OutboxTestCase {
     }
 
     func testSharesAnOlderFerryHadQueuedOrBegunKeepTheAccountTheyWereGoingOutAs() throws {
-        outbox = nil
-        let path = directory.file("older.sqlite3")
-        let older = try DatabaseQueue(path: path)
-        try OutboxSchema.migrator.migrate(older, upTo: "v4: suggested destinations")
-        try older.write { db in
+        let path = try olderDatabase("older.sqlite3", upTo: "v4: suggested destinations") { db in
             try db.execute(
                 sql: """
                     INSERT INTO account (id, user_id, homeserver, device_id, signed_in)
@@ -156,7 +142,6 @@ final class ShareAccountTests: OutboxTestCase {
                     INSERT INTO delivery (share_id, position, destination, state) VALUES ('01kw', 0, '!r', 'retrying')
                     """)
         }
-        try older.close()
 
         let upgraded = try Outbox(path: path)
 

@@ -10,22 +10,7 @@ import XCTest
 /// The sender's exactly-once logic against an in-memory homeserver: order inside a share, the
 /// same transaction id when an answer is lost, resuming at the first step without an event after
 /// a restart, and one destination's refusal leaving the others going.
-final class ExactlyOnceTests: XCTestCase {
-    private var root: URL!
-    private var outbox: Outbox!
-    private var spool: Spool!
-
-    override func setUpWithError() throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-sender-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        outbox = try Outbox(path: root.appendingPathComponent("ferry.sqlite3").path)
-        spool = try Spool(root: root.appendingPathComponent("spool").path)
-    }
-
-    override func tearDownWithError() throws {
-        outbox = nil
-        try? FileManager.default.removeItem(at: root)
-    }
+final class ExactlyOnceTests: SenderTestCase {
 
     func testAMessageGoesFirstThenEachFileAsItsOwnEventEachOnce() async throws {
         let server = InMemoryHomeserver(rooms: ["!a"])

@@ -1,5 +1,7 @@
 import FerryCore
 import FerryMatrix
+import Foundation
+import XCTest
 import FerryOutbox
 import FerryStaging
 import Logging
@@ -27,4 +29,23 @@ struct FixedSession: SessionSource {
     func session(of userID: String) -> Session? { userID == session.userID ? session : nil }
     func sessionIfRead(of userID: String) -> Session? { session(of: userID) }
     func invalidate(token: String) {}
+}
+
+/// A sender test's own outbox and spool in a temporary directory, removed afterwards.
+class SenderTestCase: XCTestCase {
+    var root: URL!
+    var outbox: Outbox!
+    var spool: Spool!
+
+    override func setUpWithError() throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-sender-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        outbox = try Outbox(path: root.appendingPathComponent("ferry.sqlite3").path)
+        spool = try Spool(root: root.appendingPathComponent("spool").path)
+    }
+
+    override func tearDownWithError() throws {
+        outbox = nil
+        try? FileManager.default.removeItem(at: root)
+    }
 }

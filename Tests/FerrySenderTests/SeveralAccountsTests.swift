@@ -10,28 +10,13 @@ import XCTest
 /// One sender for every signed-in account: each share goes out as its own account's session and
 /// to its homeserver, and an account signed out (here, or by its server) holds back its own
 /// shares only.
-final class SeveralAccountsTests: XCTestCase {
-    private var root: URL!
-    private var outbox: Outbox!
-    private var spool: Spool!
+final class SeveralAccountsTests: SenderTestCase {
     private let work = Session(
         userID: "@me:work.test", homeserver: "work", deviceID: "W", accessToken: "tw", signIn: 1)
     private let home = Session(
         userID: "@me:home.test", homeserver: "home", deviceID: "H", accessToken: "th", signIn: 2)
     private let workServer = InMemoryHomeserver(rooms: ["!w"])
     private let homeServer = InMemoryHomeserver(rooms: ["!h"])
-
-    override func setUpWithError() throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-accounts-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        outbox = try Outbox(path: root.appendingPathComponent("ferry.sqlite3").path)
-        spool = try Spool(root: root.appendingPathComponent("spool").path)
-    }
-
-    override func tearDownWithError() throws {
-        outbox = nil
-        try? FileManager.default.removeItem(at: root)
-    }
 
     func testEachShareGoesOutAsItsOwnAccountToItsOwnHomeserver() async throws {
         let sessions = SignedInSessions([home, work])
