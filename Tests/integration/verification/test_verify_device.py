@@ -239,7 +239,7 @@ def test_set_up_never_replaces_an_identity_or_secret_storage(ferry, homeserver):
     second = sign_in(session, homeserver, other)
     reply = session.gdbus_call("SetUpCrossSigning", GLib.Variant("a{sv}", {"password": GLib.Variant("u", 1)}))
     assert reply.error_name == "io.github.ferryshare.Ferry.Error.InvalidArgument"
-    done = session.ferry("verify", "--set-up")
+    done = session.ferry("verify", "--set-up", "--account", other.user_id)
     assert done.returncode == EX_UNAVAILABLE, done.stderr
     assert "has secret storage already" in error_sentence(done)
     assert published_keys(homeserver, other)["master"] is None
