@@ -14,6 +14,8 @@ public final class Accounts: Sendable {
 
     private let outbox: Outbox
     private let vault: TokenVault
+    /// The other secrets kept per account in files without a Secret Service (the encryption key).
+    private let otherVaults: [TokenVault]
     private let logger: Logger
     /// Every account signed in during this run or the last, signed out ones included (they keep
     /// their object: a sign-in again reuses it).
@@ -23,9 +25,10 @@ public final class Accounts: Sendable {
 
     /// Reads who was signed in from the outbox (without GRDB: this is on the cold path), and each
     /// token from its storage in the background (`Account`).
-    public init(outbox: Outbox, vault: TokenVault, logger: Logger) {
+    public init(outbox: Outbox, vault: TokenVault, otherVaults: [TokenVault] = [], logger: Logger) {
         self.outbox = outbox
         self.vault = vault
+        self.otherVaults = otherVaults
         self.logger = logger
         // Unread, nobody is signed in for this run: shares wait for a sign-in, which rewrites it.
         let stored = logger.attempt("reading the stored sign-ins") { try outbox.signedInAccounts() } ?? []
@@ -80,29 +83,47 @@ public final class Accounts: Sendable {
             deviceToKeep(user: user, homeserver: homeserver)
         }
         let session = try await flow.run(browser: browser)
-        let existing = known.withLock { $0.first { $0.userID == session.userID } }
-        if existing?.isSignedIn != true, signedIn.count >= Self.limit {
+        // Decided and kept in one step under the list's lock, so that two sign-ins at the same
+        // moment (the dialog and the command line) can neither make two of one person nor pass
+        // the limit together. (Keeping the token may ask the Secret Service: sign-ins are rare.)
+        let outcome: Result<(Account, Session, replaced: Session?), SignInError>? = known.withLock { known in
+            let existing = known.first { $0.userID == session.userID }
+            if existing?.isSignedIn != true, known.filter(\.isSignedIn).count >= Self.limit { return nil }
+            if existing == nil { handOverSingleAccountFiles(before: session.userID) }
+            let kept: Session
+            let stored: StoredAccount
+            do throws(SignInError) { (kept, stored) = try remember(session) } catch { return .failure(error) }
+            if let existing { return .success((existing, kept, existing.signedInAgain(kept, stored: stored))) }
+            let account = Account(signedIn: kept, stored: stored, outbox: outbox, vault: vault, logger: logger)
+            known.append(account)
+            return .success((account, kept, nil))
+        }
+        guard let outcome else {
             // Not kept: the new token is ended at once rather than left valid and forgotten.
             await end(session, why: "more accounts than Ferry holds")
             throw .tooManyAccounts(limit: Self.limit)
         }
-        let (kept, stored) = try remember(session)
+        let (account, kept, replaced) = try outcome.get()
         logger.info(
             "signed in",
             metadata: [
                 "user": "\(kept.userID)", "homeserver": "\(kept.homeserver)", "device": "\(kept.deviceID)",
             ])
-        if let existing {
-            if let old = existing.signedInAgain(kept, stored: stored) { await retire(old, replacedBy: kept) }
-        } else {
-            let account = Account(signedIn: kept, stored: stored, outbox: outbox, vault: vault, logger: logger)
-            if let handler = signInLost.withLock({ $0 }) {
-                let user = kept.userID
-                account.whenSignInLost { handler(user) }
-            }
-            known.withLock { $0.append(account) }
+        if replaced == nil, let handler = signInLost.withLock({ $0 }) {
+            let user = kept.userID
+            account.whenSignInLost { handler(user) }
         }
+        if let replaced { await retire(replaced, replacedBy: kept) }
         return kept
+    }
+
+    /// The files of a single-account Ferry (a token, an encryption key) belong to the one account
+    /// it knew: filed under it before another account signs in, which would otherwise be the
+    /// first to read them and take them for its own.
+    private func handOverSingleAccountFiles(before newUser: String) {
+        let others = logger.attempt("reading the accounts") { try outbox.accounts() }?.filter { $0.userID != newUser }
+        guard let others, others.count == 1 else { return }
+        for vault in [vault] + otherVaults { vault.adoptSingleAccountFile(owner: others[0].userID) }
     }
 
     private func remember(_ signedIn: Session) throws(SignInError) -> (Session, StoredAccount) {
@@ -153,16 +174,15 @@ public final class Accounts: Sendable {
     private func deviceToKeep(user: String?, homeserver: String) -> String? {
         // Unread, a new device: never a kept id whose keys might be gone.
         let accounts = logger.attempt("reading the accounts") { try outbox.accounts() } ?? []
-        let candidate =
-            accounts
-            .filter { $0.homeserver == homeserver && !$0.deviceID.isEmpty }
-            .sorted { $0.signIn > $1.signIn }
-            .first { stored in
-                guard let user else { return true }
-                let local = stored.userID.dropFirst().split(separator: ":").first.map(String.init)
-                return stored.userID == user || local == user || "@" + user == stored.userID
-            }
-        guard let candidate else { return nil }
+        let there = accounts.filter { $0.homeserver == homeserver && !$0.deviceID.isEmpty }
+        let matching = there.filter { stored in
+            guard let user else { return true }
+            let local = stored.userID.dropFirst().split(separator: ":").first.map(String.init)
+            return stored.userID == user || local == user || "@" + user == stored.userID
+        }
+        // Whoever the browser signs in is not known beforehand: a device id is given only when
+        // one account on that server could be meant, never another person's device.
+        guard matching.count == 1, let candidate = matching.first else { return nil }
         let kept = logger.attempt("reading whether encryption records are kept") {
             try outbox.cryptoRecords(of: candidate.userID).hasCryptoRecords()
         }

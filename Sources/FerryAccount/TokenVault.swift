@@ -120,14 +120,22 @@ public struct TokenVault: Sendable {
         return true
     }
 
-    /// The secret in `userID`'s file. A single-account Ferry kept it in one file for whoever was
-    /// signed in: the first account to read takes that file over (the one the outbox brought
-    /// along, as it is read first at a start), so no later account can read it as its own.
-    private func readFile(userID: String) -> String? {
+    /// Files the secret a single-account Ferry kept in one file under `userID`, its owner: the
+    /// one account that Ferry knew then. `Accounts` hands it over before a second account signs
+    /// in, so that no other account can ever read it as its own.
+    public func adoptSingleAccountFile(owner userID: String) {
         let filePath = filePath(for: userID)
         if access(filePath, F_OK) != 0, access(legacyFilePath, F_OK) == 0, rename(legacyFilePath, filePath) == 0 {
             logger.info("the \(what) file is now filed under its account")
         }
+    }
+
+    /// The secret in `userID`'s file. While Ferry knows one account only, the file of a
+    /// single-account Ferry is that account's: it is taken over here at its first read (and
+    /// `Accounts` hands it over before a second account can read).
+    private func readFile(userID: String) -> String? {
+        adoptSingleAccountFile(owner: userID)
+        let filePath = filePath(for: userID)
         let fd = open(filePath, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else { return nil }
         defer { close(fd) }

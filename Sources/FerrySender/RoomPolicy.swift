@@ -45,11 +45,12 @@ extension Sender {
         try homeserver.channel(to: roomID, serverSaysEncrypted: try await isEncrypted(roomID, on: homeserver))
     }
 
-    /// The largest upload the server takes, asked at most every ten minutes.
-    func serverUploadLimit(_ homeserver: any Homeserver) async throws(MatrixError) -> UInt64? {
-        if let uploadLimit, uploadLimit.until > clock() { return uploadLimit.bytes }
+    /// The largest upload the server at `url` takes, asked at most every ten minutes (each
+    /// account's server has its own).
+    func serverUploadLimit(_ homeserver: any Homeserver, at url: String) async throws(MatrixError) -> UInt64? {
+        if let known = uploadLimits[url], known.until > clock() { return known.bytes }
         let bytes = try await homeserver.uploadLimit()
-        uploadLimit = (bytes, clock() + 600_000_000)
+        uploadLimits[url] = (bytes, clock() + 600_000_000)
         return bytes
     }
 }

@@ -127,10 +127,10 @@ extension Sender {
         let items = run.share.intent.items
         let toUpload = steps.filter { $0.item != nil && $0.contentURI == nil }
         guard !toUpload.isEmpty else { return }
-        let homeserver = run.homeserver
+        let (homeserver, url) = (run.homeserver, run.session.homeserver)
         guard
             let limit = try await asking(
-                run, { () async throws(MatrixError) in try await serverUploadLimit(homeserver) })
+                run, { () async throws(MatrixError) in try await serverUploadLimit(homeserver, at: url) })
         else { return }
         if let tooLarge = steps.compactMap(\.item).map({ items[$0] }).first(where: { $0.size > limit }) {
             throw .permanent(.fileTooLargeForServer(tooLarge.name, size: tooLarge.size, limit: limit))

@@ -76,7 +76,9 @@ extension Sender {
             guard let first = channels.first, channels.allSatisfy({ $0.isEncrypted == first.isEncrypted }) else {
                 return nil
             }
-            if let limit = try await serverUploadLimit(homeserver), item.size > limit { return nil }
+            if let limit = try await serverUploadLimit(homeserver, at: session.homeserver), item.size > limit {
+                return nil
+            }
             let uri = try await first.upload(
                 path: path, size: item.size, contentType: item.contentType, filename: item.name,
                 available: file, progress: { progress.update($0) })

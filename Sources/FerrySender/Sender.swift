@@ -36,7 +36,8 @@ public actor Sender {
     private var online = true
     /// Which rooms are encrypted, as far as the sender knows (RoomPolicy).
     var roomPolicy = RoomPolicy()
-    var uploadLimit: (bytes: UInt64?, until: Int64)?
+    /// Each homeserver's upload limit, by its URL, and until when it is taken as known.
+    var uploadLimits: [String: (bytes: UInt64?, until: Int64)] = [:]
     /// Uploads begun while their files were being staged (Sender+UploadAhead).
     let earlyUploads = EarlyUploads()
     /// Makes Cancel and the last check before an event request one step each (SendGate).

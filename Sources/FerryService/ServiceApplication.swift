@@ -47,10 +47,10 @@ public enum ServiceApplication {
             }
             let spool = try Spool(root: settings.paths.spool)
             let outbox = try Outbox(path: settings.paths.database)
+            let encryptionKeys = TokenVault.encryptionKey(stateDirectory: settings.paths.stateDirectory, logger: logger)
             let accounts = Accounts(
                 outbox: outbox, vault: TokenVault(stateDirectory: settings.paths.stateDirectory, logger: logger),
-                logger: logger)
-            let encryptionKeys = TokenVault.encryptionKey(stateDirectory: settings.paths.stateDirectory, logger: logger)
+                otherVaults: [encryptionKeys], logger: logger)
             let encryptions = AccountEncryptions { userID in
                 Encryption(
                     records: outbox.cryptoRecords(of: userID), vault: encryptionKeys,

@@ -50,9 +50,21 @@ public final class ShareIntake: Sendable {
         let plan = try SharePlan(request: request, limits: limits)
         let now = clock()
         let id = ShareID.make(milliseconds: UInt64(now / 1000))
-        // A share for an account that is not signed in waits for that account, and only it.
+        // A share for an account that is not signed in waits for that account, and only it; one
+        // Ferry never knew would wait for ever (a typing error): refused.
         let user = request.account ?? accounts.choose(plan.destinations)
         let signedIn = user.map(accounts.isSignedIn) ?? false
+        if let requested = request.account, !signedIn {
+            let known: StoredAccount?
+            do { known = try outbox.account(userID: requested) } catch {
+                throw .storageFailed(.newShare, reason: error.reason)
+            }
+            if known == nil {
+                throw .invalidArgument(
+                    // TRANSLATORS: {account} is a Matrix user id.
+                    tr("Ferry knows no account {account}; sign in to it first.", ["account": requested]))
+            }
+        }
         let state = Routing.route(destinations: plan.destinations, signedIn: signedIn)
         // Only a share a person already sent somewhere is uploaded early: nothing reaches the
         // server before someone has chosen where it goes.

@@ -166,7 +166,8 @@ import GtkAdapter
     private func accountButtonClicked() {
         guard service.account.signedIn else { return app.openSignIn() }
         accountButton.isBusy = true
-        service.signOut { [weak self] result in
+        // The account shown, even when another signed in since the window drew it.
+        service.signOut(account: service.account.accountID) { [weak self] result in
             self?.accountButton.isBusy = false
             if case .failure(let error) = result { self?.accountRow.subtitle = error.sentence }
             self?.service.refreshAccount()

@@ -114,13 +114,18 @@ def test_a_signed_out_accounts_share_waits_for_it_while_the_others_go_and_then_g
     assert bodies(events) == ["for Bo, later"] and [e["sender"] for e in events] == [bo.user_id]
 
 
-def test_a_share_for_an_account_that_is_not_a_user_id_is_refused(new_session, homeserver, second_homeserver):
+def test_a_share_for_an_account_that_is_not_a_user_id_or_unknown_is_refused(new_session, homeserver, second_homeserver):
     session, (ann, ann_room), _ = two_accounts(new_session, homeserver, second_homeserver)
 
     reply = session.share(text="where to?", destinations=[ann_room], account="ann")
 
     assert reply.error_name == "io.github.ferryshare.Ferry.Error.InvalidArgument"
     assert "“account” must be a Matrix user id" in reply.error_message
+
+    # Nor one Ferry never knew (a typing error would wait for ever)
+    reply = session.share(text="where to?", destinations=[ann_room], account="@nobody:ferry.test")
+    assert reply.error_name == "io.github.ferryshare.Ferry.Error.InvalidArgument"
+    assert "knows no account @nobody:ferry.test" in reply.error_message
     assert session.share_ids() == []
 
 
