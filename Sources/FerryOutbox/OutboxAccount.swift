@@ -27,8 +27,7 @@ extension StoredAccount {
     /// The columns both of the outbox's connections read an account from, in this order.
     static let columns = "user_id, homeserver, device_id, signed_in, secret_storage, sign_in"
 
-    /// The account signed in last (its sign-in numbered highest): the one the service speaks as
-    /// while it holds one account at a time.
+    /// The account signed in last (its sign-in numbered highest), signed out or not.
     static let selectSQL = "SELECT \(columns) FROM signed_account ORDER BY sign_in DESC, user_id LIMIT 1"
 
     /// The account from a row of `columns`; nil without a user or homeserver.
@@ -44,7 +43,8 @@ extension StoredAccount {
 
 /// The accounts, one row each under its user id (OutboxSchema v7), never their secrets.
 extension Outbox {
-    /// The account signed in last; read without GRDB while the outbox is cold (the service's start).
+    /// The account signed in last, signed out or not; read without GRDB while the outbox is cold.
+    /// (The service reads `signedInAccounts()` at its start.)
     public func account() throws(OutboxError) -> StoredAccount? {
         var columns: [SQLValue]?
         if try !whileCold({ columns = try $0.firstRow(StoredAccount.selectSQL) }) {
