@@ -28,6 +28,8 @@ public enum Share1Method: String, CaseIterable, Sendable {
     case cancel = "Cancel"
     /// The dialog's choice: where a share waiting for a destination goes, and its message.
     case completeShare = "CompleteShare"
+    /// The same, naming the account each destination goes out as (a room two accounts share).
+    case completeShareAs = "CompleteShareAs"
     /// Sends a failed share again (only where it did not arrive), or a waiting one now.
     case retry = "Retry"
     /// Signs in with a password, an access token or the browser (single sign-on).

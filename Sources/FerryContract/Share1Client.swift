@@ -40,9 +40,23 @@ public enum Share1 {
     }
 
     /// `CompleteShare(s, as, s)`: where a share waiting for a destination goes, and its message.
-    public static func completeShare(_ id: String, destinations: [String], message: String) -> Share1Call<Void> {
-        Share1Call(
-            method: .completeShare, arguments: [.string(id), .strings(destinations), .string(message)], timeout: -1
+    /// With `accounts` (one per destination, nil where Ferry chooses), `CompleteShareAs(s, aa{sv}, s)`.
+    public static func completeShare(
+        _ id: String, destinations: [String], message: String, accounts: [String?]? = nil
+    ) -> Share1Call<Void> {
+        guard let accounts else {
+            return Share1Call(
+                method: .completeShare, arguments: [.string(id), .strings(destinations), .string(message)],
+                timeout: -1
+            ) { _ in () }
+        }
+        let chosen = zip(destinations, accounts).map { destination, account in
+            var entry: [String: Variant] = ["destination": .string(destination)]
+            if let account { entry["account"] = .string(account) }
+            return entry
+        }
+        return Share1Call(
+            method: .completeShareAs, arguments: [.string(id), .dictionaries(chosen), .string(message)], timeout: -1
         ) { _ in () }
     }
 

@@ -14,7 +14,8 @@ public enum Share1Request: Sendable {
     case getShare(id: String)
     case listShares
     case cancel(id: String)
-    case completeShare(id: String, destinations: [String], message: String)
+    /// `accounts` (`CompleteShareAs`): the account of each destination, nil where none is named.
+    case completeShare(id: String, destinations: [String], message: String, accounts: [String?]?)
     case retry(id: String)
     case signIn(SignInRequest)
     /// `account` nil: the account signed in last (`SignOut`).
@@ -55,7 +56,25 @@ public enum Share1Request: Sendable {
                 case .strings(let destinations) = arguments[1],
                 case .string(let message) = arguments[2]
             else { throw Self.takes(method, "s, as, s") }
-            self = .completeShare(id: id, destinations: destinations, message: message)
+            self = .completeShare(id: id, destinations: destinations, message: message, accounts: nil)
+        case .completeShareAs:
+            guard arguments.count == 3, case .string(let id) = arguments[0],
+                case .dictionaries(let chosen) = arguments[1],
+                case .string(let message) = arguments[2]
+            else { throw Self.takes(method, "s, aa{sv}, s") }
+            var destinations: [String] = []
+            var accounts: [String?] = []
+            for entry in chosen {
+                guard let destination = entry["destination"], destination.typeString == "s",
+                    let name = destination.stringValue
+                else {
+                    // TRANSLATORS: “destination” is the name of a key; keep it as it is.
+                    throw .invalidArgument(tr("Each destination needs its “destination”: a room id, alias or user id."))
+                }
+                destinations.append(name)
+                accounts.append(try Self.account(in: entry))
+            }
+            self = .completeShare(id: id, destinations: destinations, message: message, accounts: accounts)
         case .signIn:
             guard case .dictionary(let dict)? = first else { throw Self.takes(method, "a{sv}") }
             self = .signIn(try SignInRequest(dict))
@@ -118,7 +137,7 @@ public enum Share1Request: Sendable {
         case .getShare: return .getShare
         case .listShares: return .listShares
         case .cancel: return .cancel
-        case .completeShare: return .completeShare
+        case .completeShare(_, _, _, let accounts): return accounts == nil ? .completeShare : .completeShareAs
         case .retry: return .retry
         case .signIn: return .signIn
         case .signOut(let account): return account == nil ? .signOut : .signOutAccount

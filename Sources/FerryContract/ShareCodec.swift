@@ -26,8 +26,16 @@ public enum ShareCodec {
             dict["error-name"] = .string(failure.name)
             dict["error-message"] = .string(failure.message)
         }
-        if !share.deliveries.isEmpty { dict["deliveries"] = .dictionaries(share.deliveries.map(encode)) }
+        if !share.deliveries.isEmpty {
+            dict["deliveries"] = .dictionaries(
+                share.deliveries.enumerated().map { position, delivery in
+                    var encoded = encode(delivery)
+                    if let account = share.account(at: position) { encoded["account"] = .string(account) }
+                    return encoded
+                })
+        }
         if let account = share.account { dict["account"] = .string(account) }
+        if !share.destinationAccounts.isEmpty { dict["destination-accounts"] = .strings(share.destinationAccounts) }
         return dict
     }
 
@@ -102,6 +110,7 @@ public enum ShareCodec {
             id: id, intent: intent, state: state, created: dict["created"]?.int64Value ?? 0,
             updated: dict["updated"]?.int64Value ?? 0, failure: failure,
             deliveries: (dict["deliveries"]?.dictionariesValue ?? []).map { decode(delivery: $0) },
-            account: dict["account"]?.stringValue)
+            account: dict["account"]?.stringValue,
+            destinationAccounts: dict["destination-accounts"]?.stringsValue ?? [])
     }
 }

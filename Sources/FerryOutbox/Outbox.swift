@@ -208,7 +208,8 @@ public final class Outbox: Sendable {
 
     /// Sets a share's state, compare-and-set: only when its state is one of `from` (nil: any), so
     /// that two actors (the sender settling a share, a person cancelling it) can never both win.
-    /// With `account`, also only when the share is that user's or nobody's yet, and it becomes theirs.
+    /// With `account`, also only when the share goes out as that user (as one of its accounts) or
+    /// is nobody's yet, and then it becomes theirs.
     /// Returns the share as committed, or nil when there is no such share or it did not match.
     @discardableResult
     public func update(
@@ -219,8 +220,8 @@ public final class Outbox: Sendable {
             guard var row = try ShareRow.fetch(id: id, in: db) else { return nil }
             if let expected, !expected.contains(where: { $0.rawValue == row.state }) { return nil }
             if let account {
-                guard row.account == nil || row.account == account else { return nil }
-                row.account = account
+                guard row.mayGoOut(as: account) else { return nil }
+                row.account = row.account ?? account
             }
             row.state = state.rawValue
             row.updatedAt = time

@@ -34,9 +34,11 @@ extension Outbox {
     /// each, with their transaction ids, committed together with the state `sending` — all the
     /// shares in one transaction, so a queue of many is taken up at the cost of one commit. A share
     /// taken up before (after a restart, or back from sign-in) keeps the deliveries and steps it has.
-    /// `user` and `signIn` are who sends and under which sign-in (Share.account, Delivery.signIn).
+    /// `user` takes the shares up; `signIns` are the sign-ins of the accounts signed in (by user
+    /// id), under which each delivery begins (Share.account(at:), Delivery.signIn): a delivery of
+    /// an account not signed in has none yet.
     public func beginSending(
-        _ shares: [Takeover], as user: String, signIn: Int64, at time: Int64
+        _ shares: [Takeover], as user: String, signIns: [String: Int64], at time: Int64
     ) throws(OutboxError) -> [Share] {
         try writing { db in
             try shares.compactMap { takeover in
@@ -44,9 +46,10 @@ extension Outbox {
                 // and one that is someone else's is not taken up as this user.
                 guard var row = try ShareRow.fetch(id: takeover.id, in: db),
                     row.state == ShareState.queued.rawValue || row.state == ShareState.sending.rawValue,
-                    row.account == nil || row.account == user
+                    row.mayGoOut(as: user)
                 else { return nil }
-                row.account = user
+                row.account = row.account ?? user
+                let accounts = row.destinationAccounts.split(separator: "\n").map(String.init)
                 let existing =
                     try Int.fetchOne(
                         db.cachedStatement(sql: "SELECT COUNT(*) FROM delivery WHERE share_id = ?"),
@@ -58,7 +61,7 @@ extension Outbox {
                         let delivery = Delivery(
                             destination: destination, state: position == 0 ? .sending : .queued,
                             bytesTotal: takeover.bytesTotal, eventsTotal: takeover.steps.count,
-                            signIn: signIn)
+                            signIn: signIns[accounts.indices.contains(position) ? accounts[position] : user])
                         try DeliveryRow(shareID: takeover.id, position: position, delivery: delivery).insert(db)
                         for (index, step) in takeover.steps.enumerated() {
                             try DeliveryStep(shareID: takeover.id, position: position, step: index, composed: step)
@@ -80,10 +83,11 @@ extension Outbox {
 
     public func beginSending(
         id: String, steps: [Composition.Step], bytesTotal: UInt64, as user: String,
-        signIn: Int64, at time: Int64
+        signIns: [String: Int64], at time: Int64
     ) throws(OutboxError) -> Share? {
-        try beginSending([Takeover(id: id, steps: steps, bytesTotal: bytesTotal)], as: user, signIn: signIn, at: time)
-            .first
+        try beginSending(
+            [Takeover(id: id, steps: steps, bytesTotal: bytesTotal)], as: user, signIns: signIns, at: time
+        ).first
     }
 
     public func steps(shareID: String, position: Int) throws(OutboxError) -> [DeliveryStep] {
@@ -103,11 +107,22 @@ extension Outbox {
     /// system — a homeserver on the same disk has just written the whole file.
     /// `forEveryDelivery` false: the upload is this step's alone (an encrypted file is of use
     /// only to encrypted rooms, a plain one never to them), and replaces what the step had.
+    /// `sharedWith`: the deliveries (by position) the upload also serves, nil for all of them: an
+    /// upload is on one account's server, for the deliveries of that account.
     public func recordUpload(
-        _ step: DeliveryStep, contentURI: String, forEveryDelivery: Bool = true
+        _ step: DeliveryStep, contentURI: String, forEveryDelivery: Bool = true, sharedWith positions: [Int]? = nil
     ) throws(OutboxError) {
         try writeProgress { db in
-            if forEveryDelivery {
+            if forEveryDelivery, let positions {
+                for position in Set(positions + [step.position]) {
+                    try db.execute(
+                        sql: """
+                            UPDATE delivery_step SET content_uri = ?
+                            WHERE share_id = ? AND position = ? AND item = ? AND content_uri IS NULL
+                            """,
+                        arguments: [contentURI, step.shareID, position, step.item])
+                }
+            } else if forEveryDelivery {
                 try db.execute(
                     sql: """
                         UPDATE delivery_step SET content_uri = ?
@@ -206,16 +221,18 @@ extension Outbox {
         return durable ? try writing(apply) : try writeProgress(apply)
     }
 
-    /// Shares queued or begun as an account that is not among `users` (those signed in) wait
-    /// again for a sign-in (as that account): a share is never sent as someone else. Returns the
-    /// ids of the shares moved.
+    /// Shares queued or begun as accounts none of which is among `users` (those signed in) wait
+    /// again for a sign-in (as one of them): a share is never sent as someone else. A share to the
+    /// rooms of several accounts goes on while one of them is signed in; the sender sends what it
+    /// can and parks it with the rest (Sender.send). Returns the ids of the shares moved.
     public func park(sharesNotOf users: Set<String>, at time: Int64) throws(OutboxError) -> [String] {
         try writing { db in
-            let filter = ShareRow.filter(
+            let rows = try ShareRow.filter(
                 [ShareState.queued.rawValue, ShareState.sending.rawValue].contains(Column("state"))
-                    && Column("account") != nil && !users.contains(Column("account")))
-            let ids = try String.fetchAll(db, filter.select(Column("id")))
-            try filter.updateAll(
+                    && Column("account") != nil
+            ).fetchAll(db)
+            let ids = rows.filter { users.isDisjoint(with: $0.accounts) }.map(\.id)
+            try ShareRow.filter(ids.contains(Column("id"))).updateAll(
                 db, Column("state").set(to: ShareState.awaitingSignIn.rawValue), Column("updated_at").set(to: time))
             return ids
         }
@@ -223,14 +240,19 @@ extension Outbox {
 
     /// Moves every share in one of `states` to `target` (sign-in and sign-out move shares in bulk);
     /// returns the ids moved.
-    /// `account`: only that account's shares (and those of no account: an older Ferry's, which
-    /// were going out as its one account); nil: everyone's.
+    /// `account`: only the shares that go out as that account alone (and those of no account: an
+    /// older Ferry's, which were going out as its one account); nil: everyone's. A share to the
+    /// rooms of several accounts is parked by `park(sharesNotOf:)` once none of them is signed in.
     public func move(
         from states: [ShareState], to target: ShareState, at time: Int64, account: String? = nil
     ) throws(OutboxError) -> [String] {
         try writing { db in
             var filter = ShareRow.filter(states.map(\.rawValue).contains(Column("state")))
-            if let account { filter = filter.filter(Column("account") == nil || Column("account") == account) }
+            if let account {
+                filter = filter.filter(
+                    Column("account") == nil
+                        || (Column("account") == account && Column("destination_accounts") == ""))
+            }
             let ids = try String.fetchAll(db, filter.select(Column("id")))
             try filter.updateAll(db, Column("state").set(to: target.rawValue), Column("updated_at").set(to: time))
             return ids
@@ -240,9 +262,10 @@ extension Outbox {
     /// Replaces a share's destinations and message (the dialog's choice) and queues it. `text`
     /// replaces the words of a text share (the dialog shows them in its message field). Only from
     /// awaiting-destination: nil when the share is gone or no longer waits (cancelled meanwhile).
+    /// `accounts`: the account of each destination, in their order (none: nobody's yet).
     public func complete(
         id: String, destinations: [String], message: String?, text: String? = nil, state: ShareState,
-        account: String?, at time: Int64
+        accounts: [String], at time: Int64
     ) throws(OutboxError) -> Share? {
         try writing { db in
             // Compare-and-set: a share cancelled (or completed by another client) meanwhile is not revived.
@@ -261,7 +284,9 @@ extension Outbox {
             row.destinations = destinations.joined(separator: "\n")
             row.message = message
             row.state = state.rawValue
+            let (account, perDestination) = Share.destinationAccounts(accounts)
             row.account = account
+            row.destinationAccounts = newlineSeparated(perDestination)
             row.updatedAt = time
             try row.update(db)
             return try row.share(

@@ -13,7 +13,7 @@ enum OutboxSchema {
         "v1: shares and items", "v2: deliveries, their steps, the account", "v3: room creations begun",
         "v4: suggested destinations", "v5: the account a share is sent as, and under which sign-in",
         "v6: sealed encryption records", "v7: several accounts",
-        "v8: encryption records per account",
+        "v8: encryption records per account", "v9: an account per destination",
     ]
 
     static var migrator: DatabaseMigrator {
@@ -173,6 +173,14 @@ enum OutboxSchema {
                         (SELECT user_id FROM signed_account ORDER BY sign_in DESC, user_id LIMIT 1) AS owner
                     """)
             try db.drop(table: "crypto_record")
+        }
+        // One share may go to the rooms of several accounts (Share.destinationAccounts): the
+        // account of each destination, newline-separated like the destinations, or empty when they
+        // all go out as the share's account (every share an older Ferry made).
+        migrator.registerMigration("v9: an account per destination") { db in
+            try db.alter(table: "share") { t in
+                t.add(column: "destination_accounts", .text).notNull().defaults(to: "")
+            }
         }
         return migrator
     }

@@ -6,7 +6,7 @@ struct ShareRow: Codable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "share"
     enum CodingKeys: String, CodingKey {
         case id, state, action, subject, message, destinations, source, account
-        case suggestedDestinations = "suggested_destinations"
+        case suggestedDestinations = "suggested_destinations", destinationAccounts = "destination_accounts"
         case contentType = "content_type", createdAt = "created_at", updatedAt = "updated_at"
         case errorName = "error_name", errorMessage = "error_message"
     }
@@ -25,6 +25,7 @@ struct ShareRow: Codable, FetchableRecord, PersistableRecord {
     var errorName: String?
     var errorMessage: String?
     var account: String?
+    var destinationAccounts: String
 
     init(_ share: Share) {
         id = share.id
@@ -41,6 +42,7 @@ struct ShareRow: Codable, FetchableRecord, PersistableRecord {
         errorName = share.failure?.name
         errorMessage = share.failure?.message
         account = share.account
+        destinationAccounts = newlineSeparated(share.destinationAccounts)
     }
 
     /// The insert both connections run (Outbox.insert: GRDB, or the cold connection at a start),
@@ -51,8 +53,9 @@ struct ShareRow: Codable, FetchableRecord, PersistableRecord {
     /// a cold start's instructions (callgrind), paid by the first share of every start.
     static let insertSQL = """
         INSERT INTO share (id, state, action, content_type, subject, message, destinations, source,
-                           created_at, updated_at, error_name, error_message, suggested_destinations, account)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                           created_at, updated_at, error_name, error_message, suggested_destinations, account,
+                           destination_accounts)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
     var insertValues: [SQLValue] {
@@ -61,8 +64,18 @@ struct ShareRow: Codable, FetchableRecord, PersistableRecord {
             SQLValue(message),
             SQLValue(destinations), SQLValue(source), SQLValue(createdAt), SQLValue(updatedAt), SQLValue(errorName),
             SQLValue(errorMessage), SQLValue(suggestedDestinations), SQLValue(account),
+            SQLValue(destinationAccounts),
         ]
     }
+
+    /// Every account the share goes out as (Share.accounts); empty for a share of nobody yet.
+    var accounts: [String] {
+        let perDestination = destinationAccounts.split(separator: "\n").map(String.init)
+        return [account].compactMap { $0 } + perDestination.filter { $0 != account }
+    }
+
+    /// Whether the share is `user`'s, or nobody's yet (then it may become theirs).
+    func mayGoOut(as user: String) -> Bool { account == nil || accounts.contains(user) }
 
     /// The row of one share (a cached statement: the sender reads shares often).
     static func fetch(id: String, in db: Database) throws -> ShareRow? {
@@ -79,7 +92,8 @@ struct ShareRow: Codable, FetchableRecord, PersistableRecord {
         // An unknown state can only come from a newer Ferry; showing it as failed keeps it visible.
         return Share(
             id: id, intent: intent, state: ShareState(rawValue: state) ?? .failed,
-            created: createdAt, updated: updatedAt, failure: failure, deliveries: deliveries, account: account)
+            created: createdAt, updated: updatedAt, failure: failure, deliveries: deliveries, account: account,
+            destinationAccounts: destinationAccounts.split(separator: "\n").map(String.init))
     }
 }
 

@@ -24,6 +24,8 @@ final class EarlyUploads: Sendable {
         let task: Task<Uploaded?, Never>
         let file: GrowingFile
         let progress: ProgressRelay
+        /// The account it uploads as: its file is on that account's server.
+        let userID: String
     }
 
     private let uploads = NIOLockedValueBox<[Key: Upload]>([:])
@@ -32,9 +34,13 @@ final class EarlyUploads: Sendable {
         uploads.withLockedValue { $0[key] = upload }
     }
 
-    /// The upload of a share's file, handed over once.
-    func take(shareID: String, position: Int) -> Upload? {
-        uploads.withLockedValue { $0.removeValue(forKey: Key(shareID: shareID, position: position)) }
+    /// The upload of a share's file as `userID`, handed over once.
+    func take(shareID: String, position: Int, as userID: String) -> Upload? {
+        uploads.withLockedValue { uploads in
+            let key = Key(shareID: shareID, position: position)
+            guard uploads[key]?.userID == userID else { return nil }
+            return uploads.removeValue(forKey: key)
+        }
     }
 
     /// Stops and forgets a share's uploads (all of them with nil): the copy each reads is given up,

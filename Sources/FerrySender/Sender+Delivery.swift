@@ -208,8 +208,13 @@ extension Sender {
                 item, at: path, index: index, of: run, through: channel, bytesDone: bytesDone)
             // Not recorded, the file is uploaded again at a retry: a second copy on the server,
             // never a second event.
+            // An upload is on this account's server: it serves the deliveries of this account alone.
+            let share = run.share
+            let sameAccount =
+                share.destinationAccounts.isEmpty
+                ? nil : share.deliveries.indices.filter { share.account(at: $0) == share.account(at: run.position) }
             _ = logger.attempt("recording an upload", share: shareID) {
-                try outbox.recordUpload(step, contentURI: uri, forEveryDelivery: !ownUpload)
+                try outbox.recordUpload(step, contentURI: uri, forEveryDelivery: !ownUpload, sharedWith: sameAccount)
             }
             step.contentURI = uri
             bytesDone += item.size
@@ -230,7 +235,7 @@ extension Sender {
             Task { await self.reportProgress(shareID, position, bytes: base + sent) }
         }
         if let early = await earlyUpload(
-            shareID: shareID, position: index, encrypted: channel.isEncrypted,
+            shareID: shareID, position: index, as: run.session.userID, encrypted: channel.isEncrypted,
             progress: { throttle.update($0) })
         {
             return early

@@ -38,7 +38,8 @@ extension Sender {
                 progress: progress)
         }
         earlyUploads.add(
-            .init(task: task, file: file, progress: progress), for: .init(shareID: shareID, position: position))
+            .init(task: task, file: file, progress: progress, userID: userID),
+            for: .init(shareID: shareID, position: position))
         return file
     }
 
@@ -93,11 +94,12 @@ extension Sender {
     /// or it failed. `progress` hears its bytes sent from now on.
     /// Only an upload of the room's kind is used: plain for a plain room, encrypted for an
     /// encrypted one (a room's encryption may have changed while the file was staged).
+    /// An upload is on its account's server: a delivery as another account does not take it.
     func earlyUpload(
-        shareID: String, position: Int, encrypted: Bool,
+        shareID: String, position: Int, as userID: String, encrypted: Bool,
         progress: @escaping @Sendable (UInt64) -> Void
     ) async -> String? {
-        guard let upload = earlyUploads.take(shareID: shareID, position: position) else { return nil }
+        guard let upload = earlyUploads.take(shareID: shareID, position: position, as: userID) else { return nil }
         upload.progress.listen(progress)
         guard let uploaded = await upload.task.value, uploaded.encrypted == encrypted else { return nil }
         logger.info("file uploaded while it was staged", metadata: ["share": "\(shareID)", "item": "\(position)"])

@@ -120,7 +120,7 @@ public actor Sender {
         await account.tokenRead()
         while true {
             let sessions = account.sessions
-            guard let latest = sessions.first else { break }
+            guard !sessions.isEmpty else { break }
             // A share is never sent as someone else (the service parks them at a sign-out; this
             // holds whatever reached the queue since).
             let parked = logger.attempt("parking the shares of accounts not signed in") {
@@ -133,18 +133,14 @@ public actor Sender {
             }
             // A queue that cannot be read is tried again at the next wake-up (a new share, the network, a retry time).
             let queued = logger.attempt("reading the queue") { try outbox.shares(in: [.queued, .sending]) } ?? []
-            // A share of no account (an older Ferry's) goes out as the account signed in last.
+            let signedIn = SignedIn(sessions: sessions)
             let shares = sessions.flatMap { session in
-                takeUp(queued.filter { ($0.account ?? latest.userID) == session.userID }, as: session)
+                takeUp(queued.filter { signedIn.takingUp($0)?.userID == session.userID }, as: session, of: signedIn)
             }.sorted { $0.created < $1.created }
             var progressed = false
             nextRetry = nil
             for share in shares {
-                let user = share.account ?? latest.userID
-                // Signed out meanwhile (here, or by the server): its shares wait for it.
-                guard let session = sessions.first(where: { $0.userID == user }), account.session(of: user) == session
-                else { continue }
-                switch await send(share, session: session, retryNow: retryNow) {
+                switch await send(share, signedIn: signedIn, retryNow: retryNow) {
                 case .signedOut: continue
                 case .waiting(let time): nextRetry = min(nextRetry ?? time, time)
                 case .finished: progressed = true
@@ -161,7 +157,7 @@ public actor Sender {
 
     /// Takes every queued share up in one transaction (deliveries, steps, transaction ids) instead
     /// of one commit each on the way; the shares already taken up are returned as they are.
-    private func takeUp(_ shares: [Share], as session: Session) -> [Share] {
+    private func takeUp(_ shares: [Share], as session: Session, of signedIn: SignedIn) -> [Share] {
         let fresh = shares.filter { $0.state == .queued || $0.deliveries.isEmpty }
         guard !fresh.isEmpty else { return shares }
         let takeovers = fresh.map { share in
@@ -174,7 +170,7 @@ public actor Sender {
             let begun = logger.attempt(
                 "taking up the queue",
                 {
-                    try outbox.beginSending(takeovers, as: session.userID, signIn: session.signIn, at: clock())
+                    try outbox.beginSending(takeovers, as: session.userID, signIns: signedIn.signIns, at: clock())
                 })
         else {
             return shares
@@ -184,7 +180,11 @@ public actor Sender {
         return shares.map { byID[$0.id] ?? $0 }
     }
 
-    private func send(_ original: Share, session: Session, retryNow: Bool) async -> Outcome {
+    private func send(_ original: Share, signedIn: SignedIn, retryNow: Bool) async -> Outcome {
+        // Signed out meanwhile (here, or by the server): its shares wait for it.
+        guard let taker = signedIn.takingUp(original), account.session(of: taker.userID) == taker else {
+            return .signedOut
+        }
         working(original.id)
         defer { working(nil) }
         var share = original
@@ -197,8 +197,8 @@ public actor Sender {
                     "taking up a share", share: share.id,
                     {
                         try outbox.beginSending(
-                            id: share.id, steps: steps, bytesTotal: bytes, as: session.userID,
-                            signIn: session.signIn, at: clock())
+                            id: share.id, steps: steps, bytesTotal: bytes, as: taker.userID,
+                            signIns: signedIn.signIns, at: clock())
                     })
             else {
                 return .finished
@@ -207,7 +207,17 @@ public actor Sender {
             tell(.shareChanged(share))
         }
         var nextRetry: Int64?
+        // Deliveries left for an account that is not signed in: the share waits for it once the
+        // others are done.
+        var waitsForSignIn = false
         for (position, delivery) in share.deliveries.enumerated() where !delivery.state.isFinal {
+            // Each delivery goes out as its own account (a share may go to several accounts' rooms),
+            // as signed in now: one may have signed in since the pass began.
+            guard let user = share.account(at: position) ?? signedIn.latest, let session = account.session(of: user)
+            else {
+                waitsForSignIn = true
+                continue
+            }
             if var retryAt = delivery.retryAt, retryAt > clock(), !retryNow {
                 // A retry time beyond an hour (written by an older Ferry, or a changed clock) is
                 // brought back to an hour, or the share would wait for it forever.
@@ -248,13 +258,22 @@ public actor Sender {
                     }
                     account.invalidate(token: token)
                     earlyUploads.abandon(shareID: nil)
+                    waitsForSignIn = true
                     // Not moved, they are moved at the next sign-in's start (the service parks and resumes).
-                    _ = logger.attempt("moving the account's queue to awaiting-sign-in") {
+                    let moved = logger.attempt("moving the account's queue to awaiting-sign-in") {
                         try outbox.move(
                             from: [.queued, .sending], to: .awaitingSignIn, at: clock(), account: session.userID)
+                            + outbox.park(sharesNotOf: Set(account.sessions.map(\.userID)), at: clock())
+                    }
+                    for id in moved ?? [] {
+                        if let moved = logger.attempt("reading a parked share", share: id, { try outbox.share(id: id) })
+                        {
+                            tell(.shareChanged(moved))
+                        }
                     }
                     tell(.signedOut(userID: session.userID))
-                    return .signedOut
+                    // A share to another account's rooms too goes on with them.
+                    continue
                 case .transient(let error):
                     let attempts = delivery.attempts + 1
                     let retryAt =
@@ -288,7 +307,32 @@ public actor Sender {
             }
         }
         finish(share.id)
-        return nextRetry.map { .waiting(until: $0) } ?? .finished
+        if let nextRetry { return .waiting(until: nextRetry) }
+        if waitsForSignIn {
+            waitForSignIn(share.id)
+            return .signedOut
+        }
+        return .finished
+    }
+
+    /// A share whose deliveries left are all of accounts not signed in waits for one of them to
+    /// sign in (the service resumes it then). One that signed in while it was parked (the
+    /// service found it still sending, and left it) takes it up again at once.
+    private func waitForSignIn(_ shareID: String) {
+        guard
+            let parked = logger.attempt(
+                "parking a share for its accounts' sign-in", share: shareID,
+                { try outbox.update(id: shareID, state: .awaitingSignIn, at: clock(), from: [.sending]) })
+        else { return }
+        tell(.shareChanged(parked))
+        guard parked.accountsStillSending.contains(where: { account.session(of: $0) != nil }) else { return }
+        let resumed = logger.attempt("resuming a share whose account signed in", share: shareID) {
+            try outbox.update(id: shareID, state: .sending, at: clock(), from: [.awaitingSignIn])
+        }
+        if let resumed {
+            tell(.shareChanged(resumed))
+            wakeRequested = true
+        }
     }
 
     func reportProgress(_ shareID: String, _ position: Int, bytes: UInt64) {

@@ -163,8 +163,8 @@ final class Share1Object: Sendable {
         case .retry(let id):
             _ = try service.retry(id: id)
             return []
-        case .completeShare(let id, let destinations, let message):
-            _ = try service.complete(id: id, destinations: destinations, message: message)
+        case .completeShare(let id, let destinations, let message, let accounts):
+            _ = try service.complete(id: id, destinations: destinations, message: message, accounts: accounts)
             return []
         default:
             // Only what waitsForHomeserver says no to comes here.

@@ -6,8 +6,12 @@ import FerrySender
 /// What a person (or the dialog) does with a share after it was accepted: choose where it goes,
 /// retry it, and see how Ferry is doing.
 extension ShareService {
-    /// `CompleteShare`: the dialog's destinations and message; the share is queued.
-    public func complete(id: String, destinations: [String], message: String) throws(ShareError) -> Share {
+    /// `CompleteShare`: the dialog's destinations and message; the share is queued. `accounts`
+    /// (`CompleteShareAs`): the account each destination goes out as, nil where the dialog leaves
+    /// it to Ferry (the one that has it, as for a share that names none).
+    public func complete(
+        id: String, destinations: [String], message: String, accounts named: [String?]? = nil
+    ) throws(ShareError) -> Share {
         let current = try share(id: id)
         guard current.state == .awaitingDestination else { throw .notCompletable(id, state: current.state) }
         guard !destinations.isEmpty else { throw .invalidArgument(tr("Choose at least one destination.")) }
@@ -27,16 +31,14 @@ extension ShareService {
                 + current.intent.items.compactMap { item in
                     item.kind == .file ? nil : (isText ? given ?? item.text : item.text)
                 })
-        var seen: Set<String> = []
-        let unique = destinations.filter { seen.insert($0).inserted }
-        // A share made for an account goes out as it; otherwise as the one that has the destinations.
-        let user = current.account ?? Self.account(for: unique, accounts: accounts, owners: owners)
-        let state = Routing.route(destinations: unique, signedIn: user.map { accounts.account($0) != nil } ?? false)
+        let (unique, chosen) = try chooseAccounts(for: destinations, named: named, of: current)
+        let state = Routing.route(
+            destinations: unique, signedIn: chosen.first.map { accounts.account($0) != nil } ?? false)
         let completed: Share?
         do throws(OutboxError) {
             completed = try outbox.complete(
                 id: id, destinations: unique, message: words, text: isText ? given : nil,
-                state: state, account: user, at: clock())
+                state: state, accounts: chosen, at: clock())
         } catch {
             throw .storageFailed(.destinations, reason: error.reason)
         }
@@ -50,6 +52,40 @@ extension ShareService {
         announcePendingWork()
         sender.wake()
         return completed
+    }
+
+    /// The destinations, each once (a room of two accounts may be named once for each), and the
+    /// account each goes out as: the one named for it, or the share's own (made for an account),
+    /// or the one that has it. An account named must be signed in.
+    private func chooseAccounts(
+        for destinations: [String], named given: [String?]?, of share: Share
+    ) throws(ShareError) -> (destinations: [String], accounts: [String]) {
+        let named = given ?? destinations.map { _ in nil }
+        for account in Set(named.compactMap { $0 }) where self.accounts.account(account) == nil {
+            throw .invalidArgument(
+                // TRANSLATORS: {account} is a Matrix user id.
+                tr(
+                    "{account} is not signed in; sign in to it first, or choose a room of another account.",
+                    [
+                        "account": account
+                    ]))
+        }
+        let chosen =
+            share.account.map { user in destinations.map { _ in user } }
+            ?? Self.accounts(for: destinations, accounts: accounts, owners: owners)
+        var seen: Set<String> = []
+        var unique: [String] = []
+        var accountsOf: [String] = []
+        for (position, destination) in destinations.enumerated() {
+            let account =
+                (named.indices.contains(position) ? named[position] : nil)
+                ?? (chosen.indices.contains(position) ? chosen[position] : nil)
+            guard seen.insert("\(account ?? "")\n\(destination)").inserted else { continue }
+            unique.append(destination)
+            if let account { accountsOf.append(account) }
+        }
+        // Nobody signed in: the share is nobody's yet, and whoever signs in sends it.
+        return (unique, accountsOf.count == unique.count ? accountsOf : [])
     }
 
     /// `Retry`: failed deliveries are queued again, waiting ones are tried at once; a queued or
@@ -77,7 +113,8 @@ extension ShareService {
         // Another person's share waits for them to sign in again, however often it is retried.
         let state = Routing.route(
             destinations: current.intent.destinations,
-            signedIn: current.account.map { accounts.account($0) != nil } ?? (accounts.latest != nil))
+            signedIn: current.account == nil
+                ? accounts.latest != nil : current.accounts.contains { accounts.account($0) != nil })
         let changed: Share?
         do throws(OutboxError) {
             // Compare-and-set: a share cancelled meanwhile stays cancelled.
@@ -97,14 +134,18 @@ extension ShareService {
     /// The sender finished a share: a notification, and the destination list's recents change.
     func senderFinished(_ share: Share) {
         announcePendingWork()
-        let session = (share.account.flatMap(accounts.account) ?? accounts.latest)?.current
-        // With several accounts, the notification says which one sent it.
-        let sender = accounts.signedIn.count > 1 ? session?.userID : nil
+        // Each delivery went out as its own account; with several signed in, the notification
+        // says which one sent where.
+        let sessions = share.deliveries.indices.map { position in
+            (share.account(at: position).flatMap(accounts.account) ?? accounts.latest)?.current
+        }
+        let severalAccounts = accounts.signedIn.count > 1
         Task { [directory, announcements] in
             await directory.forget()
             var names: [String] = []
-            for delivery in share.deliveries {
+            for (delivery, session) in zip(share.deliveries, sessions) {
                 let name: String?
+                let sender = severalAccounts ? session?.userID : nil
                 if let roomID = delivery.roomID, let session {
                     name = await directory.displayName(of: roomID, session: session)
                 } else {

@@ -32,9 +32,7 @@ extension ShareService {
     /// The stored sign-in had no token any more (read after the start): shares routed to the
     /// queue meanwhile wait for a sign-in again, as after a 401.
     func signInLost(_ user: String) {
-        _ = logger.attempt("moving the account's queue to awaiting-sign-in") {
-            try outbox.move(from: [.queued, .sending], to: .awaitingSignIn, at: clock(), account: user)
-        }
+        parkQueuedShares(of: user)
         senderSignedOut(user)
     }
 
@@ -81,7 +79,8 @@ extension ShareService {
     /// Every share that waited for this person to sign in (or for anyone) goes where routing sends
     /// it now, as theirs; another person's shares wait on for them.
     private func resumeWaitingShares(for user: String) {
-        for share in shares() where share.state == .awaitingSignIn && (share.account == nil || share.account == user) {
+        for share in shares()
+        where share.state == .awaitingSignIn && (share.account == nil || share.accountsStillSending.contains(user)) {
             let state = Routing.route(destinations: share.intent.destinations, signedIn: true)
             // A share the sender had begun keeps its deliveries: back to sending, not queued.
             let next = state == .queued && !share.deliveries.isEmpty ? .sending : state
@@ -101,10 +100,12 @@ extension ShareService {
 
     private func parkQueuedShares(of user: String) {
         // Unmoved, the shares stay queued: the sender parks those of an account not signed in
-        // before its next pass.
+        // before its next pass. A share to other accounts' rooms too waits once none is signed in.
+        let stillSignedIn = Set(accounts.signedIn.map(\.userID)).subtracting([user])
         let moved =
             logger.attempt("moving the account's queue to awaiting-sign-in") {
                 try outbox.move(from: [.queued, .sending], to: .awaitingSignIn, at: clock(), account: user)
+                    + outbox.park(sharesNotOf: stillSignedIn, at: clock())
             } ?? []
         announceShares(moved)
         announcePendingWork()

@@ -58,18 +58,16 @@ public final class ShareService: Sendable {
             outbox: outbox, stager: Stager(spool: spool, limits: limits), limits: limits,
             uploadAhead: { sender.uploadingAhead(as: $0) },
             accounts: ShareIntake.Accounts(
-                choose: { [owners] in Self.account(for: $0, accounts: accounts, owners: owners) },
-                isSignedIn: { accounts.account($0) != nil }),
+                choose: { [owners] in Self.accounts(for: $0, accounts: accounts, owners: owners) },
+                isSignedIn: { accounts.account($0) != nil }, latest: { accounts.latest?.userID }),
             clock: clock)
     }
 
-    /// The account a share to `destinations` goes out as when it names none: the one signed-in
-    /// account that has every destination (as the destination lists said), or else the one
-    /// signed in last.
-    static func account(for destinations: [String], accounts: Accounts, owners: DestinationOwners) -> String? {
-        let signedIn = accounts.signedIn.map(\.userID)
-        guard signedIn.count > 1 else { return signedIn.first }
-        return owners.onlyOwner(of: destinations, among: Set(signedIn)) ?? signedIn.first
+    /// The account each of `destinations` goes out as when the share names none: the one signed-in
+    /// account that has them all (as the destination lists said), or else each destination's own,
+    /// or the one signed in last (DestinationOwners.accounts). Empty when nobody is signed in.
+    static func accounts(for destinations: [String], accounts: Accounts, owners: DestinationOwners) -> [String] {
+        owners.accounts(for: destinations, among: accounts.signedIn.map(\.userID))
     }
 
     /// Hears what the sender and the emoji verifier report, each in its order, for the life of the

@@ -16,6 +16,10 @@ struct Share1RequestTests {
             Share1.completeShare("s", destinations: ["!r"], message: "m").method,
             Share1.completeShare("s", destinations: ["!r"], message: "m").arguments
         ),
+        (
+            Share1.completeShare("s", destinations: ["!r"], message: "m", accounts: ["@me:x"]).method,
+            Share1.completeShare("s", destinations: ["!r"], message: "m", accounts: ["@me:x"]).arguments
+        ),
         (Share1.retry("s").method, Share1.retry("s").arguments),
         (
             Share1.signIn(SignInRequest(homeserver: "h", method: .browser)).method,
@@ -51,7 +55,16 @@ struct Share1RequestTests {
     @Test func argumentsArriveAsTheClientSentThem() throws {
         let complete = try Share1Request(
             method: "CompleteShare", arguments: [.string("s1"), .strings(["!a", "!b"]), .string("hi")])
-        guard case .completeShare("s1", ["!a", "!b"], "hi") = complete else { Issue.record("\(complete)"); return }
+        guard case .completeShare("s1", ["!a", "!b"], "hi", nil) = complete else { Issue.record("\(complete)"); return }
+        let completeAs = try Share1Request(
+            method: "CompleteShareAs",
+            arguments: Share1.completeShare("s1", destinations: ["!a", "!a"], message: "hi", accounts: ["@me:x", nil])
+                .arguments)
+        guard case .completeShare("s1", ["!a", "!a"], "hi", let accounts) = completeAs, accounts == ["@me:x", nil]
+        else {
+            Issue.record("\(completeAs)")
+            return
+        }
         let answer = try Share1Request(method: "AnswerEmojiVerification", arguments: [.string("v1"), .bool(false)])
         guard case .answerEmojiVerification("v1", false) = answer else { Issue.record("\(answer)"); return }
         let list = try Share1Request(method: "ListDestinations", arguments: [.string("ali"), .uint32(7)])
@@ -88,6 +101,22 @@ struct Share1RequestTests {
         arguments: [
             ("CompleteShare", [Variant.string("s1"), .string("!a"), .string("hi")], "CompleteShare takes (s, as, s)."),
             ("Open", [Variant.string("file:///a")], "Open takes a list of URIs"),
+            (
+                "CompleteShareAs", [Variant.string("s1"), .strings(["!a"]), .string("hi")],
+                "CompleteShareAs takes (s, aa{sv}, s)."
+            ),
+            (
+                "CompleteShareAs", [Variant.string("s1"), .dictionaries([["account": .string("@me:x")]]), .string("")],
+                "Each destination needs its “destination”"
+            ),
+            (
+                "CompleteShareAs",
+                [
+                    Variant.string("s1"), .dictionaries([["destination": .string("!a"), "account": .string("me")]]),
+                    .string(""),
+                ],
+                "“account” must be a Matrix user id"
+            ),
             (
                 "VerifyDevice", [Variant.dictionary(["recovery-key": .string("k"), "account": .string("ann")])],
                 "“account” must be a Matrix user id"

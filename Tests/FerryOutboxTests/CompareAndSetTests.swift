@@ -24,7 +24,7 @@ final class CompareAndSetTests: OutboxTestCase {
 
         let begun = try outbox.beginSending(
             [.init(id: share.id, steps: Composition.steps(for: share.intent), bytesTotal: 0)], as: "@me:example.org",
-            signIn: 1, at: 7)
+            signIns: ["@me:example.org": 1], at: 7)
 
         XCTAssertEqual(begun, [])
         XCTAssertEqual(try outbox.state(of: share.id), .cancelled)
@@ -40,7 +40,7 @@ final class CompareAndSetTests: OutboxTestCase {
         XCTAssertNil(
             try outbox.complete(
                 id: share.id, destinations: ["!room:example.org"], message: nil, state: .queued,
-                account: "@me:example.org", at: 7))
+                accounts: ["@me:example.org"], at: 7))
         XCTAssertEqual(try outbox.state(of: share.id), .cancelled)
     }
 
@@ -50,7 +50,7 @@ final class CompareAndSetTests: OutboxTestCase {
 
         let completed = try outbox.complete(
             id: share.id, destinations: ["!room:example.org"], message: "hi", state: .queued,
-            account: "@me:example.org", at: 7)
+            accounts: ["@me:example.org"], at: 7)
 
         XCTAssertEqual(completed?.state, .queued)
         XCTAssertEqual(completed?.intent.destinations, ["!room:example.org"])

@@ -37,7 +37,9 @@ final class DeliveryOutboxTests: XCTestCase {
         let steps = Composition.steps(for: share.intent)
 
         let begun = try XCTUnwrap(
-            outbox.beginSending(id: share.id, steps: steps, bytesTotal: 12, as: "@me:example.org", signIn: 1, at: 2))
+            outbox.beginSending(
+                id: share.id, steps: steps, bytesTotal: 12, as: "@me:example.org", signIns: ["@me:example.org": 1],
+                at: 2))
 
         XCTAssertEqual(begun.state, .sending)
         XCTAssertEqual(begun.deliveries.map(\.destination), ["!one", "#two:example.org"])
@@ -50,11 +52,14 @@ final class DeliveryOutboxTests: XCTestCase {
     func testBeginningAgainAfterARestartKeepsTheStepsAndTheirProgress() throws {
         let share = try queuedShare(id: "01again", destinations: ["!one"])
         let steps = Composition.steps(for: share.intent)
-        _ = try outbox.beginSending(id: share.id, steps: steps, bytesTotal: 12, as: "@me:example.org", signIn: 1, at: 2)
+        _ = try outbox.beginSending(
+            id: share.id, steps: steps, bytesTotal: 12, as: "@me:example.org", signIns: ["@me:example.org": 1], at: 2)
         try outbox.recordEvent(try outbox.steps(shareID: share.id, position: 0)[0], eventID: "$first")
 
         let again = try XCTUnwrap(
-            outbox.beginSending(id: share.id, steps: steps, bytesTotal: 12, as: "@me:example.org", signIn: 1, at: 3))
+            outbox.beginSending(
+                id: share.id, steps: steps, bytesTotal: 12, as: "@me:example.org", signIns: ["@me:example.org": 1],
+                at: 3))
 
         XCTAssertEqual(again.deliveries.count, 1)
         XCTAssertEqual(again.deliveries[0].eventsSent, 1)
@@ -64,7 +69,8 @@ final class DeliveryOutboxTests: XCTestCase {
     func testAnUploadServesEveryDestination() throws {
         let share = try queuedShare(id: "01upload", destinations: ["!one", "!two"])
         _ = try outbox.beginSending(
-            id: share.id, steps: Composition.steps(for: share.intent), bytesTotal: 12, as: "@me:example.org", signIn: 1,
+            id: share.id, steps: Composition.steps(for: share.intent), bytesTotal: 12, as: "@me:example.org",
+            signIns: ["@me:example.org": 1],
             at: 2)
         let fileStep = try outbox.steps(shareID: share.id, position: 0)[1]
 
@@ -81,7 +87,7 @@ final class DeliveryOutboxTests: XCTestCase {
         let sending = try queuedShare(id: "01sending", destinations: ["!one"])
         _ = try outbox.beginSending(
             id: sending.id, steps: Composition.steps(for: sending.intent), bytesTotal: 12, as: "@me:example.org",
-            signIn: 1, at: 2)
+            signIns: ["@me:example.org": 1], at: 2)
         let waiting = try queuedShare(id: "01waiting", destinations: [])
         try outbox.update(id: waiting.id, state: .awaitingDestination, at: 2)
 

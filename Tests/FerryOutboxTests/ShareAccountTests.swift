@@ -33,7 +33,7 @@ final class ShareAccountTests: OutboxTestCase {
                 .init(id: alices.id, steps: steps, bytesTotal: 0),
                 .init(id: nobodys.id, steps: steps, bytesTotal: 0),
             ],
-            as: "@bob:example.org", signIn: 4, at: 5)
+            as: "@bob:example.org", signIns: ["@bob:example.org": 4], at: 5)
 
         XCTAssertEqual(begun.map(\.id), [nobodys.id])
         XCTAssertEqual(begun.first?.account, "@bob:example.org")

@@ -10,13 +10,24 @@ final class EarlyUploadsTests: XCTestCase {
         let uploads = EarlyUploads()
         uploads.add(upload(returning: "mxc://ferry.test/abc"), for: .init(shareID: "s1", position: 0))
 
-        let first = uploads.take(shareID: "s1", position: 0)
-        let again = uploads.take(shareID: "s1", position: 0)
+        let first = uploads.take(shareID: "s1", position: 0, as: "@me:ferry.test")
+        let again = uploads.take(shareID: "s1", position: 0, as: "@me:ferry.test")
 
         let outcome = await first?.task.value
         XCTAssertEqual(outcome?.uri, "mxc://ferry.test/abc")
         XCTAssertEqual(outcome?.encrypted, false)
         XCTAssertNil(again)
+    }
+
+    func testAnUploadIsOnItsAccountsServerAndNotHandedToADeliveryAsAnotherAccount() async {
+        let uploads = EarlyUploads()
+        uploads.add(upload(returning: "mxc://ferry.test/abc"), for: .init(shareID: "s1", position: 0))
+
+        XCTAssertNil(uploads.take(shareID: "s1", position: 0, as: "@work:other.test"))
+        let mine = uploads.take(shareID: "s1", position: 0, as: "@me:ferry.test")
+
+        let outcome = await mine?.task.value
+        XCTAssertEqual(outcome?.uri, "mxc://ferry.test/abc", "still there for a delivery as its own account")
     }
 
     func testAbandoningAShareFailsItsCopiesAndLeavesOtherSharesAlone() async {
@@ -28,8 +39,8 @@ final class EarlyUploadsTests: XCTestCase {
         uploads.abandon(shareID: "s1")
 
         await XCTAssertThrowsErrorAsync(try await mine.file.available(after: 0))
-        XCTAssertNil(uploads.take(shareID: "s1", position: 0))
-        XCTAssertNotNil(uploads.take(shareID: "s2", position: 0))
+        XCTAssertNil(uploads.take(shareID: "s1", position: 0, as: "@me:ferry.test"))
+        XCTAssertNotNil(uploads.take(shareID: "s2", position: 0, as: "@me:ferry.test"))
         other.file.advance(to: 10)
         let readable = try? await other.file.available(after: 0)
         XCTAssertEqual(readable, 10)
@@ -42,8 +53,8 @@ final class EarlyUploadsTests: XCTestCase {
 
         uploads.abandon(shareID: nil)
 
-        XCTAssertNil(uploads.take(shareID: "s1", position: 0))
-        XCTAssertNil(uploads.take(shareID: "s2", position: 3))
+        XCTAssertNil(uploads.take(shareID: "s1", position: 0, as: "@me:ferry.test"))
+        XCTAssertNil(uploads.take(shareID: "s2", position: 3, as: "@me:ferry.test"))
     }
 
     func testProgressReachesAListenerThatCameLateStartingWithWhatWasAlreadySent() {
@@ -60,7 +71,7 @@ final class EarlyUploadsTests: XCTestCase {
     private func upload(returning outcome: String?) -> EarlyUploads.Upload {
         EarlyUploads.Upload(
             task: Task { outcome.map { EarlyUploads.Uploaded(uri: $0, encrypted: false) } },
-            file: GrowingFile(expectedSize: 100), progress: ProgressRelay())
+            file: GrowingFile(expectedSize: 100), progress: ProgressRelay(), userID: "@me:ferry.test")
     }
 }
 

@@ -61,6 +61,85 @@ final class SeveralAccountsTests: SenderTestCase {
         XCTAssertTrue(homeServer.events(in: "!h").isEmpty)
     }
 
+    // MARK: - One share, the rooms of several accounts
+
+    func testOneShareToTheRoomsOfTwoAccountsGoesToEachAsItsOwnAccount() async throws {
+        let sessions = SignedInSessions([home, work])
+        let both = try queue("for both", to: ["!w", "!h"], as: [work.userID, home.userID])
+
+        start(sessions)
+        try await waitUntil { self.state(of: both) == .sent }
+
+        XCTAssertEqual(workServer.events(in: "!w").map(\.body), ["for both"])
+        XCTAssertEqual(homeServer.events(in: "!h").map(\.body), ["for both"])
+        XCTAssertTrue(workServer.events(in: "!h").isEmpty && homeServer.events(in: "!w").isEmpty)
+        XCTAssertEqual(
+            try outbox.share(id: both.id)?.deliveries.map(\.signIn), [work.signIn, home.signIn],
+            "each delivery begins under its own account's sign-in")
+    }
+
+    func testAFileForTwoAccountsRoomsIsUploadedToEachAccountsServer() async throws {
+        let sessions = SignedInSessions([home, work])
+        let both = try queue(
+            "photo.png", to: ["!w", "!h"], as: [work.userID, home.userID], file: 4096)
+
+        start(sessions)
+        try await waitUntil { self.state(of: both) == .sent }
+
+        XCTAssertEqual(workServer.uploads, 1)
+        XCTAssertEqual(homeServer.uploads, 1, "the home room's event names a file on its own server")
+        XCTAssertEqual(homeServer.events(in: "!h").map(\.body), ["photo.png"])
+    }
+
+    func testTheDeliveriesOfAnAccountSignedInGoAndTheShareWaitsForTheOther() async throws {
+        let sessions = SignedInSessions([work])
+        let both = try queue("for both", to: ["!w", "!h"], as: [work.userID, home.userID])
+        let sender = start(sessions)
+        try await waitUntil { self.state(of: both) == .awaitingSignIn }
+
+        XCTAssertEqual(workServer.events(in: "!w").map(\.body), ["for both"])
+        XCTAssertTrue(homeServer.events(in: "!h").isEmpty && workServer.events(in: "!h").isEmpty)
+        XCTAssertEqual(try outbox.share(id: both.id)?.accountsStillSending, [home.userID])
+
+        // Signing in at home resumes it (as the service does); the work room gets nothing twice.
+        sessions.signIn(home)
+        try outbox.update(id: both.id, state: .sending, at: 5, from: [.awaitingSignIn], account: home.userID)
+        sender.wake(now: true)
+        try await waitUntil { self.state(of: both) == .sent }
+
+        XCTAssertEqual(workServer.events(in: "!w").map(\.body), ["for both"])
+        XCTAssertEqual(homeServer.events(in: "!h").map(\.body), ["for both"])
+        XCTAssertEqual(try outbox.share(id: both.id)?.account, work.userID, "the share stays its first account's")
+    }
+
+    func testWithNoneOfItsAccountsSignedInAShareForTwoAccountsWaits() async throws {
+        let sessions = SignedInSessions([
+            Session(
+                userID: "@other:else.test", homeserver: "else", deviceID: "E", accessToken: "te", signIn: 3)
+        ])
+        let both = try queue("for both", to: ["!w", "!h"], as: [work.userID, home.userID])
+
+        start(sessions)
+        try await waitUntil { self.state(of: both) == .awaitingSignIn }
+
+        XCTAssertTrue(homeServer.events(in: "!h").isEmpty && workServer.events(in: "!w").isEmpty)
+        XCTAssertEqual(try outbox.share(id: both.id)?.deliveries, [], "never taken up as someone else")
+    }
+
+    func testAServerEndingOneSignInMidShareLetsTheOtherAccountsDeliveryGo() async throws {
+        let sessions = SignedInSessions([home, work])
+        homeServer.failSends(.unknownToken)
+        let both = try queue("for both", to: ["!h", "!w"], as: [home.userID, work.userID])
+
+        start(sessions)
+        try await waitUntil { self.state(of: both) == .awaitingSignIn }
+
+        XCTAssertEqual(workServer.events(in: "!w").map(\.body), ["for both"])
+        XCTAssertTrue(homeServer.events(in: "!h").isEmpty)
+        XCTAssertEqual(sessions.invalidated, [home.accessToken])
+        XCTAssertEqual(try outbox.share(id: both.id)?.accountsStillSending, [home.userID])
+    }
+
     @discardableResult
     private func start(_ sessions: SignedInSessions) -> Sender {
         let (workServer, homeServer, work) = (workServer, homeServer, work)
@@ -76,9 +155,27 @@ final class SeveralAccountsTests: SenderTestCase {
     private func state(of share: Share) -> ShareState? { try? outbox.state(of: share.id) }
 
     private func queue(_ text: String, to room: String, as account: String) throws -> Share {
+        try queue(text, to: [room], as: [account])
+    }
+
+    /// A share to `rooms`, each as the account at its place; with `file`, a file of that size named `text`.
+    private func queue(_ text: String, to rooms: [String], as accounts: [String], file: UInt64? = nil) throws -> Share {
         let id = "01kaccounts" + String(UUID().uuidString.lowercased().filter(\.isLetter).prefix(15))
-        let intent = ShareIntent(items: [.text(text)], subject: nil, message: nil, destinations: [room], source: .cli)
-        let share = Share(id: id, intent: intent, state: .queued, created: 1, updated: 1, account: account)
+        var items: [ShareItem] = [.text(text)]
+        if let file {
+            try FileManager.default.createDirectory(atPath: spool.directory(for: id), withIntermediateDirectories: true)
+            XCTAssertTrue(
+                FileManager.default.createFile(
+                    atPath: spool.path(for: id, position: 0), contents: Data(count: Int(file))))
+            items = [
+                ShareItem(kind: .file, name: text, contentType: "image/png", size: file, uri: "file:///tmp/\(text)")
+            ]
+        }
+        let intent = ShareIntent(items: items, subject: nil, message: nil, destinations: rooms, source: .cli)
+        let (account, perDestination) = Share.destinationAccounts(accounts)
+        let share = Share(
+            id: id, intent: intent, state: .queued, created: 1, updated: 1, account: account,
+            destinationAccounts: perDestination)
         try outbox.insert(share)
         return share
     }
@@ -97,6 +194,7 @@ final class SignedInSessions: SessionSource {
     var sessions: [Session] { signedIn.withLock { $0 } }
     func session(of userID: String) -> Session? { sessions.first { $0.userID == userID } }
     func sessionIfRead(of userID: String) -> Session? { session(of: userID) }
+    func signIn(_ session: Session) { signedIn.withLock { $0.insert(session, at: 0) } }
     func invalidate(token: String) {
         ended.withLock { $0.append(token) }
         signedIn.withLock { $0.removeAll { $0.accessToken == token } }

@@ -50,7 +50,8 @@ final class UploadAheadTests: XCTestCase {
         let last = UInt64(written - 100)
         // Before the sender takes up the share, the copy keeps nothing for a reader that is gone.
         try await waitUntil("the copy still holds bytes for a failed upload") { self.recent(file, at: last) == 0 }
-        let uri = await sender.earlyUpload(shareID: "s1", position: 0, encrypted: false, progress: { _ in })
+        let uri = await sender.earlyUpload(
+            shareID: "s1", position: 0, as: "@me:memory.test", encrypted: false, progress: { _ in })
         XCTAssertNil(uri)
     }
 

@@ -2,7 +2,8 @@ import FerryContract
 import Testing
 @testable import FerryService
 
-/// A share that names no account goes out as the one account that has all its destinations.
+/// A share that names no account goes out as the one account that has all its destinations, or
+/// else each destination as the account that has it.
 struct DestinationOwnersTests {
     let owners = DestinationOwners()
     let both: Set = ["@me:work", "@me:home"]
@@ -37,5 +38,18 @@ struct DestinationOwnersTests {
         #expect(owners.onlyOwner(of: ["!shared"], among: ["@me:home"]) == "@me:home")
         owners.record([DestinationListing(id: "!shared", kind: .room, name: "Both")], of: "@me:work")
         #expect(owners.onlyOwner(of: ["!w"], among: both) == nil, "work left !w")
+    }
+
+    @Test func eachDestinationGoesOutAsTheAccountThatHasItWhenNoneHasThemAll() {
+        let signedIn = ["@me:home", "@me:work"] // the last signed in first
+        #expect(
+            owners.accounts(for: ["!w", "@mum:home"], among: signedIn) == ["@me:work", "@me:home"],
+            "one share, two accounts")
+        #expect(owners.accounts(for: ["!w", "!shared"], among: signedIn) == ["@me:work", "@me:work"], "work has both")
+        #expect(
+            owners.accounts(for: ["!shared", "!unknown"], among: signedIn) == ["@me:home", "@me:home"],
+            "a room both have, or none, goes as the account signed in last")
+        #expect(owners.accounts(for: ["!w"], among: ["@me:home"]) == ["@me:home"], "one account sends everything")
+        #expect(owners.accounts(for: ["!w"], among: []).isEmpty, "nobody signed in")
     }
 }

@@ -45,13 +45,19 @@ enum ShareFormatter {
         }
         if let subject = share.intent.subject { lines.append(line(labels.subject, SafeDisplay.escaped(subject))) }
         if let message = share.intent.message { lines.append(line(labels.message, SafeDisplay.escaped(message))) }
-        let destinations = share.intent.destinations.map(SafeDisplay.escaped).joined(separator: ", ")
+        let destinations = share.intent.destinations.enumerated().map { position, destination in
+            let shown = SafeDisplay.escaped(destination)
+            guard !share.destinationAccounts.isEmpty, let account = share.account(at: position) else { return shown }
+            // TRANSLATORS: `ferry show`, a destination of a share to several accounts' rooms; {account} is the
+            // Matrix user id it goes out as.
+            return tr("{destination} (as {account})", ["destination": shown, "account": SafeDisplay.escaped(account)])
+        }.joined(separator: ", ")
         // TRANSLATORS: `ferry show`, where a share goes when nobody said yet.
         lines.append(line(labels.to, destinations.isEmpty ? tr("(not chosen yet)") : destinations))
         lines.append(
             line(labels.from, "\(share.intent.source.rawValue), \(Timestamp.readable(microseconds: share.created))"))
-        if let account = share.account {
-            let shown = SafeDisplay.escaped(account)
+        if share.account != nil {
+            let shown = share.accounts.map(SafeDisplay.escaped).joined(separator: ", ")
             lines.append(
                 line(
                     labels.account,

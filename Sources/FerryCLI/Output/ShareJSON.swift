@@ -22,7 +22,7 @@ private struct JSONShare: Encodable {
     enum Keys: String, CodingKey {
         case id, state, action, items, subject, message, destinations, source, error, deliveries, account
         case contentType = "content_type", createdAt = "created_at", updatedAt = "updated_at"
-        case suggestedDestinations = "suggested_destinations"
+        case suggestedDestinations = "suggested_destinations", destinationAccounts = "destination_accounts"
     }
 
     func encode(to encoder: Encoder) throws {
@@ -40,18 +40,24 @@ private struct JSONShare: Encodable {
         try container.encode(Timestamp.iso8601(microseconds: share.created), forKey: .createdAt)
         try container.encode(Timestamp.iso8601(microseconds: share.updated), forKey: .updatedAt)
         try container.encode(failure: share.failure, forKey: .error)
-        try container.encode(share.deliveries.map(JSONDelivery.init), forKey: .deliveries)
+        try container.encode(
+            share.deliveries.enumerated().map { JSONDelivery($1, account: share.account(at: $0)) }, forKey: .deliveries)
         try container.encode(share.account, forKey: .account)
+        try container.encode(share.destinationAccounts, forKey: .destinationAccounts)
     }
 }
 
 /// One destination's progress, as GetShare's "deliveries" carries it.
 private struct JSONDelivery: Encodable {
     let delivery: Delivery
-    init(_ delivery: Delivery) { self.delivery = delivery }
+    let account: String?
+    init(_ delivery: Delivery, account: String?) {
+        self.delivery = delivery
+        self.account = account
+    }
 
     enum Keys: String, CodingKey {
-        case destination, state, error
+        case destination, state, error, account
         case roomID = "room_id", bytesSent = "bytes_sent", bytesTotal = "bytes_total"
         case eventsSent = "events_sent", eventsTotal = "events_total", retryAt = "retry_at"
     }
@@ -67,6 +73,7 @@ private struct JSONDelivery: Encodable {
         try container.encode(delivery.eventsTotal, forKey: .eventsTotal)
         try container.encode(delivery.retryAt.map(Timestamp.iso8601(microseconds:)), forKey: .retryAt)
         try container.encode(failure: delivery.failure, forKey: .error)
+        try container.encode(account, forKey: .account)
     }
 }
 

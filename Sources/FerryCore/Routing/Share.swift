@@ -18,6 +18,37 @@ public struct Share: Equatable, Sendable {
     /// share that waited for a sign-in, whoever signed in). Nil until then. A share is never sent
     /// as anyone else: signed in as another person, it waits for its own.
     public var account: String?
+    /// The account of each destination, in their order, when they are not all `account`'s: a
+    /// share may go to the rooms of several accounts, each delivery as its own. Empty when every
+    /// destination goes out as `account`.
+    public var destinationAccounts: [String]
+
+    /// The account the delivery to the destination at `position` goes out as.
+    public func account(at position: Int) -> String? {
+        destinationAccounts.indices.contains(position) ? destinationAccounts[position] : account
+    }
+
+    /// Every account the share goes out as, `account` first, each once.
+    public var accounts: [String] {
+        var seen: Set<String> = []
+        return ([account].compactMap { $0 } + destinationAccounts).filter { seen.insert($0).inserted }
+    }
+
+    /// The accounts of the deliveries still to make: each of `accounts` until the sender has
+    /// taken the share up (a share waiting for a sign-in waits for one of these).
+    public var accountsStillSending: [String] {
+        guard !deliveries.isEmpty else { return accounts }
+        var seen: Set<String> = []
+        return deliveries.indices.filter { !deliveries[$0].state.isFinal }.compactMap { account(at: $0) }
+            .filter { seen.insert($0).inserted }
+    }
+
+    /// `accounts` of one account per destination: the first is the share's account, and the list
+    /// is kept only when it names more than one.
+    public static func destinationAccounts(_ accounts: [String]) -> (account: String?, perDestination: [String]) {
+        guard let first = accounts.first else { return (nil, []) }
+        return (first, accounts.allSatisfy { $0 == first } ? [] : accounts)
+    }
 
     /// Why a share failed, as a D-Bus error name and a sentence.
     public struct Failure: Equatable, Sendable {
@@ -35,10 +66,11 @@ public struct Share: Equatable, Sendable {
     /// A share as intake makes it or the outbox reads it back.
     public init(
         id: String, intent: ShareIntent, state: ShareState, created: Int64, updated: Int64, failure: Failure? = nil,
-        deliveries: [Delivery] = [], account: String? = nil
+        deliveries: [Delivery] = [], account: String? = nil, destinationAccounts: [String] = []
     ) {
         self.deliveries = deliveries
         self.account = account
+        self.destinationAccounts = destinationAccounts
         self.id = id
         self.intent = intent
         self.state = state

@@ -22,6 +22,18 @@ public final class DestinationOwners: Sendable {
         }
     }
 
+    /// The account each of `destinations` goes out as, among `signedIn` (the last signed in
+    /// first): the one account that has them all, when exactly one has; otherwise, for each, the
+    /// one account that has it, or the one signed in last when several or none have. Empty when
+    /// nobody is signed in.
+    func accounts(for destinations: [String], among signedIn: [String]) -> [String] {
+        guard let latest = signedIn.first else { return [] }
+        let everyone = Set(signedIn)
+        guard signedIn.count > 1 else { return destinations.map { _ in latest } }
+        if let one = onlyOwner(of: destinations, among: everyone) { return destinations.map { _ in one } }
+        return destinations.map { onlyOwner(of: [$0], among: everyone) ?? latest }
+    }
+
     /// The account among `signedIn` that has every one of `destinations`, when exactly one has.
     func onlyOwner(of destinations: [String], among signedIn: Set<String>) -> String? {
         guard !destinations.isEmpty else { return nil }

@@ -31,18 +31,22 @@ public final class ShareIntake: Sendable {
 
     /// What the intake asks of the signed-in accounts.
     public struct Accounts: Sendable {
-        /// The user id of the account a share to these destinations goes out as when it names
-        /// none, if any is signed in.
-        public var choose: @Sendable (_ destinations: [String]) -> String?
+        /// The user id of the account each of these destinations goes out as when the share names
+        /// none; empty when nobody is signed in.
+        public var choose: @Sendable (_ destinations: [String]) -> [String]
         /// Whether this user id's account is signed in.
         public var isSignedIn: @Sendable (_ userID: String) -> Bool
+        /// The account signed in last, if any (a share with no destination yet needs someone).
+        public var latest: @Sendable () -> String?
 
         public init(
-            choose: @escaping @Sendable (_ destinations: [String]) -> String?,
-            isSignedIn: @escaping @Sendable (_ userID: String) -> Bool
+            choose: @escaping @Sendable (_ destinations: [String]) -> [String],
+            isSignedIn: @escaping @Sendable (_ userID: String) -> Bool,
+            latest: @escaping @Sendable () -> String?
         ) {
             self.choose = choose
             self.isSignedIn = isSignedIn
+            self.latest = latest
         }
     }
 
@@ -52,8 +56,10 @@ public final class ShareIntake: Sendable {
         let id = ShareID.make(milliseconds: UInt64(now / 1000))
         // A share for an account that is not signed in waits for that account, and only it; one
         // Ferry never knew would wait for ever (a typing error): refused.
-        let user = request.account ?? accounts.choose(plan.destinations)
-        let signedIn = user.map(accounts.isSignedIn) ?? false
+        let chosen =
+            request.account.map { user in plan.destinations.map { _ in user } } ?? accounts.choose(plan.destinations)
+        let (user, perDestination) = Share.destinationAccounts(chosen)
+        let signedIn = (request.account ?? user ?? accounts.latest()).map(accounts.isSignedIn) ?? false
         if let requested = request.account, !signedIn {
             let known: StoredAccount?
             do { known = try outbox.account(userID: requested) } catch {
@@ -68,7 +74,8 @@ public final class ShareIntake: Sendable {
         let state = Routing.route(destinations: plan.destinations, signedIn: signedIn)
         // Only a share a person already sent somewhere is uploaded early: nothing reaches the
         // server before someone has chosen where it goes.
-        let ahead = state == .queued ? user.flatMap { uploadAhead?($0) } : nil
+        // An upload is on one account's server: a share to several accounts' rooms uploads later.
+        let ahead = state == .queued && perDestination.isEmpty ? user.flatMap { uploadAhead?($0) } : nil
         let items: [ShareItem]
         do { items = try stager.stage(plan, shareID: id, ahead: ahead) } catch { throw ShareError(error) }
         let intent = ShareIntent(
@@ -77,7 +84,8 @@ public final class ShareIntake: Sendable {
             suggestedDestinations: plan.suggestedDestinations)
         let share = Share(
             id: id, intent: intent, state: state, created: now, updated: now,
-            account: request.account ?? (state == .queued ? user : nil))
+            account: request.account ?? (state == .queued ? user : nil),
+            destinationAccounts: state == .queued ? perDestination : [])
         do throws(OutboxError) {
             try outbox.insert(share)
         } catch {
