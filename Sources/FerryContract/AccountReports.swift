@@ -113,6 +113,21 @@ public struct StatusReport: Equatable, Sendable {
         self.shares = Dictionary(uniqueKeysWithValues: ShareState.allCases.map { ($0.rawValue, shares[$0] ?? 0) })
     }
 
+    /// The same report as `userID`'s account speaks (`ferry status --account`): its user,
+    /// server, device and link; the share counts stay everyone's. Unchanged for an account that is
+    /// not signed in.
+    public func speaking(as userID: String) -> StatusReport {
+        guard let account = accounts.first(where: { $0.userID == userID }) else { return self }
+        var report = self
+        report.userID = account.userID
+        report.homeserver = account.homeserver
+        report.deviceID = account.deviceID
+        report.deviceVerification = account.deviceVerification
+        report.online = account.online
+        report.accounts = [account]
+        return report
+    }
+
     public var dictionary: [String: Variant] {
         [
             "signed-in": .bool(signedIn),

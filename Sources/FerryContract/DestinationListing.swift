@@ -21,6 +21,10 @@ public struct DestinationListing: Equatable, Sendable {
     /// as that account. Nil from a service older than several accounts.
     public var account: String?
 
+    /// Whether it is the same row: the same room or person of the same account (a room two
+    /// accounts have joined is listed once for each).
+    public func isSame(as other: DestinationListing) -> Bool { id == other.id && account == other.account }
+
     public init(
         id: String, kind: Kind, name: String, alias: String? = nil, userID: String? = nil, members: Int = 0,
         encrypted: Bool = false, lastActivity: Int64? = nil, recent: Bool = false, account: String? = nil

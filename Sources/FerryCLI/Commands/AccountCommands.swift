@@ -132,10 +132,15 @@ struct StatusCommand: FerrySubcommand {
     static let configuration = CommandConfiguration(
         commandName: "status", abstract: tr("Who is signed in, where, online or not, and shares by state."))
 
+    @OptionGroup var account: ListedAccountOption
+
     @OptionGroup var output: OutputOptions
 
     func execute() throws(CommandFailure) {
-        let status = try Share1Client.forCommand().run(Share1.getStatus())
+        var status = try Share1Client.forCommand().run(Share1.getStatus())
+        if let only = try account.checked(among: status.accounts.map(\.userID)) {
+            status = status.speaking(as: only)
+        }
         if output.json {
             Terminal.output(StatusJSON.object(status))
         } else {

@@ -21,7 +21,9 @@ struct AccountOption: ParsableArguments {
     @Option(
         name: .customLong("account"),
         help: ArgumentHelp(
-            tr("The account to send as, by its user id (@me:example.org). Default: the one signed in last."),
+            tr(
+                "The account to send as, by its user id (@me:example.org). Default: for each destination, the account that has joined it."
+            ),
             valueName: "USER_ID"))
     var userID: String?
 
@@ -52,6 +54,29 @@ struct OneAccountOption: ParsableArguments {
                 // TRANSLATORS: {accounts} is a list of Matrix user ids; `--account` is an option, as it is.
                 "several accounts are signed in ({accounts}); say which with --account.",
                 ["accounts": signedIn.joined(separator: ", ")]))
+    }
+}
+
+/// `--account` on a command that lists (destinations, status): only that account's.
+struct ListedAccountOption: ParsableArguments {
+    @Option(
+        name: .customLong("account"),
+        help: ArgumentHelp(tr("Only this account's, by its user id (default: every account's)."), valueName: "USER_ID"))
+    var userID: String?
+
+    /// The account given, checked against those signed in: one that is not is a usage error
+    /// naming them (an empty list would read as "nothing there").
+    func checked(among signedIn: [String]) throws(CommandFailure) -> String? {
+        guard let userID, !signedIn.contains(userID) else { return userID }
+        throw CommandFailure(
+            status: ExitStatus.usage,
+            message: signedIn.isEmpty
+                // TRANSLATORS: {account} is a Matrix user id.
+                ? tr("{account} is not signed in; nobody is.", ["account": userID])
+                : tr(
+                    // TRANSLATORS: {account} is a Matrix user id, {accounts} a list of them.
+                    "{account} is not signed in; signed in: {accounts}.",
+                    ["account": userID, "accounts": signedIn.joined(separator: ", ")]))
     }
 }
 

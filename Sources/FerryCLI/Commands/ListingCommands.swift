@@ -46,10 +46,21 @@ struct DestinationsCommand: FerrySubcommand {
     @Option(help: ArgumentHelp(tr("Show at most this many.")))
     var limit: UInt32 = 0
 
+    @OptionGroup var account: ListedAccountOption
+
     @OptionGroup var output: OutputOptions
 
     func execute() throws(CommandFailure) {
-        let list = try Share1Client.forCommand().run(Share1.listDestinations(query, limit: limit))
+        let client = try Share1Client.forCommand()
+        var list: [DestinationListing]
+        if account.userID != nil {
+            let only = try account.checked(among: client.run(Share1.getStatus()).accounts.map(\.userID))
+            // Every account's list, then this account's part of it, at most `limit` of them.
+            list = try client.run(Share1.listDestinations(query, limit: 0)).filter { $0.account == only }
+            if limit > 0 { list = Array(list.prefix(Int(limit))) }
+        } else {
+            list = try client.run(Share1.listDestinations(query, limit: limit))
+        }
         Terminal.output(output.json ? DestinationJSON.array(list) : DestinationJSON.table(list))
     }
 }

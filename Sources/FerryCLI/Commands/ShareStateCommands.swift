@@ -47,6 +47,8 @@ struct CompleteCommand: FerrySubcommand {
 
     @OptionGroup var delivery: DeliveryOptions
 
+    @OptionGroup var account: AccountOption
+
     @Option(help: ArgumentHelp(tr("A message to send with it (default: the share's own).")))
     var message: String = ""
 
@@ -56,7 +58,11 @@ struct CompleteCommand: FerrySubcommand {
         }
         let client = try Share1Client.forCommand()
         let resolved = try client.resolve(id)
-        try client.run(Share1.completeShare(resolved, destinations: delivery.destinations, message: message))
+        let destinations = delivery.destinations
+        try client.run(
+            Share1.completeShare(
+                resolved, destinations: destinations, message: message,
+                accounts: account.userID.map { user in destinations.map { _ in user } }))
         if delivery.noWait {
             // TRANSLATORS: {id} is a share's id.
             Terminal.note(tr("Queued {id}.", ["id": resolved]))

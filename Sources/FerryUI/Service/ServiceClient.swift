@@ -72,11 +72,15 @@ import GLibAdapter
         client.call(Share1.listShares()) { completion($0.map { $0.map(ShareSnapshot.init) }) }
     }
 
+    /// `accounts`: the account of each destination (the row it was chosen from), nil where the row
+    /// named none; with them, a room two accounts have joined goes out as the one chosen.
     public func completeShare(
-        _ id: String, destinations: [String], message: String,
+        _ id: String, destinations: [String], message: String, accounts: [String?]? = nil,
         _ completion: @escaping (Result<Void, BusError>) -> Void
     ) {
-        client.call(Share1.completeShare(id, destinations: destinations, message: message), completion: completion)
+        client.call(
+            Share1.completeShare(id, destinations: destinations, message: message, accounts: accounts),
+            completion: completion)
     }
 
     public func cancel(_ id: String, _ completion: @escaping (Result<Void, BusError>) -> Void) {

@@ -237,12 +237,16 @@ import Glibc
     private func send() {
         guard let shareID, let sharePage else { return }
         let destinations = sharePage.chosen.map(\.id)
+        // Each room as the account whose row was ticked (a room two accounts share is listed twice).
+        let accounts = sharePage.chosen.map(\.account)
         shareButton.isBusy = true
         backButton.isSensitive = false
         messagePage.isEditable = false
         messagePage.showFailure(nil, canRetry: false)
-        service.completeShare(shareID, destinations: destinations, message: messagePage.editedMessage) {
-            [weak self] result in
+        service.completeShare(
+            shareID, destinations: destinations, message: messagePage.editedMessage,
+            accounts: accounts.contains { $0 != nil } ? accounts : nil
+        ) { [weak self] result in
             guard let self else { return }
             switch result {
             case .failure(let error):

@@ -53,7 +53,7 @@ import GtkAdapter
         // Enter in the search field ticks the first destination that can be picked.
         search.onActivate { [weak self] in
             guard let self, let first = self.shown.first else { return }
-            if !self.chosen.contains(where: { $0.id == first.id }) { self.toggle(first) }
+            if !self.chosen.contains(where: { $0.isSame(as: first) }) { self.toggle(first) }
         }
     }
 
@@ -80,11 +80,14 @@ import GtkAdapter
     private func show(_ options: [DestinationListing], query: String) {
         shown = options
         if !suggested.isEmpty, query.isEmpty {
+            // A room two accounts have joined is ticked once, as the account listed first.
+            var ticked: Set<String> = Set(chosen.map(\.id))
             for option in options
-            where !chosen.contains(where: { $0.id == option.id })
+            where !ticked.contains(option.id)
                 && suggested.contains(where: { [option.id, option.alias, option.userID].contains($0) })
             {
                 chosen.append(option)
+                ticked.insert(option.id)
             }
             suggested = []
             onChoiceChanged()
@@ -137,11 +140,11 @@ import GtkAdapter
         let check = CheckButton()
         // TRANSLATORS: the accessible name of the tick box that picks a room or person; {name} is its name.
         check.accessibleName = tr("Choose {name}", ["name": name])
-        check.isChecked = chosen.contains { $0.id == option.id }
+        check.isChecked = chosen.contains { $0.isSame(as: option) }
         check.verticalAlignment = .center
         check.onToggle { [weak self, weak check] in
             guard let self, let check else { return }
-            let isChosen = self.chosen.contains { $0.id == option.id }
+            let isChosen = self.chosen.contains { $0.isSame(as: option) }
             if check.isChecked != isChosen { self.toggle(option, from: check) }
         }
         row.addSuffix(check)
@@ -152,7 +155,7 @@ import GtkAdapter
     }
 
     private func toggle(_ option: DestinationListing, from check: CheckButton? = nil) {
-        if let index = chosen.firstIndex(where: { $0.id == option.id }) {
+        if let index = chosen.firstIndex(where: { $0.isSame(as: option) }) {
             chosen.remove(at: index)
         } else {
             chosen.append(option)
