@@ -83,4 +83,6 @@ public enum Share1Property: String, CaseIterable, Sendable {
     /// Whether the account's owner verified Ferry's device: "verified", "unverified",
     /// "no-identity", or empty (signed out, or not known yet).
     case deviceVerification = "DeviceVerification"
+    /// The user ids of every signed-in account, the last signed in first.
+    case accounts = "Accounts"
 }

@@ -230,6 +230,17 @@ public struct Share1Client: Sendable {
         }
     }
 
+    /// The user ids of the signed-in accounts (the `Accounts` property), the last signed in
+    /// first; a property read, which never waits for a homeserver. Empty from an older service.
+    public func signedInAccounts() -> [String] {
+        let reply = try? connection.call(
+            destination: FerryBus.name, path: FerryBus.path, interface: FerryBus.properties, method: "Get",
+            arguments: .tuple([.string(FerryBus.share1), .string(Share1Property.accounts.rawValue)]),
+            timeoutMilliseconds: -1)
+        guard case .boxed(let value)? = reply?.tupleValue?.first else { return [] }
+        return value.stringsValue ?? []
+    }
+
     /// Share1's properties, read afresh, without waiting.
     public func properties(_ completion: @escaping (Result<[String: Variant], BusError>) -> Void) {
         connection.call(

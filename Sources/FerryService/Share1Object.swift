@@ -93,6 +93,7 @@ final class Share1Object: Sendable {
         case .homeserver: return .string(session?.homeserver ?? "")
         case .online: return .bool(service.online)
         case .deviceVerification: return .string(service.verification.deviceVerification()?.rawValue ?? "")
+        case .accounts: return .strings(service.accounts.signedIn.map(\.userID))
         case nil: return nil
         }
     }

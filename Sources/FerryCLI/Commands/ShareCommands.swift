@@ -97,6 +97,9 @@ enum ShareSubmission {
         var dict = dict
         dict["source"] = .string("cli") // ignored by older services: unknown keys are
         let client = try Share1Client.forCommand()
+        if dict["account"] == nil, let destinations = dict["destinations"]?.stringsValue {
+            try DestinationOwnership.check(destinations, client: client)
+        }
         let id = try client.run(Share1.share(dict))
         Terminal.output(id)
         guard let share = try? client.run(Share1.getShare(id)) else { return }
@@ -105,6 +108,32 @@ enum ShareSubmission {
             return
         }
         try DeliveryWatch(client: client, shareID: id).waitUntilDone()
+    }
+}
+
+/// Which account a destination named with `--to` goes out as, when several are signed in and
+/// `--account` names none: the one account that has joined it. The command asks for every
+/// account's list (which also tells the service which account has which room) and refuses a
+/// destination that several accounts have (a usage error naming them) rather than guess.
+enum DestinationOwnership {
+    static func check(_ destinations: [String], client: Share1Client) throws(CommandFailure) {
+        guard client.signedInAccounts().count > 1, !destinations.isEmpty else { return }
+        let listed = try client.run(Share1.listDestinations("", limit: 0))
+        for destination in destinations {
+            let owners = listed.filter { [$0.id, $0.alias, $0.userID].contains(destination) }.compactMap(\.account)
+            let distinct = Array(Set(owners)).sorted()
+            guard distinct.count > 1 else { continue }
+            throw CommandFailure(
+                status: ExitStatus.usage,
+                message: tr(
+                    // TRANSLATORS: {destination} is a room or person as given with --to; {accounts} a list of Matrix
+                    // user ids; `--account` is an option, as it is.
+                    "{destination} is in the rooms of several accounts ({accounts}); say which with --account.",
+                    [
+                        "destination": SafeDisplay.escaped(destination),
+                        "accounts": distinct.joined(separator: ", "),
+                    ]))
+        }
     }
 }
 
