@@ -138,8 +138,16 @@ import GtkAdapter
             row.addSuffix(lock)
         }
         let check = CheckButton()
-        // TRANSLATORS: the accessible name of the tick box that picks a room or person; {name} is its name.
-        check.accessibleName = tr("Choose {name}", ["name": name])
+        if showsAccounts, let account = option.account {
+            // A room two accounts have joined is listed once for each: the name says which.
+            check.accessibleName = tr(
+                // TRANSLATORS: the accessible name of the tick box that picks a room or person with several
+                // accounts signed in; {name} is its name, {account} the Matrix user id it would be sent as.
+                "Choose {name} as {account}", ["name": name, "account": SafeDisplay.escaped(account)])
+        } else {
+            // TRANSLATORS: the accessible name of the tick box that picks a room or person; {name} is its name.
+            check.accessibleName = tr("Choose {name}", ["name": name])
+        }
         check.isChecked = chosen.contains { $0.isSame(as: option) }
         check.verticalAlignment = .center
         check.onToggle { [weak self, weak check] in

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ferryenv import wait_for
 from matrixflow import get_status, sign_in
-from test_ui_delivery import open_dialog, open_with_ferry, picture
+from test_ui_delivery import next_page, open_dialog, open_with_ferry, picture, room_messages, share
 from test_ui_dialog import keep_screenshot
 from uidesktop import T, click, find, signed_out, ui_app, windows
 
@@ -65,3 +65,30 @@ def _gone(window, name: str) -> bool:
     except AssertionError:
         return True
     return False
+
+
+def test_a_room_both_accounts_joined_is_ticked_once_for_each_and_goes_out_from_each(ui, homeserver):
+    # Given two accounts signed in, both in the team room
+    work, home = homeserver.new_user("work"), homeserver.new_user("home")
+    team = homeserver.create_room(work.token, name="Team harbour", invite=[home.user_id])
+    homeserver.join(home.token, team)
+    signed_out(ui.session)
+    sign_in(ui.session, homeserver, work)
+    sign_in(ui.session, homeserver, home)
+    try:
+        # When a picture is opened with Ferry and the room is ticked as each account
+        open_with_ferry(ui.session, picture(ui.session, "for-the-team.png", seed=37))
+        dialog = open_dialog(ui, "for-the-team.png")
+        for account in (work.user_id, home.user_id):
+            click(find(dialog, T("Choose {name} as {account}", name="Team harbour", account=account), "check box",
+                       timeout=20))
+        next_page(dialog)
+        share(dialog)
+
+        # Then the room gets the picture once from each account
+        wait_for(lambda: sorted(m["sender"] for m in room_messages(homeserver, work, team)
+                                if m["content"].get("body") == "for-the-team.png") == sorted([work.user_id,
+                                                                                              home.user_id]),
+                 timeout=60, what="the picture from both accounts")
+    finally:
+        signed_out(ui.session)
