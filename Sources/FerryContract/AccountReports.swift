@@ -212,6 +212,8 @@ public struct AccountState: Equatable, Sendable {
     public var online = true
     /// "verified", "unverified", "no-identity", or "" (not known).
     public var deviceVerification = ""
+    /// Every signed-in account's user id, the last signed in first.
+    public var accounts: [String] = []
 
     /// Takes what `properties` (all of them, or a PropertiesChanged's few) says; the rest stays.
     public mutating func update(_ properties: [String: Variant]) {
@@ -221,5 +223,6 @@ public struct AccountState: Equatable, Sendable {
         if let value = value(.accountID)?.stringValue { accountID = value }
         if let value = value(.homeserver)?.stringValue { homeserver = value }
         if let value = value(.online)?.boolValue { online = value }
+        if let value = value(.accounts)?.stringsValue { accounts = value }
     }
 }

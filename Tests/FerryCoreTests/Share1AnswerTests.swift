@@ -48,12 +48,14 @@ struct Share1AnswerTests {
         state.update([
             "SignedIn": .bool(true), "AccountId": .string("@ann:h"), "Homeserver": .string("https://h"),
             "Online": .bool(false), "DeviceVerification": .string("unverified"),
+            "Accounts": .strings(["@ann:h", "@bo:x"]),
         ])
         #expect(state.signedIn && state.accountID == "@ann:h" && state.homeserver == "https://h")
         #expect(!state.online && state.deviceVerification == "unverified")
+        #expect(state.accounts == ["@ann:h", "@bo:x"])
         state.update(["Online": .bool(true)])
         #expect(state.online && state.accountID == "@ann:h")
-        #expect(Share1Property.allCases.count == 5, "a new property is read here too")
+        #expect(Share1Property.allCases.count == 6, "a new property is read here too")
     }
 
     @Test func destinationsComeBackAsTheyWent() throws {
