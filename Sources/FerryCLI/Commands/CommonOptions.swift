@@ -46,7 +46,8 @@ struct OneAccountOption: ParsableArguments {
     /// none given, a usage error naming them.
     func resolved(_ client: Share1Client) throws(CommandFailure) -> String? {
         if let userID { return userID }
-        let signedIn = try client.run(Share1.getStatus()).accounts.map(\.userID)
+        // A property read: never waits for a homeserver (GetStatus may, up to 3 seconds).
+        let signedIn = client.signedInAccounts()
         guard signedIn.count > 1 else { return nil }
         throw CommandFailure(
             status: ExitStatus.usage,
