@@ -118,11 +118,12 @@ import GtkAdapter
         signInWindow!.present(activationToken: nil)
     }
 
-    /// Opens "Verify This Device" (the main window's "Verify…").
-    func openVerify() {
+    /// Opens "Verify This Device" (the main window's "Verify…") for `account`'s device.
+    func openVerify(account: String? = nil) {
         guard let service else { return }
-        if verifyWindow == nil {
-            let window = VerifyWindow(application: self, service: service)
+        if verifyWindow?.account != account { verifyWindow?.close() }
+        if verifyWindow == nil || verifyWindow?.account != account {
+            let window = VerifyWindow(application: self, service: service, account: account)
             window.onClosed = { [weak self] in self?.verifyWindow = nil }
             verifyWindow = window
         }

@@ -70,7 +70,8 @@ import GtkAdapter
 
         accountButton.onClick { [weak self] in self?.accountButtonClicked() }
         addAccountButton.onClick { [weak self] in self?.app.openSignIn() }
-        verifyButton.onClick { [weak self] in self?.app.openVerify() }
+        // The device of the account shown, even when another signed in since the window drew it.
+        verifyButton.onClick { [weak self] in self?.app.openVerify(account: self?.service.account.accountID) }
         setUpButton.onClick { [weak self] in self?.app.openSetUpRecovery() }
         window.onCloseRequest { [weak self] in
             guard let self else { return false }
@@ -156,6 +157,17 @@ import GtkAdapter
                 self?.service.refreshAccount()
                 self?.reloadOtherAccounts()
             }
+        }
+        if account.deviceVerification == "unverified" {
+            let verify = Button(tr("Verify…"))
+            // TRANSLATORS: the accessible name of another account's Verify button; {account} is a Matrix user id.
+            verify.accessibleName = tr("Verify the device of {account}", ["account": user])
+            verify.verticalAlignment = .center
+            verify.onClick { [weak self] in self?.app.openVerify(account: account.userID) }
+            row.addSuffix(verify)
+            // TRANSLATORS: another account's second line in the main window; {homeserver} is its server's address.
+            row.subtitle = tr(
+                "{homeserver} · device not verified", ["homeserver": SafeDisplay.escaped(account.homeserver)])
         }
         row.addSuffix(signOut)
         // TRANSLATORS: the accessible name of another account's row; {account} is a Matrix user id.

@@ -137,8 +137,11 @@ import GLibAdapter
 
     /// Verifies Ferry's device with the recovery key or its passphrase (one field for either);
     /// the service answers "verified", or why not.
-    public func verifyDevice(keyOrPassphrase: String, _ completion: @escaping (Result<String, BusError>) -> Void) {
-        client.call(Share1.verifyDevice(.either(keyOrPassphrase))) {
+    /// `account`: whose device (a user id); nil, the account signed in last.
+    public func verifyDevice(
+        keyOrPassphrase: String, account: String? = nil, _ completion: @escaping (Result<String, BusError>) -> Void
+    ) {
+        client.call(Share1.verifyDevice(.either(keyOrPassphrase), account: account)) {
             completion($0)
         }
     }

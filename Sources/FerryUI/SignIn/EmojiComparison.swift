@@ -15,6 +15,8 @@ import GtkAdapter
 
     // ServiceClient has no emoji calls yet; Share1Client on the same shared session connection.
     private let client = try? Share1Client.session()
+    /// Whose device is verified (a user id); nil: the account signed in last.
+    var account: String?
     /// The running verification's id; "" before the service answered Start.
     private var id = ""
     private var running = false
@@ -86,7 +88,7 @@ import GtkAdapter
         showWaiting(tr("Asking Your Other Devices…"), detail: "")
         cancelButton.grabFocus()
         let run = generation
-        client.call(Share1.startEmojiVerification(deviceID: nil)) { [weak self] result in
+        client.call(Share1.startEmojiVerification(deviceID: nil, account: account)) { [weak self] result in
             guard let self, self.generation == run else { return }
             switch result {
             case .success(let state):

@@ -23,8 +23,13 @@ import GtkAdapter
     /// Called when the page is done: true once verified, false when skipped.
     var onDone: (Bool) -> Void = { _ in }
 
-    init(service: ServiceClient) {
+    /// Whose device is verified (a user id); nil: the account signed in last.
+    private let account: String?
+
+    init(service: ServiceClient, account: String? = nil) {
         self.service = service
+        self.account = account
+        emoji.account = account
         icon.addStyle("dim-label")
         let title = Label(tr("Verify This Device"), style: "title-1", alignment: 0.5)
         let explanation = Label(
@@ -55,7 +60,10 @@ import GtkAdapter
 
         keyWay = Box(.vertical, spacing: 12, [explanation, field, hint, error, buttons])
         emoji.root.isVisible = false
-        let column = Box(.vertical, spacing: 12, [icon, title, keyWay, emoji.root])
+        // With several accounts, the page says whose device it verifies.
+        let whose = Label(account.map(SafeDisplay.escaped) ?? "", style: "dim-label", alignment: 0.5)
+        whose.isVisible = account != nil
+        let column = Box(.vertical, spacing: 12, [icon, title, whose, keyWay, emoji.root])
         column.setMargins(top: 24, bottom: 24, start: 12, end: 12)
         root = Box(.vertical)
         let scroller = ScrolledWindow(Clamp(column, maximumWidth: 420))
@@ -89,7 +97,7 @@ import GtkAdapter
         clearError()
         verifyButton.isBusy = true
         [key, skipButton].forEach { $0.isSensitive = false }
-        service.verifyDevice(keyOrPassphrase: key.text) { [weak self] result in
+        service.verifyDevice(keyOrPassphrase: key.text, account: account) { [weak self] result in
             guard let self else { return }
             self.verifyButton.isBusy = false
             [self.key, self.skipButton].forEach { $0.isSensitive = true }

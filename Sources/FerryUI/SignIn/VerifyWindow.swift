@@ -8,10 +8,14 @@ import GtkAdapter
     private let page: VerifyPage
     var onClosed: () -> Void = {}
 
-    init(application: FerryUIApplication, service: ServiceClient) {
+    /// Whose device it verifies (a user id); nil: the account signed in last.
+    let account: String?
+
+    init(application: FerryUIApplication, service: ServiceClient, account: String? = nil) {
+        self.account = account
         window = Window(application: application.application, title: tr("Verify This Device"), width: 480, height: 560)
         window.headerBar.setTitle(tr("Verify This Device"))
-        page = VerifyPage(service: service)
+        page = VerifyPage(service: service, account: account)
         window.setContent(page.root)
         window.setDefault(page.verifyButton)
         page.skipButton.title = tr("Cancel")
@@ -21,6 +25,8 @@ import GtkAdapter
             return false
         }
     }
+
+    func close() { window.close() }
 
     func present() {
         window.present(activationToken: nil)

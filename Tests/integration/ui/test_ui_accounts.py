@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from ferryenv import wait_for
 from matrixflow import get_status, sign_in
+from secretstorage import bootstrap
 from test_ui_delivery import next_page, open_dialog, open_with_ferry, picture, room_messages, share
 from test_ui_dialog import keep_screenshot
-from uidesktop import T, click, find, signed_out, ui_app, windows
+from uidesktop import T, click, find, focused, press, signed_out, type_text, ui_app, windows
 
 
 def main_window(ui):
@@ -90,5 +91,33 @@ def test_a_room_both_accounts_joined_is_ticked_once_for_each_and_goes_out_from_e
                                 if m["content"].get("body") == "for-the-team.png") == sorted([work.user_id,
                                                                                               home.user_id]),
                  timeout=60, what="the picture from both accounts")
+    finally:
+        signed_out(ui.session)
+
+
+def test_the_other_accounts_device_is_verified_from_its_own_row(ui, homeserver):
+    # Given a work account with a recovery passphrase, and a personal one signed in after it
+    work, home = homeserver.new_user("work"), homeserver.new_user("home")
+    bootstrap(homeserver, work, passphrase="harbour lights")
+    signed_out(ui.session)
+    sign_in(ui.session, homeserver, work)
+    sign_in(ui.session, homeserver, home)
+    try:
+        # When the main window's row of the work account offers Verify, and the passphrase is typed
+        window = main_window(ui)
+        click(find(window, T("Verify the device of {account}", account=work.user_id), "push button", timeout=30))
+        verify = wait_for(lambda: [w for w in windows(ui_app()) if w.name == T("Verify This Device")], timeout=15,
+                          what="the verify window")[0]
+        find(verify, work.user_id, "label", timeout=10)
+        wait_for(lambda: (focused(verify) or verify).name == T("Recovery key or passphrase"), timeout=30,
+                 what="the key field focused")
+        type_text("harbour lights")
+        press("Return")
+
+        # Then the work account's device is verified, and the personal one's is not taken for it
+        wait_for(lambda: {a["user-id"]: a["device-verification"] for a in get_status(ui.session)["accounts"]}
+                 .get(work.user_id) == "verified", timeout=60, what="the work device verified")
+        assert {a["user-id"]: a for a in get_status(ui.session)["accounts"]}[home.user_id][
+            "device-verification"] != "verified"
     finally:
         signed_out(ui.session)
