@@ -16,8 +16,8 @@ from gi.repository import GLib
 
 from ferryenv import EX_OK, EX_USAGE, file_uri, wait_for, write_png
 from matrixflow import (bodies, complete_share, get_status, list_destinations, notification_text, sign_in,
-                        sign_in_with_token, sign_out, start_notification_server, wait_for_notification,
-                        wait_for_state)
+                        sign_in_call, sign_in_with_token, sign_out, start_notification_server,
+                        wait_for_notification, wait_for_state)
 from secretstorage import bootstrap
 
 
@@ -207,3 +207,25 @@ def test_the_device_of_the_account_named_is_verified_and_only_its(new_session, h
         reply = session.gdbus_call("VerifyDevice", GLib.Variant("a{sv}", {
             "recovery-key": GLib.Variant("s", storage.recovery_key), "account": GLib.Variant("s", account)}))
         assert reply.error_name == f"io.github.ferryshare.Ferry.Error.{error}", reply
+
+
+def test_a_ninth_account_is_refused_its_token_ended_and_the_eight_stay(new_session, homeserver):
+    # Given eight accounts signed in
+    session = new_session()
+    eight = [homeserver.new_user(f"crew{i}") for i in range(8)]
+    for user in eight:
+        sign_in(session, homeserver, user)
+
+    # When a ninth signs in
+    ninth = homeserver.new_user("ninth")
+    reply = sign_in_call(session, homeserver=homeserver.base_url, user=ninth.user_id, password=ninth.password)
+
+    # Then it is refused, saying why, and the device its sign-in made is gone from the server again
+    assert reply.error_name == "io.github.ferryshare.Ferry.Error.SignInFailed", reply
+    assert "Ferry holds 8 accounts at a time; sign one out first." in reply.error_message
+    wait_for(lambda: homeserver.devices(ninth.user_id) == [], timeout=20, what="the ninth sign-in's device ended")
+    assert {a["user-id"] for a in get_status(session)["accounts"]} == {u.user_id for u in eight}
+
+    # And one of the eight signing in again is no ninth account
+    sign_in(session, homeserver, eight[0])
+    assert len(get_status(session)["accounts"]) == 8
