@@ -58,8 +58,12 @@ final class InMemoryHomeserver: Homeserver {
     /// Whether this homeserver can encrypt (the service's can; a bare client cannot).
     let encrypts: Bool
 
-    init(rooms: [String], forbidden: Set<String> = [], encrypts: Bool = false) {
+    /// What the server says of its largest upload (`m.upload.size`); nil: it says nothing.
+    let largestUpload: UInt64?
+
+    init(rooms: [String], forbidden: Set<String> = [], encrypts: Bool = false, largestUpload: UInt64? = nil) {
         self.encrypts = encrypts
+        self.largestUpload = largestUpload
         state.withLock { state in
             for room in rooms { state.rooms[room] = [] }
             state.forbidden = forbidden
@@ -111,7 +115,7 @@ final class InMemoryHomeserver: Homeserver {
             return state.encryptedRooms.contains(roomID)
         }
     }
-    func uploadLimit() async throws(MatrixError) -> UInt64? { nil }
+    func uploadLimit() async throws(MatrixError) -> UInt64? { largestUpload }
 
     /// As the service's homeserver decides: what it has encrypted for stays encrypted.
     func channel(to roomID: String, serverSaysEncrypted: Bool) throws(MatrixError) -> any RoomChannel {

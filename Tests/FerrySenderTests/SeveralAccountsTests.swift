@@ -61,6 +61,31 @@ final class SeveralAccountsTests: SenderTestCase {
         XCTAssertTrue(homeServer.events(in: "!h").isEmpty)
     }
 
+    func testEachHomeserversUploadLimitIsItsOwn() async throws {
+        // The work server takes files up to 1 KiB; the home server says nothing of a limit.
+        let small = InMemoryHomeserver(rooms: ["!w"], largestUpload: 1024)
+        let sessions = SignedInSessions([home, work])
+        let (homeServer, work) = (homeServer, work)
+        let sender = Sender(
+            outbox: outbox, spool: spool, account: sessions, backoff: Backoff(initial: 1_000, maximum: 5_000),
+            logger: TestLog.logger, clock: SystemClock.microseconds,
+            connect: { $0.userID == work.userID ? small : homeServer })
+        let forWork = try queue("big.png", to: ["!w"], as: [work.userID], file: 4096)
+        sender.start()
+        sender.wake()
+        try await waitUntil { self.state(of: forWork) == .failed }
+
+        // The home server's answer is not the work server's (nor the other way round).
+        let forHome = try queue("big.png", to: ["!h"], as: [home.userID], file: 4096)
+        sender.wake()
+        try await waitUntil { self.state(of: forHome) == .sent }
+
+        XCTAssertEqual(
+            try outbox.share(id: forWork.id)?.deliveries.first?.failure?.name,
+            "io.github.ferryshare.Ferry.Error.FileTooLargeForServer")
+        XCTAssertEqual(homeServer.events(in: "!h").map(\.body), ["big.png"])
+    }
+
     // MARK: - One share, the rooms of several accounts
 
     func testOneShareToTheRoomsOfTwoAccountsGoesToEachAsItsOwnAccount() async throws {
