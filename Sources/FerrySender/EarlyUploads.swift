@@ -43,11 +43,13 @@ final class EarlyUploads: Sendable {
         }
     }
 
-    /// Stops and forgets a share's uploads (all of them with nil): the copy each reads is given up,
-    /// which ends its request within a chunk.
-    func abandon(shareID: String?) {
+    /// Stops and forgets a share's uploads (all of them with nil; with `userID`, only those as that
+    /// account): the copy each reads is given up, which ends its request within a chunk.
+    func abandon(shareID: String?, userID: String? = nil) {
         let gone = uploads.withLockedValue { uploads in
-            let keys = uploads.keys.filter { shareID == nil || $0.shareID == shareID }
+            let keys = uploads.filter { key, upload in
+                (shareID == nil || key.shareID == shareID) && (userID == nil || upload.userID == userID)
+            }.map(\.key)
             return keys.compactMap { uploads.removeValue(forKey: $0) }
         }
         for upload in gone {

@@ -257,7 +257,8 @@ public actor Sender {
                         return .finished
                     }
                     account.invalidate(token: token)
-                    earlyUploads.abandon(shareID: nil)
+                    // Its uploads end too; other accounts' go on.
+                    earlyUploads.abandon(shareID: nil, userID: session.userID)
                     waitsForSignIn = true
                     // Not moved, they are moved at the next sign-in's start (the service parks and resumes).
                     let moved = logger.attempt("moving the account's queue to awaiting-sign-in") {

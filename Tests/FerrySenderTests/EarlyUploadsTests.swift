@@ -57,6 +57,17 @@ final class EarlyUploadsTests: XCTestCase {
         XCTAssertNil(uploads.take(shareID: "s2", position: 3, as: "@me:ferry.test"))
     }
 
+    func testAbandoningOneAccountsUploadsLeavesTheOtherAccountsAlone() {
+        let uploads = EarlyUploads()
+        uploads.add(upload(returning: nil), for: .init(shareID: "s1", position: 0))
+        uploads.add(upload(returning: nil, as: "@work:other.test"), for: .init(shareID: "s2", position: 0))
+
+        uploads.abandon(shareID: nil, userID: "@me:ferry.test")
+
+        XCTAssertNil(uploads.take(shareID: "s1", position: 0, as: "@me:ferry.test"))
+        XCTAssertNotNil(uploads.take(shareID: "s2", position: 0, as: "@work:other.test"))
+    }
+
     func testProgressReachesAListenerThatCameLateStartingWithWhatWasAlreadySent() {
         let relay = ProgressRelay()
         let heard = NIOLockedValueBox<[UInt64]>([])
@@ -68,10 +79,10 @@ final class EarlyUploadsTests: XCTestCase {
         XCTAssertEqual(heard.withLockedValue { $0 }, [100, 250])
     }
 
-    private func upload(returning outcome: String?) -> EarlyUploads.Upload {
+    private func upload(returning outcome: String?, as userID: String = "@me:ferry.test") -> EarlyUploads.Upload {
         EarlyUploads.Upload(
             task: Task { outcome.map { EarlyUploads.Uploaded(uri: $0, encrypted: false) } },
-            file: GrowingFile(expectedSize: 100), progress: ProgressRelay(), userID: "@me:ferry.test")
+            file: GrowingFile(expectedSize: 100), progress: ProgressRelay(), userID: userID)
     }
 }
 
