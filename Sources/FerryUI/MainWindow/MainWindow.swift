@@ -165,8 +165,9 @@ import GtkAdapter
             verify.verticalAlignment = .center
             verify.onClick { [weak self] in self?.app.openVerify(account: account.userID) }
             row.addSuffix(verify)
-            // TRANSLATORS: another account's second line in the main window; {homeserver} is its server's address.
             row.subtitle = tr(
+                // TRANSLATORS: another account's second line in the main window; {homeserver} is its server's
+                // address.
                 "{homeserver} · device not verified", ["homeserver": SafeDisplay.escaped(account.homeserver)])
         }
         row.addSuffix(signOut)

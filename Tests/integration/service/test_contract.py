@@ -18,7 +18,7 @@ INTERFACE_XML = Path(__file__).resolve().parents[3] / "data" / "dbus" / "io.gith
 PREFIX = "io.github.ferryshare.Ferry.Error."
 # Arguments of each declared type that a service must answer quickly: an empty id, no URIs, an
 # empty dictionary (no network: an empty homeserver name is refused before any request).
-SAMPLES = {"s": "", "as": [], "a{sv}": {}, "u": 0, "b": False}
+SAMPLES = {"s": "", "as": [], "a{sv}": {}, "aa{sv}": [], "u": 0, "b": False}
 
 
 def share1() -> ET.Element:
