@@ -25,6 +25,15 @@ extension Share1Client {
         }
     }
 
+    /// The user ids of the signed-in accounts, the last signed in first (never waits for a homeserver).
+    func accounts() throws(CommandFailure) -> [String] {
+        do {
+            return try signedInAccounts()
+        } catch {
+            throw CommandFailure(busError: error)
+        }
+    }
+
     /// Finds the share a person means by a full id or a unique prefix of one.
     func resolve(_ idOrPrefix: String) throws(CommandFailure) -> String {
         if ShareID.isWellFormed(idOrPrefix) { return idOrPrefix }

@@ -50,9 +50,12 @@ public enum Share1 {
                 timeout: -1
             ) { _ in () }
         }
-        let chosen = zip(destinations, accounts).map { destination, account in
+        // Every destination goes, with its account where one is given (a shorter list names fewer).
+        let chosen = destinations.enumerated().map { position, destination in
             var entry: [String: Variant] = ["destination": .string(destination)]
-            if let account { entry["account"] = .string(account) }
+            if accounts.indices.contains(position), let account = accounts[position] {
+                entry["account"] = .string(account)
+            }
             return entry
         }
         return Share1Call(
@@ -230,15 +233,25 @@ public struct Share1Client: Sendable {
         }
     }
 
-    /// The user ids of the signed-in accounts (the `Accounts` property), the last signed in
-    /// first; a property read, which never waits for a homeserver. Empty from an older service.
-    public func signedInAccounts() -> [String] {
-        let reply = try? connection.call(
-            destination: FerryBus.name, path: FerryBus.path, interface: FerryBus.properties, method: "Get",
-            arguments: .tuple([.string(FerryBus.share1), .string(Share1Property.accounts.rawValue)]),
-            timeoutMilliseconds: -1)
-        guard case .boxed(let value)? = reply?.tupleValue?.first else { return [] }
-        return value.stringsValue ?? []
+    /// The user ids of the signed-in accounts, the last signed in first: the `Accounts` property,
+    /// a read that never waits for a homeserver; from a service without it (an older one still
+    /// running), GetStatus's list.
+    public func signedInAccounts() throws(BusError) -> [String] {
+        do {
+            let reply = try connection.call(
+                destination: FerryBus.name, path: FerryBus.path, interface: FerryBus.properties, method: "Get",
+                arguments: .tuple([.string(FerryBus.share1), .string(Share1Property.accounts.rawValue)]),
+                timeoutMilliseconds: -1)
+            if case .boxed(let value)? = reply.tupleValue?.first, let accounts = value.stringsValue { return accounts }
+        } catch let error as BusError where !Self.isUnknownProperty(error) {
+            throw error
+        } catch {}
+        return try call(Share1.getStatus()).accounts.map(\.userID)
+    }
+
+    /// What a service answers for a property it does not have.
+    static func isUnknownProperty(_ error: BusError) -> Bool {
+        ["org.freedesktop.DBus.Error.UnknownProperty", "org.freedesktop.DBus.Error.InvalidArgs"].contains(error.name)
     }
 
     /// Share1's properties, read afresh, without waiting.

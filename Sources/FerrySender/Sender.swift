@@ -140,7 +140,7 @@ public actor Sender {
             var progressed = false
             nextRetry = nil
             for share in shares {
-                switch await send(share, signedIn: signedIn, retryNow: retryNow) {
+                switch await send(share, retryNow: retryNow) {
                 case .signedOut: continue
                 case .waiting(let time): nextRetry = min(nextRetry ?? time, time)
                 case .finished: progressed = true
@@ -180,11 +180,11 @@ public actor Sender {
         return shares.map { byID[$0.id] ?? $0 }
     }
 
-    private func send(_ original: Share, signedIn: SignedIn, retryNow: Bool) async -> Outcome {
-        // Signed out meanwhile (here, or by the server): its shares wait for it.
-        guard let taker = signedIn.takingUp(original), account.session(of: taker.userID) == taker else {
-            return .signedOut
-        }
+    private func send(_ original: Share, retryNow: Bool) async -> Outcome {
+        // As signed in now: an account signed out meanwhile (here, or by the server) leaves its
+        // shares waiting, while a share of another account's rooms too goes on as that one.
+        let now = SignedIn(sessions: account.sessions)
+        guard let taker = now.takingUp(original) else { return .signedOut }
         working(original.id)
         defer { working(nil) }
         var share = original
@@ -198,7 +198,7 @@ public actor Sender {
                     {
                         try outbox.beginSending(
                             id: share.id, steps: steps, bytesTotal: bytes, as: taker.userID,
-                            signIns: signedIn.signIns, at: clock())
+                            signIns: now.signIns, at: clock())
                     })
             else {
                 return .finished
@@ -213,7 +213,7 @@ public actor Sender {
         for (position, delivery) in share.deliveries.enumerated() where !delivery.state.isFinal {
             // Each delivery goes out as its own account (a share may go to several accounts' rooms),
             // as signed in now: one may have signed in since the pass began.
-            guard let user = share.account(at: position) ?? signedIn.latest, let session = account.session(of: user)
+            guard let user = share.account(at: position) ?? now.latest, let session = account.session(of: user)
             else {
                 waitsForSignIn = true
                 continue
@@ -252,9 +252,9 @@ public actor Sender {
                 case .unauthorized(let token):
                     guard account.session(of: session.userID)?.accessToken == token else {
                         // The token of a sign-in that a newer one replaced, and ended at the
-                        // server: nobody is signed out. The share waits for its own person (the
-                        // sign-in parked it) or goes on under the new sign-in in the next pass.
-                        return .finished
+                        // server: nobody is signed out. This delivery goes on under the new
+                        // sign-in in the next pass (which the sign-in wakes); the others go now.
+                        continue
                     }
                     account.invalidate(token: token)
                     // Its uploads end too; other accounts' go on.

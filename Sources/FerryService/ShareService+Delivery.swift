@@ -32,8 +32,9 @@ extension ShareService {
                     item.kind == .file ? nil : (isText ? given ?? item.text : item.text)
                 })
         let (unique, chosen) = try chooseAccounts(for: destinations, named: named, of: current)
-        let state = Routing.route(
-            destinations: unique, signedIn: chosen.first.map { accounts.account($0) != nil } ?? false)
+        // Queued while any of its accounts is signed in: the sender sends what it can, and the
+        // share waits for the others' accounts only after that.
+        let state = Routing.route(destinations: unique, signedIn: chosen.contains { accounts.account($0) != nil })
         let completed: Share?
         do throws(OutboxError) {
             completed = try outbox.complete(
@@ -143,9 +144,9 @@ extension ShareService {
         Task { [directory, announcements] in
             await directory.forget()
             var names: [String] = []
-            for (delivery, session) in zip(share.deliveries, sessions) {
+            for (position, (delivery, session)) in zip(share.deliveries, sessions).enumerated() {
                 let name: String?
-                let sender = severalAccounts ? session?.userID : nil
+                let sender = severalAccounts ? share.account(at: position) ?? session?.userID : nil
                 if let roomID = delivery.roomID, let session {
                     name = await directory.displayName(of: roomID, session: session)
                 } else {

@@ -77,10 +77,13 @@ extension ShareService {
     }
 
     /// Every share that waited for this person to sign in (or for anyone) goes where routing sends
-    /// it now, as theirs; another person's shares wait on for them.
+    /// it now, as theirs; another person's shares wait on for them. One with nothing left to send
+    /// (parked between its last delivery and its settling) goes on too, and the sender settles it.
     private func resumeWaitingShares(for user: String) {
         for share in shares()
-        where share.state == .awaitingSignIn && (share.account == nil || share.accountsStillSending.contains(user)) {
+        where share.state == .awaitingSignIn
+            && (share.account == nil || share.accountsStillSending.isEmpty || share.accountsStillSending.contains(user))
+        {
             let state = Routing.route(destinations: share.intent.destinations, signedIn: true)
             // A share the sender had begun keeps its deliveries: back to sending, not queued.
             let next = state == .queued && !share.deliveries.isEmpty ? .sending : state
@@ -109,6 +112,8 @@ extension ShareService {
             } ?? []
         announceShares(moved)
         announcePendingWork()
+        // A share of another account's rooms too goes on as that one, or waits once none is left.
+        sender.wake()
     }
 
     /// Says that these shares changed, as they are now.

@@ -28,6 +28,23 @@ final class ShareAcrossAccountsTests: OutboxTestCase {
             "never taken up as an account it does not go out as")
     }
 
+    func testAShareWaitsForTheAccountWhoseDeliveriesAreLeft() throws {
+        let share = try queued(id: "01kacrossaaaaaaaaaaaaaaaa7", to: ["!w", "!h"], as: [work, home])
+        var begun = try XCTUnwrap(
+            try outbox.beginSending(
+                id: share.id, steps: Composition.steps(for: share.intent), bytesTotal: 0, as: work,
+                signIns: [work: 1], at: 2))
+        XCTAssertEqual(begun.accountsStillSending, [work, home])
+
+        begun.deliveries[0].state = .sent
+        XCTAssertEqual(begun.accountsStillSending, [home])
+        XCTAssertEqual(begun.awaitedAccount, home, "the account whose delivery is left, not the share's first")
+
+        begun.deliveries[1].state = .failed
+        XCTAssertEqual(begun.accountsStillSending, [], "nothing left: resumed by any sign-in, and settled")
+        XCTAssertEqual(begun.awaitedAccount, work)
+    }
+
     func testOneAccountAlonePerDestinationIsKeptAsTheSharesAccount() {
         XCTAssertEqual(Share.destinationAccounts([work, work]).account, work)
         XCTAssertEqual(Share.destinationAccounts([work, work]).perDestination, [])

@@ -49,6 +49,10 @@ struct DestinationOwnersTests {
         #expect(
             owners.accounts(for: ["!shared", "!unknown"], among: signedIn) == ["@me:home", "@me:home"],
             "a room both have, or none, goes as the account signed in last")
+        #expect(
+            owners.accounts(for: ["@mum:home", "!shared", "!w"], among: ["@me:other", "@me:home", "@me:work"])
+                == ["@me:home", "@me:home", "@me:work"],
+            "a room some accounts have goes as the last signed in of those, never one not in it")
         #expect(owners.accounts(for: ["!w"], among: ["@me:home"]) == ["@me:home"], "one account sends everything")
         #expect(owners.accounts(for: ["!w"], among: []).isEmpty, "nobody signed in")
     }

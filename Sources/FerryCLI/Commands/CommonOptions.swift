@@ -47,7 +47,7 @@ struct OneAccountOption: ParsableArguments {
     func resolved(_ client: Share1Client) throws(CommandFailure) -> String? {
         if let userID { return userID }
         // A property read: never waits for a homeserver (GetStatus may, up to 3 seconds).
-        let signedIn = client.signedInAccounts()
+        let signedIn = try client.accounts()
         guard signedIn.count > 1 else { return nil }
         throw CommandFailure(
             status: ExitStatus.usage,

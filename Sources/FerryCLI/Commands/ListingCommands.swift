@@ -54,7 +54,7 @@ struct DestinationsCommand: FerrySubcommand {
         let client = try Share1Client.forCommand()
         var list: [DestinationListing]
         if account.userID != nil {
-            let only = try account.checked(among: client.signedInAccounts())
+            let only = try account.checked(among: client.accounts())
             // Every account's list, then this account's part of it, at most `limit` of them.
             list = try client.run(Share1.listDestinations(query, limit: 0)).filter { $0.account == only }
             if limit > 0 { list = Array(list.prefix(Int(limit))) }

@@ -115,10 +115,13 @@ enum ShareSubmission {
 /// `--account` names none: the one account that has joined it. The command asks for every
 /// account's list (which also tells the service which account has which room) and refuses a
 /// destination that several accounts have (a usage error naming them) rather than guess.
+/// Offline, with no list to be had, the share is made anyway (it is kept and sent later, each
+/// destination as the service decides then): a share made offline is never refused for it.
 enum DestinationOwnership {
     static func check(_ destinations: [String], client: Share1Client) throws(CommandFailure) {
-        guard client.signedInAccounts().count > 1, !destinations.isEmpty else { return }
-        let listed = try client.run(Share1.listDestinations("", limit: 0))
+        guard !destinations.isEmpty, try client.accounts().count > 1,
+            let listed = try? client.run(Share1.listDestinations("", limit: 0))
+        else { return }
         for destination in destinations {
             let owners = listed.filter { [$0.id, $0.alias, $0.userID].contains(destination) }.compactMap(\.account)
             let distinct = Array(Set(owners)).sorted()

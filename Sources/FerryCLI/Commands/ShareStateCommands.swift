@@ -59,6 +59,7 @@ struct CompleteCommand: FerrySubcommand {
         let client = try Share1Client.forCommand()
         let resolved = try client.resolve(id)
         let destinations = delivery.destinations
+        if account.userID == nil { try DestinationOwnership.check(destinations, client: client) }
         try client.run(
             Share1.completeShare(
                 resolved, destinations: destinations, message: message,

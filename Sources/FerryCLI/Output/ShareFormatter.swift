@@ -56,14 +56,17 @@ enum ShareFormatter {
         lines.append(line(labels.to, destinations.isEmpty ? tr("(not chosen yet)") : destinations))
         lines.append(
             line(labels.from, "\(share.intent.source.rawValue), \(Timestamp.readable(microseconds: share.created))"))
-        if share.account != nil {
+        if let awaited = share.awaitedAccount {
             let shown = share.accounts.map(SafeDisplay.escaped).joined(separator: ", ")
             lines.append(
                 line(
                     labels.account,
                     share.state == .awaitingSignIn
                         // TRANSLATORS: `ferry show`; {account} is a Matrix user id (@me:example.org).
-                        ? tr("{account} (waiting for this account to sign in)", ["account": shown]) : shown))
+                        ? tr(
+                            "{account} (waiting for this account to sign in)", ["account": SafeDisplay.escaped(awaited)]
+                        )
+                        : shown))
         }
         if let failure = share.failure { lines.append(line(labels.error, SafeDisplay.escaped(failure.message))) }
         return lines.joined(separator: "\n")
@@ -75,7 +78,7 @@ enum ShareFormatter {
         let what = summary(share)
         switch share.state {
         case .awaitingSignIn:
-            guard let account = share.account else {
+            guard let account = share.awaitedAccount else {
                 // TRANSLATORS: {what} is what was shared: a quoted file name, "the link …", "a text …" or "3 files".
                 return tr("Shared {what}; it will be sent once you sign in.", ["what": what])
             }

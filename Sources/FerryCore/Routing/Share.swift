@@ -43,6 +43,10 @@ public struct Share: Equatable, Sendable {
             .filter { seen.insert($0).inserted }
     }
 
+    /// The account a share waiting for a sign-in waits for: the first whose deliveries are still
+    /// to make (a share to several accounts' rooms waits for the one whose are left).
+    public var awaitedAccount: String? { accountsStillSending.first ?? account }
+
     /// `accounts` of one account per destination: the first is the share's account, and the list
     /// is kept only when it names more than one.
     public static func destinationAccounts(_ accounts: [String]) -> (account: String?, perDestination: [String]) {

@@ -24,14 +24,16 @@ public final class DestinationOwners: Sendable {
 
     /// The account each of `destinations` goes out as, among `signedIn` (the last signed in
     /// first): the one account that has them all, when exactly one has; otherwise, for each, the
-    /// one account that has it, or the one signed in last when several or none have. Empty when
-    /// nobody is signed in.
+    /// account signed in last among those that have it, or the one signed in last when none
+    /// has (as far as the lists said). Empty when nobody is signed in.
     func accounts(for destinations: [String], among signedIn: [String]) -> [String] {
         guard let latest = signedIn.first else { return [] }
-        let everyone = Set(signedIn)
         guard signedIn.count > 1 else { return destinations.map { _ in latest } }
-        if let one = onlyOwner(of: destinations, among: everyone) { return destinations.map { _ in one } }
-        return destinations.map { onlyOwner(of: [$0], among: everyone) ?? latest }
+        if let one = onlyOwner(of: destinations, among: Set(signedIn)) { return destinations.map { _ in one } }
+        let known = owners.withLock { $0 }
+        return destinations.map { destination in
+            signedIn.first { known[destination]?.contains($0) == true } ?? latest
+        }
     }
 
     /// The account among `signedIn` that has every one of `destinations`, when exactly one has.

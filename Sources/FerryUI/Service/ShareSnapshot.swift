@@ -48,7 +48,8 @@ public struct ShareSnapshot: Equatable {
         errorName = share.failure?.name
         errorMessage = share.failure?.message
         updated = share.updated
-        account = share.account
+        // Who it waits for, when it waits for a sign-in; who sends it otherwise.
+        account = share.state == .awaitingSignIn ? share.awaitedAccount : share.account
         deliveries = share.deliveries.map { delivery in
             Delivery(
                 destination: delivery.destination, state: delivery.state.rawValue, bytesSent: delivery.bytesSent,

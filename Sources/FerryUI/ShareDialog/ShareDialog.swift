@@ -245,7 +245,8 @@ import Glibc
         messagePage.showFailure(nil, canRetry: false)
         service.completeShare(
             shareID, destinations: destinations, message: messagePage.editedMessage,
-            accounts: accounts.contains { $0 != nil } ? accounts : nil
+            // With one account, CompleteShare (as an older service knows it) says all there is.
+            accounts: sharePage.showsAccounts ? accounts : nil
         ) { [weak self] result in
             guard let self else { return }
             switch result {

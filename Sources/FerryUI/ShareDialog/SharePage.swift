@@ -20,7 +20,7 @@ import GtkAdapter
     private var generation = 0
     private var shown: [DestinationListing] = []
     /// The list holds several accounts' rooms: each row says whose it is.
-    private var showsAccounts = false
+    private(set) var showsAccounts = false
 
     /// The ticked destinations, in the order they were ticked; kept while the search changes.
     private(set) var chosen: [DestinationListing] = []
