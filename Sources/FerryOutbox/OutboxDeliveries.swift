@@ -226,26 +226,39 @@ extension Outbox {
     /// rooms of several accounts goes on while one of them is signed in; the sender sends what it
     /// can and parks it with the rest (Sender.send). Returns the ids of the shares moved.
     public func park(sharesNotOf users: Set<String>, at time: Int64) throws(OutboxError) -> [String] {
+        try writing { db in try Self.park(sharesNotOf: users, at: time, in: db) }
+    }
+
+    private static func park(sharesNotOf users: Set<String>, at time: Int64, in db: Database) throws -> [String] {
+        // Three columns as plain rows: the sender parks at every pass, a start's included, and
+        // decoding whole records costs a cold start more than the query.
+        let rows = try Row.fetchAll(
+            db.cachedStatement(
+                sql: """
+                    SELECT id, account, destination_accounts FROM share
+                    WHERE state IN ('queued', 'sending') AND account IS NOT NULL
+                    """))
+        var ids: [String] = []
+        for row in rows {
+            let account: String = row["account"]
+            let perDestination: String = row["destination_accounts"]
+            let accounts = [account] + perDestination.split(separator: "\n").map(String.init)
+            if users.isDisjoint(with: accounts) { ids.append(row["id"]) }
+        }
+        guard !ids.isEmpty else { return [] }
+        try ShareRow.filter(ids.contains(Column("id"))).updateAll(
+            db, Column("state").set(to: ShareState.awaitingSignIn.rawValue), Column("updated_at").set(to: time))
+        return ids
+    }
+
+    /// `user` is signed out (here, or by its server): its queued and begun shares wait for its next
+    /// sign-in, and so do those of several accounts none of which is among `stillSignedIn`; one
+    /// transaction. Returns the ids moved.
+    public func parkShares(of user: String, stillSignedIn: Set<String>, at time: Int64) throws(OutboxError) -> [String]
+    {
         try writing { db in
-            // Three columns as plain rows: the sender parks at every pass, a start's included, and
-            // decoding whole records costs a cold start more than the query.
-            let rows = try Row.fetchAll(
-                db.cachedStatement(
-                    sql: """
-                        SELECT id, account, destination_accounts FROM share
-                        WHERE state IN ('queued', 'sending') AND account IS NOT NULL
-                        """))
-            var ids: [String] = []
-            for row in rows {
-                let account: String = row["account"]
-                let perDestination: String = row["destination_accounts"]
-                let accounts = [account] + perDestination.split(separator: "\n").map(String.init)
-                if users.isDisjoint(with: accounts) { ids.append(row["id"]) }
-            }
-            guard !ids.isEmpty else { return [] }
-            try ShareRow.filter(ids.contains(Column("id"))).updateAll(
-                db, Column("state").set(to: ShareState.awaitingSignIn.rawValue), Column("updated_at").set(to: time))
-            return ids
+            try Self.move(from: [.queued, .sending], to: .awaitingSignIn, at: time, account: user, in: db)
+                + Self.park(sharesNotOf: stillSignedIn, at: time, in: db)
         }
     }
 
@@ -257,17 +270,21 @@ extension Outbox {
     public func move(
         from states: [ShareState], to target: ShareState, at time: Int64, account: String? = nil
     ) throws(OutboxError) -> [String] {
-        try writing { db in
-            var filter = ShareRow.filter(states.map(\.rawValue).contains(Column("state")))
-            if let account {
-                filter = filter.filter(
-                    Column("account") == nil
-                        || (Column("account") == account && Column("destination_accounts") == ""))
-            }
-            let ids = try String.fetchAll(db, filter.select(Column("id")))
-            try filter.updateAll(db, Column("state").set(to: target.rawValue), Column("updated_at").set(to: time))
-            return ids
+        try writing { db in try Self.move(from: states, to: target, at: time, account: account, in: db) }
+    }
+
+    private static func move(
+        from states: [ShareState], to target: ShareState, at time: Int64, account: String?, in db: Database
+    ) throws -> [String] {
+        var filter = ShareRow.filter(states.map(\.rawValue).contains(Column("state")))
+        if let account {
+            filter = filter.filter(
+                Column("account") == nil
+                    || (Column("account") == account && Column("destination_accounts") == ""))
         }
+        let ids = try String.fetchAll(db, filter.select(Column("id")))
+        try filter.updateAll(db, Column("state").set(to: target.rawValue), Column("updated_at").set(to: time))
+        return ids
     }
 
     /// Replaces a share's destinations and message (the dialog's choice) and queues it. `text`

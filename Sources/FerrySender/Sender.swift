@@ -126,11 +126,7 @@ public actor Sender {
             let parked = logger.attempt("parking the shares of accounts not signed in") {
                 try outbox.park(sharesNotOf: Set(sessions.map(\.userID)), at: clock())
             }
-            for id in parked ?? [] {
-                if let share = logger.attempt("reading a parked share", share: id, { try outbox.share(id: id) }) {
-                    tell(.shareChanged(share))
-                }
-            }
+            announceParked(parked ?? [])
             // A queue that cannot be read is tried again at the next wake-up (a new share, the network, a retry time).
             let queued = logger.attempt("reading the queue") { try outbox.shares(in: [.queued, .sending]) } ?? []
             let signedIn = SignedIn(sessions: sessions)
@@ -262,16 +258,10 @@ public actor Sender {
                     waitsForSignIn = true
                     // Not moved, they are moved at the next sign-in's start (the service parks and resumes).
                     let moved = logger.attempt("moving the account's queue to awaiting-sign-in") {
-                        try outbox.move(
-                            from: [.queued, .sending], to: .awaitingSignIn, at: clock(), account: session.userID)
-                            + outbox.park(sharesNotOf: Set(account.sessions.map(\.userID)), at: clock())
+                        try outbox.parkShares(
+                            of: session.userID, stillSignedIn: Set(account.sessions.map(\.userID)), at: clock())
                     }
-                    for id in moved ?? [] {
-                        if let moved = logger.attempt("reading a parked share", share: id, { try outbox.share(id: id) })
-                        {
-                            tell(.shareChanged(moved))
-                        }
-                    }
+                    announceParked(moved ?? [])
                     tell(.signedOut(userID: session.userID))
                     // A share to another account's rooms too goes on with them.
                     continue
@@ -314,6 +304,15 @@ public actor Sender {
             return .signedOut
         }
         return .finished
+    }
+
+    /// Says that these shares now wait for a sign-in, as they are now.
+    private func announceParked(_ ids: [String]) {
+        for id in ids {
+            if let share = logger.attempt("reading a parked share", share: id, { try outbox.share(id: id) }) {
+                tell(.shareChanged(share))
+            }
+        }
     }
 
     /// A share whose deliveries left are all of accounts not signed in waits for one of them to

@@ -1,4 +1,3 @@
-import FerryAccount
 import FerryMatrix
 import FerryCore
 
@@ -6,7 +5,7 @@ import FerryCore
 /// a share up, and which one each of its deliveries goes out as.
 struct SignedIn {
     /// Each signed-in account's session, by user id.
-    var sessions: [String: Session]
+    let sessions: [String: Session]
     /// The account signed in last: a share of no account (an older Ferry's) goes out as it.
     let latest: String?
     /// Each account's sign-in number, under which its deliveries begin (Delivery.signIn).

@@ -107,8 +107,7 @@ extension ShareService {
         let stillSignedIn = Set(accounts.signedIn.map(\.userID)).subtracting([user])
         let moved =
             logger.attempt("moving the account's queue to awaiting-sign-in") {
-                try outbox.move(from: [.queued, .sending], to: .awaitingSignIn, at: clock(), account: user)
-                    + outbox.park(sharesNotOf: stillSignedIn, at: clock())
+                try outbox.parkShares(of: user, stillSignedIn: stillSignedIn, at: clock())
             } ?? []
         announceShares(moved)
         announcePendingWork()

@@ -65,6 +65,15 @@ final class ShareAcrossAccountsTests: OutboxTestCase {
         XCTAssertEqual(try outbox.share(id: both.id)?.destinationAccounts, [work, home])
     }
 
+    func testSigningOneAccountOutParksItsOwnSharesAndThoseNoneOfWhoseAccountsIsLeft() throws {
+        let homesAlone = try queued(id: "01kacrossaaaaaaaaaaaaaaaa8", to: ["!h"], as: [home])
+        let both = try queued(id: "01kacrossaaaaaaaaaaaaaaaa9", to: ["!w", "!h"], as: [work, home])
+
+        XCTAssertEqual(try outbox.parkShares(of: home, stillSignedIn: [work], at: 3), [homesAlone.id])
+        XCTAssertEqual(try outbox.state(of: both.id), .queued, "work is still signed in")
+        XCTAssertEqual(try outbox.parkShares(of: work, stillSignedIn: [], at: 4), [both.id])
+    }
+
     func testResumingAShareOfSeveralAccountsAsAnyOfThemKeepsItsAccounts() throws {
         let both = try queued(id: "01kacrossaaaaaaaaaaaaaaaa4", to: ["!w", "!h"], as: [work, home])
         _ = try outbox.update(id: both.id, state: .awaitingSignIn, at: 2)
