@@ -207,3 +207,10 @@ def nio_reader(homeserver: Homeserver, tmp_path):
     yield make
     for reader in started:
         reader.close()
+
+
+@pytest.fixture(scope="module")
+def second_homeserver(new_homeserver):
+    """A Synapse of its own name (second.test) beside the shared one, for several accounts on
+    several servers; one per test module that asks for it."""
+    return new_homeserver(server_name="second.test")

@@ -62,6 +62,19 @@ def sign_in_with_token(session: FerrySession, server: Homeserver, token: str) ->
     return sign_in_call(session, homeserver=server.base_url, access_token=token).expect_ok()
 
 
+def two_accounts(new_session, homeserver: Homeserver, second_homeserver: Homeserver):
+    """A new Ferry signed in as Ann on the shared server (password) and as Bo on the second (token),
+    each with a room of their own: (session, (ann, ann_room), (bo, bo_room))."""
+    ann, bo = homeserver.new_user("ann"), second_homeserver.new_user("bo")
+    ann_room = homeserver.create_room(ann.token, name="Ann's room")
+    bo_room = second_homeserver.create_room(bo.token, name="Bo's room")
+    session = new_session()
+    sign_in(session, homeserver, ann)
+    bo_token, _device = second_homeserver.login(bo.user_id, bo.password)
+    sign_in_with_token(session, second_homeserver, bo_token)
+    return session, (ann, ann_room), (bo, bo_room)
+
+
 def signed_in_session(new_session, server: Homeserver, user: MatrixUser, **env: str) -> FerrySession:
     """A private session of its own whose Ferry is signed in as `user`."""
     session = new_session(**env)

@@ -7,17 +7,10 @@ from __future__ import annotations
 
 import json
 
-import pytest
 from gi.repository import GLib
 
-from ferryenv import EX_OK, EX_USAGE, file_uri, write_png
-from matrixflow import bodies, list_destinations, sign_in, sign_in_with_token, wait_for_state
-
-
-@pytest.fixture(scope="module")
-def second_homeserver(new_homeserver):
-    """A Synapse of its own name, beside the shared one."""
-    return new_homeserver(server_name="second.test")
+from ferryenv import EX_OK, EX_USAGE, write_png
+from matrixflow import get_status, list_destinations, sign_in, two_accounts, wait_for_state
 
 
 def complete_share_as(session, share_id, chosen, message=""):
@@ -39,12 +32,7 @@ def senders_and_bodies(events):
 def test_a_photo_to_a_room_of_each_account_goes_to_each_as_its_own_and_onto_its_own_server(
         new_session, homeserver, second_homeserver, tmp_path):
     # Given Ferry signed in as Ann (first server) and Bo (second server), each with a room
-    ann, bo = homeserver.new_user("ann"), second_homeserver.new_user("bo")
-    ann_room = homeserver.create_room(ann.token, name="Ann's room")
-    bo_room = second_homeserver.create_room(bo.token, name="Bo's room")
-    session = new_session()
-    sign_in(session, homeserver, ann)
-    sign_in(session, second_homeserver, bo)
+    session, (ann, ann_room), (bo, bo_room) = two_accounts(new_session, homeserver, second_homeserver)
 
     # When `ferry send` names both rooms and no account
     photo = write_png(tmp_path / "harbour.png")
@@ -114,18 +102,13 @@ def test_a_room_two_accounts_joined_is_chosen_per_account_and_never_guessed(new_
 
 def test_an_account_signed_out_by_its_server_mid_share_holds_back_its_delivery_only(
         new_session, homeserver, second_homeserver):
-    # Given Ann and Bo signed in, Bo with a token the test holds too
-    ann, bo = homeserver.new_user("ann"), second_homeserver.new_user("bo")
-    ann_room = homeserver.create_room(ann.token, name="Ann's room")
-    bo_room = second_homeserver.create_room(bo.token, name="Bo's room")
-    session = new_session()
-    sign_in(session, homeserver, ann)
-    bo_token, _device = second_homeserver.login(bo.user_id, bo.password)
-    sign_in_with_token(session, second_homeserver, bo_token)
+    # Given Ann and Bo signed in
+    session, (ann, ann_room), (bo, bo_room) = two_accounts(new_session, homeserver, second_homeserver)
     list_destinations(session).expect_ok()  # which account has which room
 
-    # When Bo's sign-in is ended at the server, and a share goes to both rooms
-    second_homeserver.logout(bo_token)
+    # When Bo's sign-in (Ferry's device) is ended at the server, and a share goes to both rooms
+    bo_device = {a["user-id"]: a["device-id"] for a in get_status(session)["accounts"]}[bo.user_id]
+    second_homeserver.revoke_device(bo.user_id, bo_device)
     share_id = session.share_ok(text="for both rooms", destinations=[bo_room, ann_room])
 
     # Then Ann's room gets it, and the share waits for Bo

@@ -11,32 +11,13 @@ import random
 import signal
 import time
 
-import pytest
 from gi.repository import GLib
 
 from ferryenv import EX_OK, EX_USAGE, file_uri, wait_for, write_png
 from matrixflow import (bodies, complete_share, get_status, list_destinations, notification_text, sign_in,
-                        sign_in_call, sign_in_with_token, sign_out, start_notification_server,
-                        wait_for_notification, wait_for_state)
+                        sign_in_call, sign_out, start_notification_server, two_accounts, wait_for_notification,
+                        wait_for_state)
 from secretstorage import bootstrap
-
-
-@pytest.fixture(scope="module")
-def second_homeserver(new_homeserver):
-    """A Synapse of its own name, beside the shared one."""
-    return new_homeserver(server_name="second.test")
-
-
-def two_accounts(new_session, homeserver, second_homeserver):
-    """Ferry signed in as Ann on the shared server (password) and as Bo on the second (token)."""
-    ann, bo = homeserver.new_user("ann"), second_homeserver.new_user("bo")
-    ann_room = homeserver.create_room(ann.token, name="Ann's room")
-    bo_room = second_homeserver.create_room(bo.token, name="Bo's room")
-    session = new_session()
-    sign_in(session, homeserver, ann)
-    bo_token, _device = second_homeserver.login(bo.user_id, bo.password)
-    sign_in_with_token(session, second_homeserver, bo_token)
-    return session, (ann, ann_room), (bo, bo_room)
 
 
 def test_both_accounts_are_listed_and_one_share_each_goes_out_as_its_own(
