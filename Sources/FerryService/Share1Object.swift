@@ -124,15 +124,41 @@ final class Share1Object: Sendable {
             }
             return
         }
-        work.async { [self] in
-            defer { lifetime.endCall() }
-            if !request.makesShare { startUp?.complete() }
-            do throws(ShareError) {
-                call.reply(try perform(request))
-            } catch {
-                refuse(call, error)
+        // Several accounts, and a room whose account the lists have not said: the servers are asked first.
+        let lookUp = destinationsToLookUp(request)
+        guard lookUp.isEmpty else {
+            Task { [self] in
+                await service.lookUpOwners(of: lookUp)
+                work.async { [self] in answer(call, request, startUp: startUp) }
             }
-            if request.makesShare { startUp?.shareAnswered() }
+            return
+        }
+        work.async { [self] in answer(call, request, startUp: startUp) }
+    }
+
+    private func answer(_ call: MethodInvocation, _ request: Share1Request, startUp: StartUp?) {
+        defer { lifetime.endCall() }
+        if !request.makesShare { startUp?.complete() }
+        do throws(ShareError) {
+            call.reply(try perform(request))
+        } catch {
+            refuse(call, error)
+        }
+        if request.makesShare { startUp?.shareAnswered() }
+    }
+
+    /// The destinations of a Share or CompleteShare that go out as an account the service has to
+    /// find (none named for them) and that no destination list has said whose they are.
+    private func destinationsToLookUp(_ request: Share1Request) -> [String] {
+        switch request {
+        case .share(let share, _, _) where share.account == nil:
+            return service.destinationsToLookUp(share.destinations)
+        case .completeShare(_, let destinations, _, let accounts):
+            let named = accounts ?? []
+            let unnamed = destinations.indices.filter { !named.indices.contains($0) || named[$0] == nil }
+            return service.destinationsToLookUp(unnamed.map { destinations[$0] })
+        default:
+            return []
         }
     }
 

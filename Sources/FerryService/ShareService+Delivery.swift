@@ -57,7 +57,7 @@ extension ShareService {
 
     /// The destinations, each once (a room of two accounts may be named once for each), and the
     /// account each goes out as: the one named for it, or the share's own (made for an account),
-    /// or the one that has it. An account named must be signed in.
+    /// or the one that has it. An account named must be signed in, and be the share's own if it has one.
     private func chooseAccounts(
         for destinations: [String], named given: [String?]?, of share: Share
     ) throws(ShareError) -> (destinations: [String], accounts: [String]) {
@@ -69,6 +69,17 @@ extension ShareService {
                     "{account} is not signed in; sign in to it first, or choose a room of another account.",
                     [
                         "account": account
+                    ]))
+        }
+        // A share made for an account (`--account`) goes out as that account only: a room of another
+        // account chosen for it is refused, not sent as someone the sharer did not name.
+        if let own = share.account, let other = named.compactMap({ $0 }).first(where: { $0 != own }) {
+            throw .invalidArgument(
+                // TRANSLATORS: {account} and {other} are Matrix user ids.
+                tr(
+                    "This share is to go out as {account}; choose a room of that account, not of {other}.",
+                    [
+                        "account": own, "other": other,
                     ]))
         }
         let chosen =

@@ -57,3 +57,25 @@ struct DestinationOwnersTests {
         #expect(owners.accounts(for: ["!w"], among: []).isEmpty, "nobody signed in")
     }
 }
+
+/// What the service asks the servers before accepting a share to rooms no list has placed.
+struct DestinationOwnersLookUpTests {
+    @Test func onlyRoomsNoSignedInAccountIsKnownToHaveNeedAskingAndOnlyWithSeveralAccounts() {
+        let owners = DestinationOwners()
+        owners.record([DestinationListing(id: "!w", kind: .room, name: "Work")], of: "@me:work")
+        let signedIn = ["@me:home", "@me:work"]
+        #expect(owners.unknown(["!w"], among: signedIn).isEmpty, "work has it")
+        #expect(owners.unknown(["!w", "!new", "@mum:home"], among: signedIn) == ["!new", "@mum:home"])
+        #expect(owners.unknown(["!new"], among: ["@me:home"]).isEmpty, "one account sends everything")
+        #expect(owners.unknown(["!w"], among: ["@me:home", "@me:other"]) == ["!w"], "work is signed out")
+    }
+
+    @Test func whatTheServersSayIsAddedToWhatTheListsSaid() {
+        let owners = DestinationOwners()
+        owners.record([DestinationListing(id: "!w", kind: .room, name: "Work")], of: "@me:work")
+        owners.add(["!new", "#news:work"], of: "@me:work")
+        let signedIn = ["@me:home", "@me:work"]
+        #expect(owners.unknown(["!w", "!new", "#news:work"], among: signedIn).isEmpty)
+        #expect(owners.accounts(for: ["!new", "!w"], among: signedIn) == ["@me:work", "@me:work"])
+    }
+}

@@ -22,6 +22,22 @@ public final class DestinationOwners: Sendable {
         }
     }
 
+    /// `userID` has `names` (found by `ShareService.lookUpOwners`); what it listed stays.
+    func add(_ names: [String], of userID: String) {
+        owners.withLock { owners in
+            for name in names { owners[name, default: []].insert(userID) }
+        }
+    }
+
+    /// Those of `destinations` that no account among `signedIn` is known to have, when that
+    /// matters: several accounts are signed in and none is known to have them all. A share to them
+    /// would otherwise go out as the account signed in last, whether it has joined them or not.
+    func unknown(_ destinations: [String], among signedIn: [String]) -> [String] {
+        guard signedIn.count > 1, onlyOwner(of: destinations, among: Set(signedIn)) == nil else { return [] }
+        let known = owners.withLock { $0 }
+        return destinations.filter { known[$0]?.isDisjoint(with: signedIn) ?? true }
+    }
+
     /// The account each of `destinations` goes out as, among `signedIn` (the last signed in
     /// first): the one account that has them all, when exactly one has; otherwise, for each, the
     /// account signed in last among those that have it, or the one signed in last when none

@@ -174,6 +174,7 @@ import Glibc
             page.onNeedsSignIn = { [weak self] in self?.showSignInPage() }
             page.search.captureKeys(from: window)
             page.suggested = share?.suggestedDestinations ?? []
+            page.account = share?.account
             stack.add(page.root, name: "destinations")
             sharePage = page
             page.reload()

@@ -19,6 +19,8 @@ import GtkAdapter
     private let spinner = DelayedSpinner()
     private var generation = 0
     private var shown: [DestinationListing] = []
+    /// The account the share was made for (`ferry send --account`), if any: only its rooms are listed.
+    var account: String?
     /// The list holds several accounts' rooms: each row says whose it is.
     private(set) var showsAccounts = false
 
@@ -67,7 +69,9 @@ import GtkAdapter
             guard let self, current == self.generation else { return }
             self.spinner.isBusy = false
             switch result {
-            case .success(let options): self.show(options, query: query)
+            case .success(let options):
+                let own = self.account.map { own in options.filter { $0.account == nil || $0.account == own } }
+                self.show(own ?? options, query: query)
             case .failure(let error):
                 if error.ferryName == "NotSignedIn" { self.onNeedsSignIn(); return }
                 self.show([], query: query)

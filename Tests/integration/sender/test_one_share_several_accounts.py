@@ -6,6 +6,7 @@ is read back from the rooms as each Synapse serves them."""
 from __future__ import annotations
 
 import json
+import signal
 
 from gi.repository import GLib
 
@@ -124,3 +125,47 @@ def test_an_account_signed_out_by_its_server_mid_share_holds_back_its_delivery_o
     wait_for_state(session, share_id, "sent")
     assert senders_and_bodies(second_homeserver.messages(bo.token, bo_room)) == [(bo.user_id, "for both rooms")]
     assert senders_and_bodies(homeserver.messages(ann.token, ann_room)) == [(ann.user_id, "for both rooms")]
+
+
+def test_a_program_that_never_listed_the_rooms_gets_its_share_sent_by_the_account_that_joined_them(
+        new_session, homeserver, second_homeserver):
+    # Given Ferry signed in as Ann (first server), then Bo (second server, so the one signed in last),
+    # and Ann in a second room with an alias; nobody has listed the destinations since the service started
+    session, (ann, ann_room), (bo, bo_room) = two_accounts(new_session, homeserver, second_homeserver)
+    news = homeserver.create_room(ann.token, name="News", alias_localpart="ann-news")
+    alias = f"#ann-news:{homeserver.server_name}"
+    session.kill_service(signal.SIGTERM)
+
+    # When a program shares over D-Bus to Ann's rooms, by id and by alias, naming no account
+    share_id = session.share_ok(text="for Ann's rooms", destinations=[ann_room, alias])
+
+    # Then it goes out as Ann, who has joined them, not as Bo, who signed in last
+    sent = wait_for_state(session, share_id, "sent")
+    assert sent.get("destination-accounts", []) in ([], [ann.user_id, ann.user_id]), sent
+    assert [d["account"] for d in sent["deliveries"]] == [ann.user_id, ann.user_id]
+    for room in (ann_room, news):
+        assert senders_and_bodies(homeserver.messages(ann.token, room)) == [(ann.user_id, "for Ann's rooms")]
+
+    # And a share to a room of each goes to each as its own account
+    both = session.share_ok(text="for both", destinations=[bo_room, ann_room])
+    sent = wait_for_state(session, both, "sent")
+    assert [d["account"] for d in sent["deliveries"]] == [bo.user_id, ann.user_id]
+    assert senders_and_bodies(second_homeserver.messages(bo.token, bo_room))[-1] == (bo.user_id, "for both")
+
+
+def test_a_share_made_for_one_account_is_not_completed_with_another_accounts_room(
+        new_session, homeserver, second_homeserver):
+    # Given Ferry signed in as Ann and Bo, and a share made for Bo with no destination yet
+    session, (ann, ann_room), (bo, bo_room) = two_accounts(new_session, homeserver, second_homeserver)
+    for_bo = session.share_ok(text="only as Bo", account=bo.user_id)
+
+    # When the dialog's choice is Ann's room as Ann, it is refused, naming both, and nothing is queued
+    reply = complete_share_as(session, for_bo, [(ann_room, ann.user_id)])
+    assert reply.error_name == "io.github.ferryshare.Ferry.Error.InvalidArgument"
+    assert bo.user_id in reply.error_message and ann.user_id in reply.error_message
+    assert session.get_share(for_bo)["state"] == "awaiting-destination"
+
+    # When it is Bo's room, it goes out as Bo
+    complete_share_as(session, for_bo, [(bo_room, bo.user_id)]).expect_ok()
+    assert [d["account"] for d in wait_for_state(session, for_bo, "sent")["deliveries"]] == [bo.user_id]
+    assert homeserver.messages(ann.token, ann_room) == []

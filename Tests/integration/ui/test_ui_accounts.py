@@ -121,3 +121,35 @@ def test_the_other_accounts_device_is_verified_from_its_own_row(ui, homeserver):
             "device-verification"] != "verified"
     finally:
         signed_out(ui.session)
+
+
+def test_a_share_made_for_one_account_lists_only_that_accounts_rooms(ui, homeserver):
+    # Given two accounts signed in, each with a room
+    work, home = homeserver.new_user("work"), homeserver.new_user("home")
+    work_room = homeserver.create_room(work.token, name="Work quay")
+    homeserver.create_room(home.token, name="Home quay")
+    signed_out(ui.session)
+    sign_in(ui.session, homeserver, work)
+    sign_in(ui.session, homeserver, home)
+    try:
+        # When a picture is shared with `ferry send --account` for the work account and no destination
+        path = picture(ui.session, "for-work-only.png", seed=41)
+        done = ui.session.ferry("send", str(path), "--no-wait", "--account", work.user_id)
+        assert done.returncode == 0, done.stderr
+        dialog = open_dialog(ui, "for-work-only.png")
+
+        # Then the dialog lists the work account's room only, as it would with one account
+        choose = find(dialog, T("Choose {name}", name="Work quay"), "check box", timeout=20)
+        for name in (T("Choose {name}", name="Home quay"),
+                     T("Choose {name} as {account}", name="Home quay", account=home.user_id)):
+            assert _gone(dialog, name), f"{name} is listed"
+
+        # And the picture goes out as the work account
+        click(choose)
+        next_page(dialog)
+        share(dialog)
+        wait_for(lambda: [m["sender"] for m in room_messages(homeserver, work, work_room)
+                          if m["content"].get("body") == "for-work-only.png"] == [work.user_id],
+                 timeout=60, what="the picture from the work account")
+    finally:
+        signed_out(ui.session)
