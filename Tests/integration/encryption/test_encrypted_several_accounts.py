@@ -5,9 +5,13 @@ own account's device, and nothing of either account may reach a room in the clea
 
 from __future__ import annotations
 
+import hashlib
+import signal
+
 import pytest
 from gi.repository import GLib
 
+from ferryenv import wait_for
 from matrixflow import get_status, sign_in, wait_for_state
 from nioreaders import READERS
 
@@ -86,3 +90,40 @@ def test_an_encrypted_room_both_accounts_joined_gets_the_share_from_each_device(
         assert event["decrypted"], event
         assert event["content"]["body"] == "From both of our devices"
         assert event["sender_device"] == devices[user.user_id]
+
+
+def test_the_files_of_a_single_account_ferry_stay_that_accounts_when_a_second_account_signs_in(
+        new_session, homeserver, matrix_user, nio_reader):
+    # Given Ferry signed in as Ann, who shared into an encrypted room a friend reads
+    ann, cy, friend = matrix_user("ann"), matrix_user("cy"), matrix_user("friend")
+    reader = nio_reader(READERS[0], friend)
+    room = encrypted_room(homeserver, friend, ann, name="Ann's old room")
+    session = new_session()
+    ann_device = sign_in(session, homeserver, ann)["device-id"]
+    done = session.ferry("text", "before", "--to", room, timeout=120)
+    assert done.returncode == 0, done.stderr
+
+    # And her token and encryption key in the files a Ferry of one account kept (no Secret Service)
+    session.kill_service(signal.SIGTERM)
+    state = session.state_dir
+    ann_suffix = hashlib.sha256(ann.user_id.encode()).hexdigest()[:32]
+    for name in ("access-token", "encryption-key"):
+        (state / f"{name}-{ann_suffix}").rename(state / name)
+    key = (state / "encryption-key").read_bytes()
+
+    # When Cy signs in, before Ann has shared again
+    sign_in(session, homeserver, cy)
+
+    # Then the files are filed under Ann, unchanged, and Cy's key is another
+    assert (state / f"encryption-key-{ann_suffix}").read_bytes() == key
+    assert not (state / "encryption-key").exists() and not (state / "access-token").exists()
+    cy_suffix = hashlib.sha256(cy.user_id.encode()).hexdigest()[:32]
+    cy_key = wait_for(lambda: (state / f"encryption-key-{cy_suffix}").exists(), timeout=30, what="Cy's key")
+    assert cy_key and (state / f"encryption-key-{cy_suffix}").read_bytes() != key
+
+    # And Ann's next share is encrypted by the same device, and the friend decrypts both
+    done = session.ferry("text", "after", "--to", room, "--account", ann.user_id, timeout=120)
+    assert done.returncode == 0, done.stderr
+    events = decrypted(reader, room, ann.user_id)
+    assert [e["content"]["body"] for e in events] == ["before", "after"], events
+    assert all(e["decrypted"] and e["sender_device"] == ann_device for e in events), events

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import stat
+from concurrent.futures import ThreadPoolExecutor
 
 from ferryenv import EX_OK, EX_UNAVAILABLE, file_uri, wait_for, write_png
 from matrixflow import (EX_NOPERM, bodies, error_sentence, files_containing, get_property, get_status, msgtypes,
@@ -349,3 +350,29 @@ def _service_cmdline(session) -> bytes:
     pid = session.name_owner_pid()
     assert pid is not None, "the service is not running"
     return open(f"/proc/{pid}/cmdline", "rb").read() + open(f"/proc/{pid}/environ", "rb").read()
+
+
+def test_sign_ins_at_the_same_moment_make_each_person_one_account_with_one_device(new_session, homeserver,
+                                                                                  matrix_user):
+    # Given two people, and a Ferry nobody is signed in to
+    ann, cy = matrix_user("ann"), matrix_user("cy")
+    before = {user.user_id: {d["device_id"] for d in homeserver.devices(user.user_id)} for user in (ann, cy)}
+    session = new_session()
+
+    # When each signs in twice at the same moment (the dialog and the command line, say)
+    with ThreadPoolExecutor(4) as pool:
+        replies = list(pool.map(
+            lambda user: sign_in_call(session, timeout=60, homeserver=homeserver.base_url, user=user.user_id,
+                                      password=user.password),
+            [ann, cy, ann, cy]))
+
+    # Then every sign-in succeeds, and Ferry holds each person once
+    assert sorted(r.expect_ok()["user-id"] for r in replies) == sorted([ann.user_id, ann.user_id, cy.user_id,
+                                                                        cy.user_id])
+    accounts = get_status(session)["accounts"]
+    assert sorted(a["user-id"] for a in accounts) == sorted([ann.user_id, cy.user_id]), accounts
+    # And the server keeps one Ferry device of each: the sign-in replaced was ended there
+    for user in (ann, cy):
+        [kept] = [a["device-id"] for a in accounts if a["user-id"] == user.user_id]
+        wait_for(lambda: {d["device_id"] for d in homeserver.devices(user.user_id)} - before[user.user_id] == {kept},
+                 timeout=30, what=f"one Ferry device of {user.user_id}")

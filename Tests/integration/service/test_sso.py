@@ -17,7 +17,7 @@ import urllib.parse
 
 from gi.repository import GLib
 
-from matrixflow import get_property, sign_in_call
+from matrixflow import get_property, sign_in, sign_in_call
 
 SSO_CONFIG = {
     "cas_config": {"enabled": True, "server_url": "http://127.0.0.1:9/cas"},
@@ -152,3 +152,35 @@ def test_a_login_token_forged_by_another_local_program_is_never_used(new_session
     account = reply.expect_ok()
     assert account["user-id"] == person.user_id, account
     assert {d["device_id"] for d in server.devices(attacker.user_id)} == attacker_devices, "a forged token was used"
+
+
+def test_a_browser_sign_in_keeps_the_device_of_the_one_account_there_and_never_another_persons(
+        new_session, new_homeserver):
+    # Given a homeserver that offers SSO, and Ferry signed in there as Ann (with a password)
+    server = new_homeserver(config=SSO_CONFIG)
+    ann, cy = server.new_user("ann"), server.new_user("cy")
+    session = new_session()
+    install_stand_in_browser(session, server, ann.token)
+    ann_device = sign_in(session, server, ann)["device-id"]
+
+    # When Ann signs in again through the browser (Ferry cannot know beforehand who will)
+    again = sign_in_call(session, timeout=120, homeserver=server.base_url, sso=True).expect_ok()
+
+    # Then it is the same device: the one account on that server, whose keys Ferry keeps
+    assert again["user-id"] == ann.user_id and again["device-id"] == ann_device, again
+
+    # Given Cy signed in too, on the same server (Synapse mints one login token a minute per person:
+    # this time the browser signs Cy in)
+    cy_device = sign_in(session, server, cy)["device-id"]
+    install_stand_in_browser(session, server, cy.token)
+
+    # When Cy signs in again through the browser
+    third = sign_in_call(session, timeout=120, homeserver=server.base_url, sso=True).expect_ok()
+
+    # Then it is a new device of Cy's: with two accounts there, neither one's device is guessed
+    assert third["user-id"] == cy.user_id, third
+    assert third["device-id"] not in (ann_device, cy_device), third
+    assert third["device-id"] in {d["device_id"] for d in server.devices(cy.user_id)}
+    # And Ann stays signed in on her own device
+    assert sorted(get_property(session, "Accounts")) == sorted([ann.user_id, cy.user_id])
+    assert ann_device in {d["device_id"] for d in server.devices(ann.user_id)}
