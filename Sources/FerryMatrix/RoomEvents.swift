@@ -28,11 +28,17 @@ public struct MessageContent: Encodable, Sendable, Equatable {
     /// and Ferry finds the event by it when the device it was sent from is gone (`RoomEvents.sent`).
     public var transaction: String?
 
+    /// Whom the message mentions: nobody, ever (`m.mentions: {}`). A shared text that contains
+    /// `@room` or someone's user id is the sharer's words passed on, not a ping from Ferry.
+    public struct Mentions: Encodable, Sendable, Equatable {}
+    public var mentions = Mentions()
+
     /// The content key of `transaction`.
     public static let transactionKey = "io.github.ferryshare.transaction"
 
     enum CodingKeys: String, CodingKey {
         case msgtype, body, url, filename, info, file
+        case mentions = "m.mentions"
         case transaction = "io.github.ferryshare.transaction"
     }
 

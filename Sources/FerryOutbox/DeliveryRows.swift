@@ -73,6 +73,7 @@ public struct DeliveryStep: Equatable, Sendable, Codable, FetchableRecord, Persi
     public var step: Int
     /// The file's index among the share's items, for a file; nil for a text message.
     public var item: Int?
+    /// A text message's body, or a file's caption (nil: the file goes with its name as body).
     public var text: String?
     public var transactionID: String
     public var contentURI: String?
@@ -85,6 +86,9 @@ public struct DeliveryStep: Equatable, Sendable, Codable, FetchableRecord, Persi
         switch composed {
         case .text(let words): text = words
         case .file(let index): item = index
+        case .captionedFile(let index, let caption):
+            item = index
+            text = caption
         }
         // Unique per share, destination and step, and the same on every retry of that step.
         transactionID = "ferry.\(shareID).\(position).\(step)"

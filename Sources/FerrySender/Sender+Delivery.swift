@@ -220,6 +220,8 @@ extension Sender {
             bytesDone += item.size
         }
         var content = Self.fileContent(item, url: step.contentURI!, path: path)
+        // A caption is the body; the file's name stays in `filename` (Matrix 1.10).
+        if let caption = step.text { content.body = caption }
         content.transaction = step.transactionID
         return content
     }

@@ -34,6 +34,20 @@ final class CompositionTests: XCTestCase {
         XCTAssertEqual(steps, [.text("Two things"), .file(item: 0), .file(item: 1)])
     }
 
+    func testOneFileWithAMessageIsOneEventWithTheMessageAsItsCaption() {
+        let steps = Composition.steps(for: intent([file("harbour.jpg", "image/jpeg")], message: "Look"))
+
+        XCTAssertEqual(steps, [.captionedFile(item: 0, caption: "Look")])
+    }
+
+    func testOneFileWithAMessageAndATextOrLinkKeepsTheWordsAsTheirOwnMessage() {
+        let withLink = Composition.steps(
+            for: intent([file("a.png", "image/png"), .link("https://example.org/")], message: "See"))
+        XCTAssertEqual(withLink, [.text("See\nhttps://example.org/"), .file(item: 0)])
+        let withText = Composition.steps(for: intent([.text("words"), file("a.png", "image/png")]))
+        XCTAssertEqual(withText, [.text("words"), .file(item: 1)], "a text item is no message: no caption")
+    }
+
     func testFilesWithoutAMessageAreOnlyTheFiles() {
         XCTAssertEqual(Composition.steps(for: intent([file("a.png", "image/png")])), [.file(item: 0)])
     }

@@ -49,22 +49,22 @@ final class ExactlyOnceTests: SenderTestCase {
 
     func testARestartResumesAtTheFirstStepWithoutAnEventWithItsTransactionID() async throws {
         let server = InMemoryHomeserver(rooms: ["!a"])
-        let share = try queue(message: "first", files: ["second.txt": 10], to: ["!a"])
-        // The first run sends the message, then "dies" while the file's event request waits.
+        let share = try queue(message: nil, files: ["first.txt": 4, "second.txt": 10], to: ["!a"])
+        // The first run sends the first file, then "dies" while the second's event request waits.
         server.failSends(.serverError, .none, .hang)
         let first = sender(server)
         first.start()
         first.wake()
-        try await waitUntil { server.sendRequests.count == 3 } // message failed once, sent; the file's hangs
+        try await waitUntil { server.sendRequests.count == 3 } // the first failed once, sent; the second's hangs
         let hungTransaction = server.sendRequests.last!
-        XCTAssertEqual(server.events(in: "!a").map(\.body), ["first"])
+        XCTAssertEqual(server.events(in: "!a").map(\.body), ["first.txt"])
 
         // A new sender on the same outbox (the service started again) finishes the share.
         try await deliver(share, through: server)
 
-        XCTAssertEqual(server.events(in: "!a").map(\.body), ["first", "second.txt"])
+        XCTAssertEqual(server.events(in: "!a").map(\.body), ["first.txt", "second.txt"])
         XCTAssertEqual(server.events(in: "!a").last?.transactionID, hungTransaction)
-        XCTAssertEqual(server.uploads, 1, "the file's upload was recorded and not repeated")
+        XCTAssertEqual(server.uploads, 2, "each file's upload was recorded and not repeated")
     }
 
     func testOneDestinationRefusingLeavesTheOthersGoing() async throws {
@@ -82,8 +82,8 @@ final class ExactlyOnceTests: SenderTestCase {
 
     func testAnEventSentUnderAnEarlierSignInIsFoundInTheRoomNotSentAgain() async throws {
         let server = InMemoryHomeserver(rooms: ["!a"])
-        let share = try queue(message: "first", files: ["second.txt": 10], to: ["!a"])
-        // Signed in the first time: the message goes out, and the server stores the file's event
+        let share = try queue(message: nil, files: ["first.txt": 4, "second.txt": 10], to: ["!a"])
+        // Signed in the first time: the first file goes out, and the server stores the second's event
         // but the process is gone before the answer comes.
         server.failSends(.none, .storedThenHang)
         let first = sender(server, signIn: 1)
@@ -95,7 +95,7 @@ final class ExactlyOnceTests: SenderTestCase {
 
         try await deliver(share, through: server, signIn: 2)
 
-        XCTAssertEqual(server.events(in: "!a").map(\.body), ["first", "second.txt"], "nothing went out twice")
+        XCTAssertEqual(server.events(in: "!a").map(\.body), ["first.txt", "second.txt"], "nothing went out twice")
         XCTAssertEqual(server.sendRequests.count, 2, "the file's event was found in the room, not sent again")
         XCTAssertEqual(server.lookups, 1)
         XCTAssertEqual(try outbox.share(id: share.id)?.deliveries.first?.eventsSent, 2)
@@ -104,12 +104,12 @@ final class ExactlyOnceTests: SenderTestCase {
     func testEveryEventCarriesItsTransactionIDAndTheSameSignInNeverLooksInTheRoom() async throws {
         let server = InMemoryHomeserver(rooms: ["!a"])
         server.failSends(.lostAnswer)
-        let share = try queue(message: "tagged", files: ["f.txt": 3], to: ["!a"])
+        let share = try queue(message: "tagged", files: ["f.txt": 3, "g.txt": 2], to: ["!a"])
 
         try await deliver(share, through: server)
 
         let events = server.events(in: "!a")
-        XCTAssertEqual(events.map(\.body), ["tagged", "f.txt"])
+        XCTAssertEqual(events.map(\.body), ["tagged", "f.txt", "g.txt"])
         XCTAssertEqual(events.map(\.tag), events.map(\.transactionID))
         XCTAssertEqual(server.lookups, 0, "under one sign-in the transaction id is enough")
     }

@@ -26,7 +26,7 @@ import Testing
     @Test func anEncryptedRoomGetsNothingFromAHomeserverThatCannotEncrypt() async throws {
         let server = InMemoryHomeserver(rooms: ["!secret"], encrypts: false)
         server.sayEncrypted("!secret")
-        let share = try queue(message: "hush", file: ("a.txt", 10), to: ["!secret"])
+        let share = try queue(message: "hush", files: [("a.txt", 10)], to: ["!secret"])
 
         let state = try await deliver(share, through: server, until: [.failed])
 
@@ -41,33 +41,35 @@ import Testing
     @Test func anEncryptedRoomGetsItsFileAndEventsEncrypted() async throws {
         let server = InMemoryHomeserver(rooms: ["!secret"], encrypts: true)
         server.sayEncrypted("!secret")
-        let share = try queue(message: "hush", file: ("a.txt", 10), to: ["!secret"])
+        let share = try queue(message: "hush", files: [("a.txt", 10)], to: ["!secret"])
 
         #expect(try await deliver(share, through: server) == .sent)
 
-        #expect(server.events(in: "!secret").map(\.body) == ["hush", "a.txt"])
+        // One file and its message: one event, the message its caption.
+        #expect(server.events(in: "!secret").map(\.body) == ["hush"])
+        #expect(server.uploads == 1)
         #expect(!server.events(in: "!secret").map(\.encrypted).contains(false))
     }
 
     @Test func aRoomEncryptedForBeforeStaysEncryptedWhenTheServerSaysOtherwise() async throws {
         let server = InMemoryHomeserver(rooms: ["!secret"], encrypts: true)
         server.sayEncrypted("!secret")
-        let first = try queue(message: "one", file: nil, to: ["!secret"])
+        let first = try queue(message: "one", files: [], to: ["!secret"])
         #expect(try await deliver(first, through: server) == .sent)
 
         // The server now lies; a new sender (a restart) remembers nothing but the stored record.
         server.sayEncrypted("!secret", false)
-        let second = try queue(message: "two", file: ("b.txt", 5), to: ["!secret"])
+        let second = try queue(message: "two", files: [("b.txt", 5)], to: ["!secret"])
         #expect(try await deliver(second, through: server) == .sent)
 
-        #expect(server.events(in: "!secret").map(\.body) == ["one", "two", "b.txt"])
+        #expect(server.events(in: "!secret").map(\.body) == ["one", "two"], "the file captioned \"two\"")
         #expect(!server.events(in: "!secret").map(\.encrypted).contains(false))
     }
 
     @Test func aPlainAndAnEncryptedRoomEachGetAnUploadOfTheirKind() async throws {
         let server = InMemoryHomeserver(rooms: ["!plain", "!secret"], encrypts: true)
         server.sayEncrypted("!secret")
-        let share = try queue(message: nil, file: ("photo.png", 100), to: ["!plain", "!secret"])
+        let share = try queue(message: nil, files: [("photo.png", 100)], to: ["!plain", "!secret"])
 
         #expect(try await deliver(share, through: server) == .sent)
 
@@ -78,21 +80,24 @@ import Testing
 
     @Test func aPlainRoomIsAskedAboutOncePerDeliveryWhileItsAnswerIsFresh() async throws {
         let server = InMemoryHomeserver(rooms: ["!plain"])
-        let share = try queue(message: "several", file: ("a.txt", 1), to: ["!plain"])
+        let share = try queue(message: "several", files: [("a.txt", 1), ("b.txt", 1)], to: ["!plain"])
 
         #expect(try await deliver(share, through: server) == .sent)
 
-        #expect(server.events(in: "!plain").count == 2)
+        #expect(server.events(in: "!plain").count == 3)
         #expect(server.encryptionQuestions == 1)
     }
 
     // MARK: -
 
-    private func queue(message: String?, file: (name: String, size: UInt64)?, to destinations: [String]) throws -> Share
+    private func queue(
+        message: String?, files: [(name: String, size: UInt64)], to destinations: [String]
+    ) throws
+        -> Share
     {
         let id = "01kchannel" + String(UUID().uuidString.lowercased().filter(\.isLetter).prefix(16))
         var items: [ShareItem] = []
-        if let file {
+        for (position, file) in files.enumerated() {
             try FileManager.default.createDirectory(atPath: spool.directory(for: id), withIntermediateDirectories: true)
             let type = file.name.hasSuffix(".png") ? "image/png" : "text/plain"
             items.append(
@@ -100,12 +105,11 @@ import Testing
                     kind: .file, name: file.name, contentType: type, size: file.size, uri: "file:///tmp/\(file.name)"))
             #expect(
                 FileManager.default.createFile(
-                    atPath: spool.path(for: id, position: 0), contents: Data(count: Int(file.size))))
-        } else {
-            items.append(.text(message ?? ""))
+                    atPath: spool.path(for: id, position: position), contents: Data(count: Int(file.size))))
         }
+        if files.isEmpty { items.append(.text(message ?? "")) }
         let intent = ShareIntent(
-            items: items, subject: nil, message: file == nil ? nil : message,
+            items: items, subject: nil, message: files.isEmpty ? nil : message,
             destinations: destinations, source: .cli)
         let share = Share(id: id, intent: intent, state: .queued, created: 1, updated: 1)
         try outbox.insert(share)

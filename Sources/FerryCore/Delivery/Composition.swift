@@ -2,8 +2,10 @@
 ///
 /// - plain text → one text message;
 /// - a link, with or without a message → one text message, the message and the link together;
-/// - files → the message first as its own text message when there is one, then each file as its
-///   own message, in the order they were shared.
+/// - one file with a message → one media message whose caption is the message (Matrix 1.10's
+///   captions, as Element X sends them);
+/// - several files → the message first as its own text message when there is one, then each file
+///   as its own message, in the order they were shared.
 public enum Composition {
     /// One message a share becomes, in the order they are sent.
     public enum Step: Equatable, Sendable {
@@ -11,6 +13,8 @@ public enum Composition {
         case text(String)
         /// The file at this index of the share's items.
         case file(item: Int)
+        /// The file at this index, with the message as its caption (the event's `body`).
+        case captionedFile(item: Int, caption: String)
     }
 
     /// The messages `intent` becomes: the words first (when there are any), then one per file.
@@ -25,6 +29,10 @@ public enum Composition {
             case .link: words.append(item.text ?? item.name)
             case .file: files.append(index)
             }
+        }
+        // One file and a message alone: one event, the message its caption.
+        if files.count == 1, words.count == 1, let message = intent.message {
+            return [.captionedFile(item: files[0], caption: message)]
         }
         // A message with a link is one message: the link last, on its own line, so clients preview it.
         if !words.isEmpty { steps.append(.text(words.joined(separator: "\n"))) }
