@@ -42,7 +42,7 @@ struct SendCommand: FerrySubcommand {
 
     @OptionGroup var delivery: DeliveryOptions
 
-    @Option(help: ArgumentHelp(tr("A message sent before the files.")))
+    @Option(help: ArgumentHelp(tr("A message: the caption of a single file, or sent before several files.")))
     var message: String?
 
     @OptionGroup var account: AccountOption

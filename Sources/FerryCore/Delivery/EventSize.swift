@@ -10,8 +10,10 @@ public enum EventSize {
     /// Room for what the server adds around the content: ids, the sender, hashes, signatures,
     /// previous events, timestamps.
     public static let envelope = 4_096
-    /// `{"msgtype":"m.text","body":}` around the body.
-    static let contentOverhead = 30
+    /// What every event's content has around the body: `{"msgtype":"m.text","body":` and `}` (30
+    /// bytes), `"m.mentions":{}` (16) and Ferry's transaction tag (about 70); a caption's file
+    /// fields (url, filename, info) fit in the envelope's margin.
+    static let contentOverhead = 120
 
     /// The longest body, in bytes of JSON, a text event may carry.
     public static var bodyLimit: Int { limit - envelope - contentOverhead }

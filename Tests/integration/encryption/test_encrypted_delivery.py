@@ -79,7 +79,7 @@ def test_a_text_arrives_encrypted_and_the_reader_decrypts_it(ferry, homeserver, 
 
 
 @pytest.mark.parametrize("kind", READERS)
-def test_a_link_with_a_message_is_one_encrypted_event_and_a_picture_follows_its_message(
+def test_a_link_with_a_message_is_one_encrypted_event_and_a_picture_is_one_with_its_message_as_caption(
         ferry, homeserver, matrix_user, nio_reader, kind):
     session, me, _ = ferry
     friend = matrix_user("reader")
@@ -95,13 +95,14 @@ def test_a_link_with_a_message_is_one_encrypted_event_and_a_picture_follows_its_
     share_id = session.share_ok(uris=[file_uri(photo)], message="Our photo", destinations=[room])
     wait_for_state(session, share_id, "sent")
 
-    # Then the reader decrypts three events: the link and message as one, the message, the picture
+    # Then the reader decrypts two events: the link and message as one, the picture captioned
+    # with its message (Matrix 1.10: the caption is the body, the file's name its filename)
     events = decrypted(reader, room, me.user_id)
     assert all(e["decrypted"] for e in events), events
-    first, message, image = (e["content"] for e in events)
+    first, image = (e["content"] for e in events)
     assert "Look" in first["body"] and "https://example.org/secret-plans" in first["body"]
-    assert (message["msgtype"], message["body"]) == ("m.text", "Our photo")
-    assert (image["msgtype"], image["body"]) == ("m.image", "private.png")
+    assert (image["msgtype"], image["body"], image["filename"]) == ("m.image", "Our photo", "private.png")
+    assert first["m.mentions"] == {} and image["m.mentions"] == {}
     assert image["info"]["mimetype"] == "image/png" and (image["info"]["w"], image["info"]["h"]) == (64, 48)
     # And the picture is an encrypted attachment: a `file` with its key in place of a `url`
     assert "url" not in image

@@ -130,20 +130,21 @@ def test_a_large_file_waiting_for_its_destination_is_not_uploaded_before_one_is_
     assert not early_upload_logged(session, share_id)
 
 
-def test_a_large_file_with_a_message_keeps_the_message_first(sender, homeserver):
+def test_a_large_file_with_a_message_is_one_event_captioned_with_it_from_the_early_upload(sender, homeserver):
     session, user = sender
-    room = homeserver.create_room(user.token, name="Message first")
+    room = homeserver.create_room(user.token, name="Captioned")
     path, data = large_file(session, "talk.bin")
 
     # When a large file and a message are sent together
     done = session.ferry("send", path, "--to", room, "--message", "The talk, as promised")
 
-    # Then the message comes first and the file after it, whatever finished uploading first
+    # Then the room holds one event: the file, with the message as its caption, from the upload
+    # begun while it was staged
     assert done.returncode == EX_OK, done.stderr
-    events = homeserver.messages(user.token, room)
-    assert [e["content"]["msgtype"] for e in events] == ["m.text", "m.file"]
-    assert events[0]["content"]["body"] == "The talk, as promised"
-    assert homeserver.download(user.token, events[1]["content"]["url"]) == data
+    [event] = homeserver.messages(user.token, room)
+    assert (event["content"]["msgtype"], event["content"]["body"]) == ("m.file", "The talk, as promised")
+    assert event["content"]["filename"] == "talk.bin"
+    assert homeserver.download(user.token, event["content"]["url"]) == data
     assert early_upload_logged(session, new_share_id(done)), session.log_tail()
 
 

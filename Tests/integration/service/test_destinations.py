@@ -215,11 +215,11 @@ def test_complete_share_sends_a_share_that_waited_for_a_destination(new_session,
     # When the share dialog (here, a client) completes it with a room and a message
     complete_share(session, share_id, [room], "Here it is").expect_ok()
 
-    # Then the room holds the message and then the picture
+    # Then the room holds the picture, the message its caption
     wait_for_state(session, share_id, "sent")
-    events = homeserver.wait_for_messages(me.token, room, count=2)
-    assert msgtypes(events) == ["m.text", "m.image"]
-    assert bodies(events) == ["Here it is", "opened.png"]
+    events = homeserver.wait_for_messages(me.token, room, count=1)
+    assert msgtypes(events) == ["m.image"]
+    assert bodies(events) == ["Here it is"] and events[0]["content"]["filename"] == "opened.png"
     # And it cannot be completed twice; an unknown share is no such share
     complete_share(session, share_id, [room]).expect_error("NotCompletable")
     complete_share(session, "no-such-share", [room]).expect_error("NoSuchShare")
@@ -240,6 +240,7 @@ def test_complete_share_with_an_empty_message_keeps_the_shares_message(new_sessi
     complete_share(session, share_id, ["not a room"]).expect_error("InvalidDestination")
     complete_share(session, share_id, [room], "").expect_ok()
 
-    # Then the share's own message goes first
+    # Then the share's own message is the picture's caption
     wait_for_state(session, share_id, "sent")
-    assert bodies(homeserver.wait_for_messages(me.token, room, count=2)) == ["Kept message", "kept.png"]
+    events = homeserver.wait_for_messages(me.token, room, count=1)
+    assert bodies(events) == ["Kept message"] and events[0]["content"]["filename"] == "kept.png"
