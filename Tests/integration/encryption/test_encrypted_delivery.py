@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import signal
 import threading
 import urllib.parse
@@ -377,3 +378,47 @@ def test_by_default_every_device_gets_the_key_verified_or_not(ferry, homeserver,
     body = event["content"]["ciphertext"][peer.curve25519]
     plaintext = json.loads(peer.inbound(event["content"]["sender_key"], body["body"]))
     assert plaintext["type"] == "m.room_key" and plaintext["content"]["room_id"] == room
+
+
+@pytest.mark.parametrize("size", [4096, 9 << 20], ids=["small", "early-upload"])
+def test_a_server_that_denies_a_rooms_encryption_after_a_restart_gets_no_plaintext(
+        new_session, homeserver, matrix_user, nio_reader, size):
+    # Given Ferry, through a proxy, that has sent into an encrypted room a friend reads
+    proxy = HostileProxy(homeserver).start()
+    me, friend = matrix_user("denied"), matrix_user("reader")
+    reader = nio_reader(READERS[0], friend)
+    room = encrypted_room(homeserver, me, friend)
+    session = new_session()
+    sign_in_call(session, homeserver=proxy.base_url, user=me.user_id, password=me.password).expect_ok()
+    wait_for_state(session, session.share_ok(text="encrypted, as the room is", destinations=[room]), "sent")
+
+    # And, after the service started again (nothing of the room in its memory), a server that
+    # answers that the room has no m.room.encryption
+    session.kill_service(signal.SIGTERM)
+    proxy.answer("GET", r"/rooms/[^/]+/state/m\.room\.encryption", status=404,
+                 body={"errcode": "M_NOT_FOUND", "error": "Event not found"}, times=1000)
+
+    # When a file is shared there (the large one would be uploaded while it is staged)
+    data = b"FERRY-PLAINTEXT-MARKER" + os.urandom(size)
+    path = session.files / "confidential.bin"
+    path.write_bytes(data)
+    done = session.ferry("send", str(path), "--to", room, timeout=120)
+
+    # Then the stored record of the room wins: the share fails, saying the room is no longer
+    # encrypted as it was, and nothing was sent there
+    assert done.returncode != EX_OK
+    assert "no longer encrypted as it was" in done.stderr and "Nothing was sent there unencrypted" in done.stderr
+    share = session.get_share(new_share_id_from_error(done.stderr))
+    assert share["state"] == "failed" and share["deliveries"][0]["error-name"].endswith(".EncryptedRoom"), share
+    # And no file on the server holds its bytes in the clear, and no event went to the room
+    for stored in (p for p in homeserver.media_store.rglob("*") if p.is_file()):
+        assert b"FERRY-PLAINTEXT-MARKER" not in stored.read_bytes(), stored
+    assert len(decrypted(reader, room, me.user_id)) == 1
+    assert plain_messages_from(homeserver, friend.token, room, me.user_id) == []
+    session.stop()
+    proxy.stop()
+
+
+def new_share_id_from_error(stderr: str) -> str:
+    """The id `ferry retry ID` names in a failed send's message."""
+    return stderr.split("`ferry retry ", 1)[1].split("`", 1)[0]
