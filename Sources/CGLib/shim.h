@@ -23,3 +23,10 @@ extern int syncfs (int __fd);
 #include <elf.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+
+// prctl(2) and setrlimit(2): no core dumps of the service (GLibAdapter's CoreDumps). prctl is
+// variadic in C, which Swift cannot call, hence these two fixed-argument forms.
+#include <sys/prctl.h>
+#include <sys/resource.h>
+static inline int ferry_set_dumpable(int dumpable) { return prctl(PR_SET_DUMPABLE, (unsigned long)dumpable, 0L, 0L, 0L); }
+static inline int ferry_get_dumpable(void) { return prctl(PR_GET_DUMPABLE, 0L, 0L, 0L, 0L); }

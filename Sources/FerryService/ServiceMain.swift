@@ -13,12 +13,19 @@ public enum ServiceMain {
         let settings = ServiceSettings(environment: ProcessEnvironment.current, idleTimeoutOverride: idleTimeout)
         if ifPending, !ServiceApplication.hasPendingWork(settings: settings) { return 0 }
         MemoryPolicy.keepFlat()
+        let noCoreDumps = CoreDumps.turnOff()
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = settings.logLevel
             return handler
         }
-        return ServiceApplication.run(settings: settings, logger: Logger(label: "ferry"))
+        let logger = Logger(label: "ferry")
+        if noCoreDumps {
+            logger.debug("core dumps are off")
+        } else {
+            logger.warning("core dumps could not be turned off; a crash may write secrets to disk")
+        }
+        return ServiceApplication.run(settings: settings, logger: logger)
     }
 }
 

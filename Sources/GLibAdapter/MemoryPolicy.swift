@@ -11,7 +11,12 @@ public enum MemoryPolicy {
     public static func keepFlat() {
         mallopt(M_MMAP_THRESHOLD, 128 * 1024)
         mallopt(M_ARENA_MAX, 2)
+        // Opened now, while it is this user's: once core dumps are off (CoreDumps) it is root's.
+        _ = pagemap
     }
+
+    /// /proc/self/pagemap, open for the life of the process (-1 if it could not be opened).
+    private static let pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC)
 
     private static let pageSize = UInt(sysconf(Int32(_SC_PAGESIZE)))
 
@@ -31,9 +36,8 @@ public enum MemoryPolicy {
     /// /proc/self/pagemap: present (bit 63) and not file-backed (bit 61). Unknown counts as written.
     private static func anyPageWritten(_ range: Range<UInt>) -> Bool {
         let count = Int(UInt(range.count) / pageSize)
-        let fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC)
+        let fd = pagemap
         guard fd >= 0 else { return true }
-        defer { close(fd) }
         let entries = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: count)
         defer { entries.deallocate() }
         let entry = MemoryLayout<UInt64>.stride

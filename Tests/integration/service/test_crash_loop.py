@@ -7,6 +7,7 @@ The crash is a real crash signal (SIGSEGV) delivered while the share's event req
 from __future__ import annotations
 
 import signal
+from pathlib import Path
 
 import pytest
 
@@ -65,3 +66,17 @@ def test_a_share_killed_under_the_service_three_times_is_still_delivered_once(he
     wait_for_state(session, share_id, "sent", timeout=60)
     bodies = [e["content"].get("body") for e in homeserver.messages(user.token, room)]
     assert bodies.count("killed but not guilty") == 1
+
+
+def test_the_service_writes_no_core_file_and_is_not_dumpable(new_session):
+    # Given a running service (it holds the seal key, tokens and ratchets in memory)
+    session = new_session()
+    session.busctl_call("GetStatus").expect_ok()
+    pid = session.name_owner_pid()
+
+    # Then the kernel allows it no core file, soft or hard limit, and the service says that the
+    # kernel reports it not dumpable either (PR_GET_DUMPABLE; as root, nothing outside shows it)
+    [limit] = [line for line in Path(f"/proc/{pid}/limits").read_text().splitlines()
+               if line.startswith("Max core file size")]
+    assert limit.split()[4:6] == ["0", "0"], limit
+    assert "core dumps are off" in session.log_tail(400)
