@@ -26,6 +26,9 @@ public actor Encryption {
     var turns = OneAtATime()
     /// The device as last kept, and when its one-time keys were last counted.
     private var device: (record: DeviceRecord, checked: Int64)?
+    /// When the fallback key was last replaced (a server that reports it used at every sync gets
+    /// one new key a minute, not one per event).
+    private var fallbackReplaced: Int64?
 
     /// A verification or set-up of this device is running (one at a time: they write the same
     /// account data and keys).
@@ -233,6 +236,22 @@ public actor Encryption {
         }
         device = (kept, clock())
         return (store, kept)
+    }
+
+    /// A sync said the server holds no unused fallback key for this device: someone claimed it
+    /// (every one-time key was gone), and others would start sessions with that one key for good.
+    /// A new one goes up; the old one is kept until then, for a message begun with it.
+    func replaceUsedFallbackKey(_ session: Session) async throws(EncryptionFailure) {
+        if let last = fallbackReplaced, clock() - last < 60_000_000 { return }
+        var (store, kept) = try await ready(session)
+        var account = try Self.account(kept)
+        account.generateFallbackKey()
+        kept.account = account.state
+        try store.write([CryptoStore.set("account", kept)])
+        _ = try await upload(&kept, session: session, api: DeviceKeysAPI(http: http(session)), store: store)
+        device = (kept, device?.checked ?? clock())
+        fallbackReplaced = clock()
+        logger.info("replaced the fallback key the server reported used", metadata: ["device": "\(session.deviceID)"])
     }
 
     /// Whether the server lists this device with these very keys.

@@ -20,6 +20,9 @@ extension Encryption {
         let changes: RoomChanges
         do { changes = try await RoomChanges.since(asked, http: http) } catch { throw .server(error) }
         take(changes, asked: asked)
+        if let unused = changes.unusedFallbackKeyTypes, !unused.contains("signed_curve25519") {
+            try await replaceUsedFallbackKey(session)
+        }
         if var known = tracking?.rooms[roomID] {
             if known.devicesChanged {
                 let listedFrom = tracking?.since

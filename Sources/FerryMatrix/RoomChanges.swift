@@ -16,6 +16,9 @@ public struct RoomChanges: Sendable {
     /// The to-device messages the answer carried (the server drops them once a later sync
     /// asks from `next`: whoever takes this answer must hand them on, or they are gone).
     public var toDevice: [ToDeviceEvent] = []
+    /// The fallback key algorithms the server still holds unused for this device
+    /// (`device_unused_fallback_key_types`); nil when the answer does not say.
+    public var unusedFallbackKeyTypes: [String]?
 
     public init(next: String, users: Set<String> = [], rooms: Set<String> = [], toDevice: [ToDeviceEvent] = []) {
         self.next = next
@@ -72,6 +75,9 @@ public struct RoomChanges: Sendable {
             }
         }
         changes.toDevice = ToDeviceEvent.list(answer["to_device"]?["events"])
+        if case .array(let types)? = answer["device_unused_fallback_key_types"] {
+            changes.unusedFallbackKeyTypes = types.compactMap(\.stringValue)
+        }
         return changes
     }
 }

@@ -56,6 +56,26 @@ import Testing
         #expect(server.requests.filter { $0.hasPrefix("POST keys/claim") }.count == 1)
     }
 
+    @Test("a fallback key the server reports used is replaced once, and only once a minute")
+    func usedFallbackKeyIsReplaced() async throws {
+        server.makeRoom("!r:test", members: ["@me:test", "@bob:test"])
+        server.addDevice("BOB1", of: "@bob:test")
+        _ = try await send("one", to: "!r:test", transactionID: "t1")
+        let first = server.fallbackKeysUploaded
+        #expect(first.count == 1, "the device's first upload has its fallback key")
+
+        server.claimFerrysFallbackKey()
+        _ = try await send("two", to: "!r:test", transactionID: "t2")
+        let replaced = server.fallbackKeysUploaded
+        #expect(replaced.count == 2 && replaced[1] != replaced[0], "a new fallback key, under a new id")
+
+        _ = try await send("three", to: "!r:test", transactionID: "t3")
+        #expect(server.fallbackKeysUploaded == replaced, "an unused one stays")
+        server.claimFerrysFallbackKey()
+        _ = try await send("four", to: "!r:test", transactionID: "t4")
+        #expect(server.fallbackKeysUploaded == replaced, "the clock stood still: not again within a minute")
+    }
+
     @Test("asked again for the same transaction, the same ciphertext: no index used twice")
     func sameTransactionSameEvent() async throws {
         server.makeRoom("!r:test", members: ["@me:test", "@bob:test"])

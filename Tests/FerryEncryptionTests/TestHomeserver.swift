@@ -25,6 +25,9 @@ final class TestHomeserver: Sendable {
         /// Ferry's own device keys as uploaded, by user and device, and its one-time key count.
         var uploaded: [String: [String: JSONValue]] = [:]
         var oneTimeKeys = 0
+        /// Ferry's fallback keys as uploaded, oldest first, and whether the last was claimed.
+        var fallbackKeys: [String] = []
+        var fallbackClaimed = false
         var members: [String: [String: String]] = [:]
         var encryption: [String: JSONValue] = [:]
         var visibility: [String: String] = [:]
@@ -71,6 +74,13 @@ final class TestHomeserver: Sendable {
         }
         return account.curve25519
     }
+
+    /// Someone claimed Ferry's fallback key (its one-time keys were all gone): syncs say so in
+    /// `device_unused_fallback_key_types` until a new one is uploaded.
+    func claimFerrysFallbackKey() { state.withLock { $0.fallbackClaimed = true } }
+
+    /// The ids of the fallback keys Ferry uploaded, oldest first.
+    var fallbackKeysUploaded: [String] { state.withLock { $0.fallbackKeys } }
 
     /// A device whose one-time keys are all claimed by others: no Olm session can be started.
     func exhaust(_ deviceID: String, of user: String) {
@@ -132,7 +142,11 @@ final class TestHomeserver: Sendable {
 
     private func sync(since: String?, _ state: inout State) -> JSONValue {
         state.batch += 1
-        var answer: [String: JSONValue] = ["next_batch": .string("s\(state.batch)")]
+        var answer: [String: JSONValue] = [
+            "next_batch": .string("s\(state.batch)"),
+            "device_unused_fallback_key_types": state.fallbackClaimed || state.fallbackKeys.isEmpty
+                ? [] : ["signed_curve25519"],
+        ]
         defer {
             state.changedUsers = []
             state.changedRooms = []
@@ -173,6 +187,10 @@ final class TestHomeserver: Sendable {
             state.uploaded[user, default: [:]][device] = keys
         }
         state.oneTimeKeys += body?["one_time_keys"]?.objectValue?.count ?? 0
+        if let fallback = body?["fallback_keys"]?.objectValue, !fallback.isEmpty {
+            state.fallbackKeys += fallback.keys.sorted()
+            state.fallbackClaimed = false
+        }
         return ["one_time_key_counts": ["signed_curve25519": .int(Int64(state.oneTimeKeys))]]
     }
 

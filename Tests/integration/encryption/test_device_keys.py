@@ -9,6 +9,7 @@ canonical JSON of its own, and starts an Olm session with the claimed key that F
 from __future__ import annotations
 
 from cryptopeers import canonical, strip
+from matrixflow import sign_in
 
 
 def test_uploaded_keys_are_what_others_find_and_verify(homeserver, matrix_user, probe, peer):
@@ -55,3 +56,35 @@ def test_refused_upload_is_an_error_not_a_silent_success(homeserver, matrix_user
                    device_id=device + "X", count=1)
     assert "M_BAD_JSON" in answer.get("error", ""), answer
     assert "device_id" in answer["error"]
+
+
+def test_a_fallback_key_someone_claimed_is_replaced_by_a_new_one_others_can_verify(
+        new_session, homeserver, matrix_user, peer):
+    # Given Ferry's service, signed in, that has sent into an encrypted room (its keys are up)
+    me, reader = matrix_user("fallback"), matrix_user("reader")
+    room = homeserver.create_room(me.token, name="Fallback", encrypted=True, invite=[reader.user_id])
+    homeserver.join(reader.token, room)
+    session = new_session()
+    device = sign_in(session, homeserver, me)["device-id"]
+    assert session.ferry("text", "one", "--to", room).returncode == 0
+    found = homeserver.call("POST", "/_matrix/client/v3/keys/query", reader.token,
+                            {"device_keys": {me.user_id: []}})["device_keys"][me.user_id][device]
+    ed25519 = found["keys"][f"ed25519:{device}"]
+
+    def claim():
+        answer = homeserver.call("POST", "/_matrix/client/v3/keys/claim", reader.token,
+                                 {"one_time_keys": {me.user_id: {device: "signed_curve25519"}}})
+        (key_id, signed), = answer["one_time_keys"][me.user_id][device].items()
+        return key_id, signed
+
+    # And others claimed every one-time key of it, and then its fallback key
+    first = next(claimed for claimed in (claim() for _ in range(200)) if claimed[1].get("fallback"))
+
+    # When Ferry sends again (its sync says the server holds no unused fallback key)
+    assert session.ferry("text", "two", "--to", room).returncode == 0
+
+    # Then the fallback key handed out next is a new one, under a new id, signed by Ferry's device
+    key_id, signed = claim()
+    assert signed.get("fallback") is True and key_id != first[0] and signed["key"] != first[1]["key"], signed
+    peer.verify(ed25519, canonical(strip(signed)), signed["signatures"][me.user_id][f"ed25519:{device}"])
+    assert "replaced the fallback key" in session.log_tail(400)
