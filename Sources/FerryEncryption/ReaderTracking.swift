@@ -26,9 +26,10 @@ extension Encryption {
         if var known = tracking?.rooms[roomID] {
             if known.devicesChanged {
                 let listedFrom = tracking?.since
-                known.listed = try await KeySharing.devices(
-                    of: known.readers.users, except: session,
-                    api: DeviceKeysAPI(http: http), logger: logger)
+                known.listed = try pinned(
+                    await KeySharing.devices(
+                        of: known.readers.users, except: session,
+                        api: DeviceKeysAPI(http: http), logger: logger), session: session)
                 known.devicesChanged = false
                 tracking?.remember(known, for: roomID, readFrom: listedFrom, signedInWith: session.accessToken)
             }
@@ -47,8 +48,9 @@ extension Encryption {
         // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}. Nothing
         // was sent there unencrypted."
         guard let settings else { throw .crypto(tr("the room is no longer encrypted as it was")) }
-        let listed = try await KeySharing.devices(
-            of: readers.users, except: session, api: DeviceKeysAPI(http: http), logger: logger)
+        let listed = try pinned(
+            await KeySharing.devices(
+                of: readers.users, except: session, api: DeviceKeysAPI(http: http), logger: logger), session: session)
         let known = KnownRoom(settings: settings, readers: readers, listed: listed)
         tracking?.remember(known, for: roomID, readFrom: since, signedInWith: session.accessToken)
         return known
