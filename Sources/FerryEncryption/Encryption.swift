@@ -210,6 +210,15 @@ public actor Encryption {
         }
         var kept = record!
         let api = DeviceKeysAPI(http: http(session))
+        if !kept.deviceKeysPublished, try await serverListsOtherKeys(for: kept, api: api) {
+            // Keys of an earlier identity under this device id (its records lost with their seal
+            // key): others would take new keys under the same id for an impostor's. Nothing goes
+            // up; a sign-in again is a new device.
+            logger.error("the server lists other keys for this device; not encrypting from it")
+            // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it: {reason}.
+            // Nothing was sent there unencrypted."
+            throw .crypto(tr("this device's encryption keys were lost; sign out and sign in again"))
+        }
         if kept.deviceKeysPublished, try await !serverHasKeys(of: kept, api: api) {
             // The device was deleted at the server (signed out elsewhere) and made again by a
             // sign-in under its id: its keys go up again, the same keys.
@@ -252,6 +261,20 @@ public actor Encryption {
         device = (kept, device?.checked ?? clock())
         fallbackReplaced = clock()
         logger.info("replaced the fallback key the server reported used", metadata: ["device": "\(session.deviceID)"])
+    }
+
+    /// Whether the server lists keys for this device id that are not these.
+    private func serverListsOtherKeys(
+        for record: DeviceRecord, api: DeviceKeysAPI
+    ) async throws(EncryptionFailure)
+        -> Bool
+    {
+        let listed: JSONValue
+        do { listed = try await api.query(users: [record.userID]) } catch { throw .server(error) }
+        guard let keys = listed[record.userID]?[record.deviceID]?["keys"] else { return false }
+        let account = try Self.account(record)
+        return keys["ed25519:\(record.deviceID)"]?.stringValue != account.ed25519
+            || keys["curve25519:\(record.deviceID)"]?.stringValue != account.curve25519
     }
 
     /// Whether the server lists this device with these very keys.

@@ -76,6 +76,16 @@ import Testing
         #expect(server.fallbackKeysUploaded == replaced, "the clock stood still: not again within a minute")
     }
 
+    @Test("a device id the server lists with other keys gets no new keys, and nothing is encrypted from it")
+    func otherKeysUnderTheSameDeviceID() async throws {
+        server.makeRoom("!r:test", members: ["@me:test", "@bob:test"])
+        server.addDevice("BOB1", of: "@bob:test")
+        server.listOtherKeys(for: session.deviceID, of: session.userID)
+        await #expect(throws: EncryptionFailure.self) { try await send("one", to: "!r:test", transactionID: "t1") }
+        #expect(!server.requests.contains("POST keys/upload"), "no key of a new identity went up")
+        #expect(server.keysSentTo.isEmpty)
+    }
+
     @Test("asked again for the same transaction, the same ciphertext: no index used twice")
     func sameTransactionSameEvent() async throws {
         server.makeRoom("!r:test", members: ["@me:test", "@bob:test"])

@@ -75,6 +75,13 @@ final class TestHomeserver: Sendable {
         return account.curve25519
     }
 
+    /// The server lists keys of another identity under Ferry's device id (an earlier identity whose
+    /// records were lost).
+    func listOtherKeys(for deviceID: String, of user: String) {
+        let other = OlmAccount().deviceKeys(userID: user, deviceID: deviceID)
+        state.withLock { $0.uploaded[user, default: [:]][deviceID] = other }
+    }
+
     /// Someone claimed Ferry's fallback key (its one-time keys were all gone): syncs say so in
     /// `device_unused_fallback_key_types` until a new one is uploaded.
     func claimFerrysFallbackKey() { state.withLock { $0.fallbackClaimed = true } }
