@@ -9,6 +9,7 @@ import GtkAdapter
     let messageField = TextArea()
     let retryButton = Button(trc("button", "Retry"))
     private let recipients = Label("", style: "title-4")
+    private let messageHeading = Label(tr("Message"), style: "heading")
     private let previewHolder = Box(.vertical)
     private let status = Label("", style: "dim-label")
     private let failure = Label("", style: "error")
@@ -19,7 +20,6 @@ import GtkAdapter
         // TRANSLATORS: the heading above the rooms and people a share goes to.
         let toHeading = Label(trc("recipients heading", "To"), style: "heading")
         recipients.accessibleName = tr("Recipients")
-        let messageHeading = Label(tr("Message"), style: "heading")
         messageField.accessibleName = tr("Message")
         messageField.addStyle("message-field")
         let fieldScroller = ScrolledWindow(messageField)
@@ -60,6 +60,12 @@ import GtkAdapter
         // A text share's text is the message itself (the product design); otherwise the message.
         prefill = share.message ?? (share.files.isEmpty && share.link == nil ? share.text ?? "" : "")
         messageField.text = prefill
+        // One file and its message go as one event, the message its caption (Composition).
+        let captions = share.files.count == 1 && share.link == nil && share.text == nil
+        // TRANSLATORS: the heading of the message field when the share is one file: the words are its caption.
+        let heading = captions ? tr("Caption") : tr("Message")
+        messageHeading.text = heading
+        messageField.accessibleName = heading
     }
 
     /// The message to pass to CompleteShare: empty when untouched, which keeps the share's own.
