@@ -13,7 +13,8 @@ extension ShareService {
     /// Those of `destinations` whose account must be asked of the servers before a share to them
     /// is accepted (DestinationOwners.unknown); none with one account, or when offline.
     func destinationsToLookUp(_ destinations: [String]) -> [String] {
-        guard online else { return [] }
+        // Most shares name no destination (the dialog asks): nothing to read for them.
+        guard online, !destinations.isEmpty else { return [] }
         return owners.unknown(destinations, among: accounts.signedIn.map(\.userID))
     }
 
