@@ -47,17 +47,21 @@ public final class Account: @unchecked Sendable {
         self.outbox = outbox
         self.vault = vault
         self.logger = logger
+        keepsRenewals(of: session)
     }
 
     private func readToken(of stored: StoredAccount) {
-        let token = vault.token(userID: stored.userID, storage: stored.secretStorage.flatMap(TokenVault.Storage.init))
+        let kept = vault.token(userID: stored.userID, storage: stored.secretStorage.flatMap(TokenVault.Storage.init))
+        let token = kept.flatMap(Tokens.fromKept)
         let (waiters, lost): ([CheckedContinuation<Void, Never>], (@Sendable () -> Void)?) = lock.withLock {
             tokenPending = false
             // A sign-in that finished meanwhile is newer than what was stored.
             if session == nil, let token {
-                session = Session(
+                let read = Session(
                     userID: stored.userID, homeserver: stored.homeserver, deviceID: stored.deviceID,
-                    accessToken: token, signIn: stored.signIn)
+                    tokens: Tokens(token), signIn: stored.signIn)
+                session = read
+                keepsRenewals(of: read)
             }
             lock.broadcast()
             defer { tokenWaiters = [] }
@@ -67,6 +71,29 @@ public final class Account: @unchecked Sendable {
         if token == nil { logger.warning("the sign-in of \(stored.userID) is gone from its storage; sign in again") }
         waiters.forEach { $0.resume() }
         lost?()
+    }
+
+    /// Each renewed pair of `session`'s tokens is kept where its sign-in is, before it is used
+    /// (Tokens): a restart then starts from the newest pair. Not for a sign-in that ended or was
+    /// replaced meanwhile (that would put a secret back after a sign-out removed it); with the
+    /// lock held, so that a sign-out waits for a keeping under way.
+    private func keepsRenewals(of session: Session) {
+        let tokens = session.tokens
+        tokens.whenRenewed { [weak self, vault, logger] pair in
+            guard let self else { return }
+            lock.withLock {
+                guard self.session?.tokens === tokens else { return }
+                guard let storage = vault.store(Tokens.kept(pair), userID: userID, homeserver: session.homeserver)
+                else {
+                    logger.warning("the renewed sign-in could not be kept; a restart may ask to sign in again")
+                    return
+                }
+                if stored.secretStorage != storage.rawValue {
+                    stored.secretStorage = storage.rawValue
+                    _ = logger.attempt("saving where the sign-in is kept") { try outbox.save(account: stored) }
+                }
+            }
+        }
     }
 
     /// Told when the stored sign-in turns out to have no token any more: shares routed as if
@@ -121,7 +148,8 @@ public final class Account: @unchecked Sendable {
     /// Signed in again (the same person): the new session replaces the old, which is returned to
     /// be ended at its server.
     func signedInAgain(_ new: Session, stored: StoredAccount) -> Session? {
-        lock.withLock {
+        defer { keepsRenewals(of: new) }
+        return lock.withLock {
             let old = session
             self.stored = stored
             session = new
@@ -137,7 +165,7 @@ public final class Account: @unchecked Sendable {
         if remote {
             // Signed out here whatever the server says: a token it still holds is the server's to expire.
             do {
-                let http = MatrixHTTP(baseURL: session.homeserver, accessToken: session.accessToken)
+                let http = MatrixHTTP(session: session)
                 try await FerryMatrix.SignIn.logout(http)
             } catch {
                 logger.notice("the homeserver did not end the session", metadata: ["error": "\(error)"])
@@ -155,11 +183,11 @@ public final class Account: @unchecked Sendable {
     }
 
     private func forget(_ session: Session) {
-        // A sign-in that replaced this one meanwhile keeps its token.
-        guard lock.withLock({ self.session?.accessToken == session.accessToken }) else { return }
-        vault.remove(userID: session.userID)
         lock.withLock {
-            guard self.session?.accessToken == session.accessToken else { return }
+            // A sign-in that replaced this one meanwhile keeps its token.
+            guard self.session?.tokens === session.tokens else { return }
+            // Under the lock, so that a renewal being kept (keepsRenewals) cannot put it back.
+            vault.remove(userID: session.userID)
             self.session = nil
             stored.signedIn = false
             stored.secretStorage = nil

@@ -128,7 +128,7 @@ public final class Accounts: Sendable {
 
     private func remember(_ signedIn: Session) throws(SignInError) -> (Session, StoredAccount) {
         var session = signedIn
-        guard let storage = vault.store(session.accessToken, userID: session.userID, homeserver: session.homeserver)
+        guard let storage = vault.store(session.tokens.kept, userID: session.userID, homeserver: session.homeserver)
         else {
             throw .tokenNotKept
         }
@@ -156,7 +156,7 @@ public final class Accounts: Sendable {
     private func end(_ session: Session, why: String) async {
         do {
             try await FerryMatrix.SignIn.logout(
-                MatrixHTTP(baseURL: session.homeserver, accessToken: session.accessToken))
+                MatrixHTTP(session: session))
             logger.info(
                 "ended a sign-in at its server",
                 metadata: ["user": "\(session.userID)", "device": "\(session.deviceID)", "why": "\(why)"])

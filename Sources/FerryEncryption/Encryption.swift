@@ -75,7 +75,7 @@ public actor Encryption {
 
     /// The client-server API as `session`.
     nonisolated func http(_ session: Session) -> MatrixHTTP {
-        MatrixHTTP(baseURL: session.homeserver, accessToken: session.accessToken, responder: responder)
+        MatrixHTTP(session: session, responder: responder)
     }
 
     /// Whether the store holds a device for this sign-in: the device id may be signed in with

@@ -46,7 +46,7 @@ public struct MatrixClient: Homeserver {
     let userID: String
 
     public init(session: Session) {
-        http = MatrixHTTP(baseURL: session.homeserver, accessToken: session.accessToken)
+        http = MatrixHTTP(session: session)
         rooms = Rooms(http: http, userID: session.userID)
         userID = session.userID
     }

@@ -15,6 +15,9 @@ public struct MatrixError: Error, Sendable, CustomStringConvertible {
         /// Ferry refused to talk to that address at all (plain http:// to another computer, a bad
         /// `.well-known`): nothing was sent.
         case refused
+        /// The access token expired during a request that cannot be repeated in place (an
+        /// upload's body) and was renewed: the request goes again, at once.
+        case renewed
     }
 
     public let kind: Kind
@@ -52,7 +55,7 @@ public struct MatrixError: Error, Sendable, CustomStringConvertible {
     /// Worth trying again later: the server or the network may come back, or a rate limit lifts.
     public var isTransient: Bool {
         switch kind {
-        case .transport: return true
+        case .transport, .renewed: return true
         case .malformed, .refused: return false
         case .http(let status): return status == 429 || status == 408 || status >= 500
         }
@@ -60,7 +63,7 @@ public struct MatrixError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch kind {
-        case .transport, .refused: return message
+        case .transport, .refused, .renewed: return message
         // TRANSLATORS: completes "Sending to {room} failed: {reason}."; {detail} says what was wrong with the
         // homeserver's answer, often in English.
         case .malformed: return tr("unexpected answer: {detail}", ["detail": message])

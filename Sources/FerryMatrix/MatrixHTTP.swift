@@ -6,16 +6,22 @@ import NIOHTTP1
 import NIOConcurrencyHelpers
 
 /// The client-server API's transport: JSON in and out, Matrix errors decoded, one shared
-/// connection pool (keep-alive), the access token in a header and never in a URL or log.
+/// connection pool (keep-alive), the access token in a header and never in a URL or log, and
+/// renewed where it expires (`Tokens`).
 public struct MatrixHTTP: Sendable {
     public let baseURL: String
-    let accessToken: String?
+    let tokens: Tokens?
     let client: HTTPClient
     /// Answers JSON requests in place of the network (see `Responder`); nil in Ferry itself.
     let responder: Responder?
 
     public init(baseURL: String, accessToken: String? = nil, client: HTTPClient = .ferry) {
-        self.init(baseURL: baseURL, accessToken: accessToken, client: client, responder: nil)
+        self.init(baseURL: baseURL, tokens: accessToken.map(Tokens.init(access:)), client: client, responder: nil)
+    }
+
+    /// A client speaking as `session`, renewing its tokens where they expire.
+    public init(session: Session, responder: Responder? = nil) {
+        self.init(baseURL: session.homeserver, tokens: session.tokens, client: .ferry, responder: responder)
     }
 
     /// A client whose JSON requests `responder` answers, in process: a homeserver written for unit
@@ -23,18 +29,19 @@ public struct MatrixHTTP: Sendable {
     /// milliseconds. Everything above the wire (encoding, the answer's status and Matrix error
     /// decoding) runs as it does against a server. Nil: the network, as `init(baseURL:accessToken:client:)`.
     public init(baseURL: String, accessToken: String? = nil, responder: Responder?) {
-        self.init(baseURL: baseURL, accessToken: accessToken, client: .ferry, responder: responder)
+        self.init(baseURL: baseURL, tokens: accessToken.map(Tokens.init(access:)), client: .ferry, responder: responder)
     }
 
-    private init(baseURL: String, accessToken: String?, client: HTTPClient, responder: Responder?) {
+    private init(baseURL: String, tokens: Tokens?, client: HTTPClient, responder: Responder?) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
-        self.accessToken = accessToken
+        self.tokens = tokens
         self.client = client
         self.responder = responder
     }
 
     public func with(accessToken: String?) -> MatrixHTTP {
-        MatrixHTTP(baseURL: baseURL, accessToken: accessToken, client: client, responder: responder)
+        MatrixHTTP(
+            baseURL: baseURL, tokens: accessToken.map(Tokens.init(access:)), client: client, responder: responder)
     }
 
     /// One JSON request as it would go on the wire, and its answer.
@@ -44,18 +51,36 @@ public struct MatrixHTTP: Sendable {
         public var path: String
         public var query: [String: String]
         public var body: Data?
+        /// The access token the request carried.
+        public var bearer: String?
         /// Whether the request carried an access token.
-        public var authorized: Bool
+        public var authorized: Bool { bearer != nil }
     }
 
     /// What answers an `Exchange`: an HTTP status and a JSON body.
     public typealias Responder = @Sendable (Exchange) async -> (status: Int, body: Data)
 
-    /// Sends a request and decodes a JSON answer of type `Answer`.
+    /// Sends a request and decodes a JSON answer of type `Answer`. An expired access token is
+    /// renewed first, or when the server says so (`soft_logout`), and the request sent once more.
     func call<Answer: Decodable>(
         _ method: HTTPMethod, _ path: String, query: [(String, String)] = [],
         json: (any Encodable)? = nil, timeout: TimeAmount = .seconds(30),
         as _: Answer.Type = Answer.self
+    ) async throws(MatrixError) -> Answer {
+        let token = try await tokens?.forRequest(through: self)
+        do throws(MatrixError) {
+            return try await call(method, path, query: query, json: json, timeout: timeout, token: token)
+        } catch {
+            guard let tokens, let token, error.isUnknownToken, error.softLogout,
+                try await tokens.renew(replacing: token, through: self)
+            else { throw error }
+            return try await call(method, path, query: query, json: json, timeout: timeout, token: tokens.access)
+        }
+    }
+
+    private func call<Answer: Decodable>(
+        _ method: HTTPMethod, _ path: String, query: [(String, String)], json: (any Encodable)?,
+        timeout: TimeAmount, token: String?
     ) async throws(MatrixError) -> Answer {
         var encoded: Data?
         if let json {
@@ -70,12 +95,12 @@ public struct MatrixHTTP: Sendable {
             let answer = await responder(
                 Exchange(
                     method: method.rawValue, path: path, query: Dictionary(query, uniquingKeysWith: { $1 }),
-                    body: encoded, authorized: accessToken != nil))
+                    body: encoded, bearer: token))
             bytes = try Self.success(HTTPResponseStatus(statusCode: answer.status), answer.body, HTTPHeaders())
         } else {
             bytes = try await send(
                 method, path, query: query, body: encoded.map { .bytes(ByteBuffer(bytes: Array($0))) },
-                contentType: encoded == nil ? nil : "application/json", timeout: timeout)
+                contentType: encoded == nil ? nil : "application/json", token: token, timeout: timeout)
         }
         do {
             return try JSONDecoder().decode(Answer.self, from: bytes)
@@ -85,13 +110,13 @@ public struct MatrixHTTP: Sendable {
     }
 
     /// Sends a request and returns the body of a 2xx answer; anything else becomes a `MatrixError`.
-    func send(
-        _ method: HTTPMethod, _ path: String, query: [(String, String)] = [], body: HTTPClientRequest.Body?,
-        contentType: String?, timeout: TimeAmount
+    private func send(
+        _ method: HTTPMethod, _ path: String, query: [(String, String)], body: HTTPClientRequest.Body?,
+        contentType: String?, token: String?, timeout: TimeAmount
     ) async throws(MatrixError) -> Data {
         var request = HTTPClientRequest(url: baseURL + path + Self.queryString(query))
         request.method = method
-        request.headers = headers(contentType: contentType)
+        request.headers = headers(contentType: contentType, token: token)
         request.body = body
         let response: HTTPClientResponse
         let data: Data
@@ -105,9 +130,9 @@ public struct MatrixHTTP: Sendable {
     }
 
     /// The headers of every request: the token (never in a URL), the body's type, who asks.
-    private func headers(contentType: String?) -> HTTPHeaders {
+    private func headers(contentType: String?, token: String?) -> HTTPHeaders {
         var headers = HTTPHeaders()
-        if let accessToken { headers.add(name: "Authorization", value: "Bearer \(accessToken)") }
+        if let token { headers.add(name: "Authorization", value: "Bearer \(token)") }
         if let contentType { headers.add(name: "Content-Type", value: contentType) }
         headers.add(name: "User-Agent", value: "Ferry")
         return headers
@@ -146,10 +171,35 @@ public struct MatrixHTTP: Sendable {
     /// deadline that grows with the size still cut slow links off, again at every retry. Instead
     /// a watchdog cancels the upload when no write has finished for `stall`; once the body is
     /// sent, the answer has `answerTimeout`.
+    ///
+    /// A body read once cannot be sent again here (an encryption runs over it as it goes): an
+    /// access token refused as expired is renewed and the upload fails as `renewed`, which the
+    /// sender takes up again at once. The token is renewed before it expires, so that is rare.
     func sendFile(
         _ method: HTTPMethod, _ path: String, query: [(String, String)] = [], chunks: FileChunks, size: UInt64,
         contentType: String, stall: TimeAmount = uploadStall,
         answerTimeout: TimeAmount = .seconds(120)
+    ) async throws(MatrixError) -> Data {
+        let token = try await tokens?.forRequest(through: self)
+        do throws(MatrixError) {
+            return try await sendFile(
+                method, path, query: query, chunks: chunks, size: size, contentType: contentType, token: token,
+                stall: stall, answerTimeout: answerTimeout)
+        } catch {
+            guard let tokens, let token, error.isUnknownToken, error.softLogout,
+                try await tokens.renew(replacing: token, through: self)
+            else { throw error }
+            throw MatrixError(
+                kind: .renewed,
+                // TRANSLATORS: why a file was not sent yet, completing "Sending to {room} failed: {reason}."; Ferry
+                // sends it again at once.
+                message: tr("the sign-in expired during the upload and was renewed"))
+        }
+    }
+
+    private func sendFile(
+        _ method: HTTPMethod, _ path: String, query: [(String, String)], chunks: FileChunks, size: UInt64,
+        contentType: String, token: String?, stall: TimeAmount, answerTimeout: TimeAmount
     ) async throws(MatrixError) -> Data {
         let eventLoop = client.eventLoopGroup.any()
         let inFlight = WritesInFlight(limit: Self.chunksInFlight)
@@ -172,7 +222,7 @@ public struct MatrixHTTP: Sendable {
         do {
             let request = try HTTPClient.Request(
                 url: baseURL + path + Self.queryString(query), method: method,
-                headers: headers(contentType: contentType), body: body)
+                headers: headers(contentType: contentType, token: token), body: body)
             task = client.execute(
                 request: request, delegate: ResponseAccumulator(request: request, maxBodySize: 16 << 20),
                 eventLoop: .delegate(on: eventLoop), deadline: nil, logger: nil)

@@ -8,16 +8,32 @@ public struct Session: Sendable, Equatable {
     public var userID: String
     public var homeserver: String
     public var deviceID: String
-    public var accessToken: String
+    /// Shared by every copy of this session: a renewal is seen by all of them.
+    public let tokens: Tokens
     /// Which of this Ferry's sign-ins this is: a number that grows with each (kept in the outbox).
     public var signIn: Int64
 
-    public init(userID: String, homeserver: String, deviceID: String, accessToken: String, signIn: Int64 = 0) {
+    /// The access token as it is now (it changes where the server lets tokens expire).
+    public var accessToken: String { tokens.access }
+
+    public init(userID: String, homeserver: String, deviceID: String, tokens: Tokens, signIn: Int64 = 0) {
         self.userID = userID
         self.homeserver = homeserver
         self.deviceID = deviceID
-        self.accessToken = accessToken
+        self.tokens = tokens
         self.signIn = signIn
+    }
+
+    public init(userID: String, homeserver: String, deviceID: String, accessToken: String, signIn: Int64 = 0) {
+        self.init(
+            userID: userID, homeserver: homeserver, deviceID: deviceID, tokens: Tokens(access: accessToken),
+            signIn: signIn)
+    }
+
+    /// The same sign-in: one set of tokens (however often renewed) for the same person and device.
+    public static func == (lhs: Session, rhs: Session) -> Bool {
+        lhs.tokens === rhs.tokens && lhs.userID == rhs.userID && lhs.homeserver == rhs.homeserver
+            && lhs.deviceID == rhs.deviceID && lhs.signIn == rhs.signIn
     }
 }
 
@@ -134,6 +150,8 @@ public enum SignIn {
         var token: String?
         var device_id: String?
         var initial_device_display_name = "Ferry"
+        /// Where the server lets tokens expire, it gives a refresh token to renew them (Matrix 1.3).
+        var refresh_token = true
     }
 
     private static func login(_ http: MatrixHTTP, _ body: LoginBody) async throws(MatrixError) -> Session {
@@ -141,6 +159,8 @@ public enum SignIn {
             var user_id: String
             var access_token: String
             var device_id: String
+            var refresh_token: String?
+            var expires_in_ms: LenientNumber?
             var well_known: WellKnownHint?
             struct WellKnownHint: Decodable {
                 var homeserver: Base?
@@ -149,8 +169,10 @@ public enum SignIn {
             }
         }
         let answer = try await http.call(.POST, "/_matrix/client/v3/login", json: body, as: Answer.self)
+        let tokens = Tokens.Pair(
+            access: answer.access_token, refresh: answer.refresh_token,
+            expiresInMilliseconds: answer.expires_in_ms.flatMap(Tokens.milliseconds))
         return Session(
-            userID: answer.user_id, homeserver: http.baseURL, deviceID: answer.device_id,
-            accessToken: answer.access_token)
+            userID: answer.user_id, homeserver: http.baseURL, deviceID: answer.device_id, tokens: Tokens(tokens))
     }
 }

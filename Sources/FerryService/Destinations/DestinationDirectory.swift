@@ -32,7 +32,7 @@ public actor DestinationDirectory {
         let cached = cache[session.userID]?.entries.first { $0.id == roomID }
         if let name = names[roomID] ?? cached?.name { return name }
         let rooms = Rooms(
-            http: MatrixHTTP(baseURL: session.homeserver, accessToken: session.accessToken),
+            http: MatrixHTTP(session: session),
             userID: session.userID)
         guard let summary = try? await rooms.summary(of: roomID) else { return nil }
         let name = Self.name(of: summary, person: nil, me: session.userID)
@@ -53,7 +53,7 @@ public actor DestinationDirectory {
         query: String, limit: Int, session: Session,
         offline: Bool = false
     ) async throws(MatrixError) -> [DestinationEntry] {
-        let http = MatrixHTTP(baseURL: session.homeserver, accessToken: session.accessToken)
+        let http = MatrixHTTP(session: session)
         let rooms = Rooms(http: http, userID: session.userID)
         var entries = try await joinedEntries(rooms, session: session, offline: offline)
         // Unread, the list comes without recents first: still every room.

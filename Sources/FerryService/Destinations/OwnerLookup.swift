@@ -52,7 +52,7 @@ extension ShareService {
     /// Those of `destinations` that `session`'s account has joined; none when its server fails.
     private static func joined(among destinations: [String], as session: Session) async -> [String] {
         let rooms = Rooms(
-            http: MatrixHTTP(baseURL: session.homeserver, accessToken: session.accessToken), userID: session.userID)
+            http: MatrixHTTP(session: session), userID: session.userID)
         guard let joined = try? await Set(rooms.joined()) else { return [] }
         let people = destinations.filter { Destination.kind(of: $0) == .userID }
         let direct = people.isEmpty ? [:] : (try? await rooms.directChats()) ?? [:]
