@@ -18,6 +18,9 @@ public struct MatrixError: Error, Sendable, CustomStringConvertible {
         /// The access token expired during a request that cannot be repeated in place (an
         /// upload's body) and was renewed: the request goes again, at once.
         case renewed
+        /// An upload took longer than the server lets an access token live (it checks the token
+        /// once the body is in): sending it again over the same connection would fail the same way.
+        case outlivesSignIn
     }
 
     public let kind: Kind
@@ -56,14 +59,14 @@ public struct MatrixError: Error, Sendable, CustomStringConvertible {
     public var isTransient: Bool {
         switch kind {
         case .transport, .renewed: return true
-        case .malformed, .refused: return false
+        case .malformed, .refused, .outlivesSignIn: return false
         case .http(let status): return status == 429 || status == 408 || status >= 500
         }
     }
 
     public var description: String {
         switch kind {
-        case .transport, .refused, .renewed: return message
+        case .transport, .refused, .renewed, .outlivesSignIn: return message
         // TRANSLATORS: completes "Sending to {room} failed: {reason}."; {detail} says what was wrong with the
         // homeserver's answer, often in English.
         case .malformed: return tr("unexpected answer: {detail}", ["detail": message])

@@ -174,13 +174,16 @@ public struct MatrixHTTP: Sendable {
     ///
     /// A body read once cannot be sent again here (an encryption runs over it as it goes): an
     /// access token refused as expired is renewed and the upload fails as `renewed`, which the
-    /// sender takes up again at once. The token is renewed before it expires, so that is rare.
+    /// sender takes up again at once. Synapse checks the token once the whole body is in, so the
+    /// upload starts with a fresh one (`renewsBeforeUpload`); an upload that took longer than a
+    /// token lasts would only fail again, and fails for good with a sentence saying so.
     func sendFile(
         _ method: HTTPMethod, _ path: String, query: [(String, String)] = [], chunks: FileChunks, size: UInt64,
         contentType: String, stall: TimeAmount = uploadStall,
         answerTimeout: TimeAmount = .seconds(120)
     ) async throws(MatrixError) -> Data {
-        let token = try await tokens?.forRequest(through: self)
+        let token = try await tokens?.forRequest(through: self, upload: true)
+        let started = Date()
         do throws(MatrixError) {
             return try await sendFile(
                 method, path, query: query, chunks: chunks, size: size, contentType: contentType, token: token,
@@ -189,6 +192,11 @@ public struct MatrixHTTP: Sendable {
             guard let tokens, let token, error.isUnknownToken, error.softLogout,
                 try await tokens.renew(replacing: token, through: self)
             else { throw error }
+            if let lifetime = tokens.pair.lifetimeMilliseconds,
+                Date().timeIntervalSince(started) * 1000 >= Double(lifetime)
+            {
+                throw MatrixError(kind: .outlivesSignIn, message: Self.outlives(lifetimeMilliseconds: lifetime))
+            }
             throw MatrixError(
                 kind: .renewed,
                 // TRANSLATORS: why a file was not sent yet, completing "Sending to {room} failed: {reason}."; Ferry
@@ -265,6 +273,23 @@ public struct MatrixHTTP: Sendable {
         }
         let data = Data(response.body.map { $0.readableBytesView } ?? ByteBuffer().readableBytesView)
         return try Self.success(response.status, data, response.headers)
+    }
+
+    /// Why an upload that took longer than a token lives cannot be sent over this connection.
+    static func outlives(lifetimeMilliseconds lifetime: Int64) -> String {
+        let seconds = Int((Double(lifetime) / 1000).rounded(.up))
+        guard seconds >= 120 else {
+            return trn(
+                // TRANSLATORS: why a file was not sent, completing "Sending to {room} failed: {reason}.".
+                "the homeserver ends each sign-in after {count} second, and the upload took longer over this connection",
+                "the homeserver ends each sign-in after {count} seconds, and the upload took longer over this connection",
+                seconds)
+        }
+        return trn(
+            // TRANSLATORS: why a file was not sent, completing "Sending to {room} failed: {reason}.".
+            "the homeserver ends each sign-in after {count} minute, and the upload took longer over this connection",
+            "the homeserver ends each sign-in after {count} minutes, and the upload took longer over this connection",
+            (seconds + 59) / 60)
     }
 
     package static func decodeError(status: Int, body: Data, headers: HTTPHeaders, now: Date = Date()) -> MatrixError {

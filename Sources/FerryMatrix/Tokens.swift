@@ -38,6 +38,13 @@ public final class Tokens: Sendable {
             let margin = min(30, Double(lifetimeMilliseconds) / 10_000)
             return now >= expiresAt.addingTimeInterval(-margin)
         }
+
+        /// Renewed before an upload once a tenth of its lifetime has passed: Synapse checks the
+        /// token when the whole body has arrived, so an upload gets all the time a token has.
+        func renewsBeforeUpload(now: Date) -> Bool {
+            guard refresh != nil, let expiresAt, let lifetimeMilliseconds else { return false }
+            return now >= expiresAt.addingTimeInterval(-0.9 * Double(lifetimeMilliseconds) / 1000)
+        }
     }
 
     private struct State: Sendable {
@@ -64,9 +71,11 @@ public final class Tokens: Sendable {
     }
 
     /// The access token to send a request with: renewed first when it is about to expire.
-    func forRequest(through http: MatrixHTTP, now: Date = Date()) async throws(MatrixError) -> String {
+    func forRequest(
+        through http: MatrixHTTP, upload: Bool = false, now: Date = Date()
+    ) async throws(MatrixError) -> String {
         let pair = self.pair
-        guard pair.renewsEarly(now: now) else { return pair.access }
+        guard upload ? pair.renewsBeforeUpload(now: now) : pair.renewsEarly(now: now) else { return pair.access }
         _ = try await renew(replacing: pair.access, through: http)
         return access
     }

@@ -51,6 +51,21 @@ final class TokensTests: XCTestCase {
         XCTAssertFalse(unrenewable.renewsEarly(now: now.addingTimeInterval(60)))
     }
 
+    func testAnUploadStartsWithATokenNoMoreThanATenthOfItsLifetimeOld() {
+        let now = Date(timeIntervalSince1970: 1_000)
+        let pair = Tokens.Pair(access: "a", refresh: "r", expiresInMilliseconds: 300_000, now: now)
+        XCTAssertFalse(pair.renewsBeforeUpload(now: now.addingTimeInterval(29)))
+        XCTAssertTrue(pair.renewsBeforeUpload(now: now.addingTimeInterval(31)))
+        XCTAssertFalse(pair.renewsEarly(now: now.addingTimeInterval(31)))
+        XCTAssertFalse(Tokens.Pair(access: "a").renewsBeforeUpload(now: Date.distantFuture))
+    }
+
+    func testAnUploadLongerThanATokenLivesSaysHowLongTheServerLetsOneLive() {
+        XCTAssertTrue(MatrixHTTP.outlives(lifetimeMilliseconds: 2_994).contains("after 3 seconds"))
+        XCTAssertTrue(MatrixHTTP.outlives(lifetimeMilliseconds: 300_000).contains("after 5 minutes"))
+        XCTAssertTrue(MatrixHTTP.outlives(lifetimeMilliseconds: 3_600_000).contains("after 60 minutes"))
+    }
+
     func testRequestsRefusedForAnExpiredTokenShareOneRenewalKeptBeforeItsTokenIsUsed() async throws {
         let server = RefreshingServer()
         let tokens = Tokens(Tokens.Pair(access: "access-1", refresh: "refresh-1"))

@@ -167,8 +167,10 @@ def test_kill_9_in_the_middle_of_a_share_of_files_resumes_without_doubling_or_re
 
 def test_an_expired_token_is_a_soft_logout_the_share_waits_and_arrives_once_after_sign_in(
         new_session, new_homeserver):
-    # Given a server whose access tokens live five seconds, and Ferry signed in there
-    server = new_homeserver(config={"nonrefreshable_access_token_lifetime": "5s"})
+    # Given a server whose access tokens live five seconds and that gives no refresh tokens (Ferry
+    # asks for one; test_expiring_sign_in covers a server that gives them), and Ferry signed in there
+    server = new_homeserver(config={"nonrefreshable_access_token_lifetime": "5s",
+                                    "refreshable_access_token_lifetime": None})
     user = server.new_user("expiring")
     room = server.create_room(user.token, name="Expiring")
     session = new_session()

@@ -18,8 +18,8 @@ import pytest
 
 from ferryenv import EX_OK, wait_for
 from hostileproxy import HostileProxy
-from matrixflow import (bodies, files_containing, secrets_in_keyring, sign_in, sign_in_call, wait_for_state,
-                        wait_until_sent)
+from matrixflow import (binary_bytes, bodies, files_containing, secrets_in_keyring, sign_in, sign_in_call,
+                        wait_for_state, wait_until_sent)
 
 LIFETIME = 3
 
@@ -168,3 +168,41 @@ def test_a_renewal_the_server_refuses_signs_out_and_keeps_the_share(new_session,
     wait_until_sent(session, [share_id])
     events = expiring.wait_for_messages(user.token, room, count=2)
     assert bodies(events) == ["renewed once", "after a refused renewal"]
+
+
+def test_an_upload_starts_with_a_fresh_token_and_one_that_outlives_any_token_fails_saying_so(new_session, expiring):
+    # Given Ferry signed in through a proxy that reads uploads at 256 KiB a second (Synapse checks the
+    # token once the whole body is in)
+    proxy = HostileProxy(expiring).start()
+    session = new_session()
+    try:
+        user = expiring.new_user("slowuploads")
+        room = expiring.create_room(user.token, name="Slow uploads")
+        sign_in_call(session, homeserver=proxy.base_url, user=user.user_id, password=user.password).expect_ok()
+        proxy.answer("POST", r"/_matrix/media/v3/upload", passthrough=True, throttle=256 * 1024, times=2)
+        small, large = session.files / "one-second.bin", session.files / "five-seconds.bin"
+        small.write_bytes(binary_bytes(256 * 1024, seed=1))
+        large.write_bytes(binary_bytes(5 * 256 * 1024, seed=2))
+
+        # When a file taking a second to upload is sent with a token two of its three seconds old
+        time.sleep(2)
+        done = session.ferry("send", small, "--to", room)
+
+        # Then it was renewed before the upload: one upload, taken at once
+        assert done.returncode == EX_OK, done.stderr
+        uploads = [status for (method, path, status) in proxy.log if "/media/v3/upload" in path]
+        assert uploads == [200], proxy.log
+
+        # When a file taking five seconds, longer than any token lives, is sent
+        done = session.ferry("send", large, "--to", room)
+
+        # Then it fails at once with a sentence saying why, not retried forever, and Ferry stays signed in
+        assert done.returncode != EX_OK
+        assert "ends each sign-in after 3 seconds" in done.stderr, done.stderr
+        uploads = [status for (method, path, status) in proxy.log if "/media/v3/upload" in path]
+        assert uploads == [200, 401], proxy.log
+        assert session.signed_in()
+        assert bodies(expiring.messages(user.token, room)) == ["one-second.bin"]
+    finally:
+        session.stop()
+        proxy.stop()
