@@ -180,18 +180,19 @@ def test_an_upload_starts_with_a_fresh_token_and_one_that_outlives_any_token_fai
         room = expiring.create_room(user.token, name="Slow uploads")
         sign_in_call(session, homeserver=proxy.base_url, user=user.user_id, password=user.password).expect_ok()
         proxy.answer("POST", r"/_matrix/media/v3/upload", passthrough=True, throttle=256 * 1024, times=2)
-        small, large = session.files / "one-second.bin", session.files / "five-seconds.bin"
-        small.write_bytes(binary_bytes(256 * 1024, seed=1))
+        small, large = session.files / "two-seconds.bin", session.files / "five-seconds.bin"
+        small.write_bytes(binary_bytes(2 * 256 * 1024, seed=1))
         large.write_bytes(binary_bytes(5 * 256 * 1024, seed=2))
 
-        # When a file taking a second to upload is sent with a token two of its three seconds old
-        time.sleep(2)
+        # When a file taking two seconds to upload is sent with a token over a second old by the time
+        # the upload starts (not yet near its end, where any request renews it first)
+        time.sleep(1.0)
         done = session.ferry("send", small, "--to", room)
 
         # Then it was renewed before the upload: one upload, taken at once
         assert done.returncode == EX_OK, done.stderr
         uploads = [status for (method, path, status) in proxy.log if "/media/v3/upload" in path]
-        assert uploads == [200], proxy.log
+        assert uploads == [200], [(method, path[:60], status) for (method, path, status) in proxy.log]
 
         # When a file taking five seconds, longer than any token lives, is sent
         done = session.ferry("send", large, "--to", room)
@@ -202,7 +203,7 @@ def test_an_upload_starts_with_a_fresh_token_and_one_that_outlives_any_token_fai
         uploads = [status for (method, path, status) in proxy.log if "/media/v3/upload" in path]
         assert uploads == [200, 401], proxy.log
         assert session.signed_in()
-        assert bodies(expiring.messages(user.token, room)) == ["one-second.bin"]
+        assert bodies(expiring.messages(user.token, room)) == ["two-seconds.bin"]
     finally:
         session.stop()
         proxy.stop()
