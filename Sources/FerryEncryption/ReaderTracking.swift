@@ -31,7 +31,7 @@ extension Encryption {
                         of: known.readers.users, except: session,
                         api: DeviceKeysAPI(http: http), logger: logger), session: session)
                 known.devicesChanged = false
-                tracking?.remember(known, for: roomID, readFrom: listedFrom, signedInWith: session.accessToken)
+                tracking?.remember(known, for: roomID, readFrom: listedFrom, signedInWith: session.trackingKey)
             }
             return known
         }
@@ -52,14 +52,15 @@ extension Encryption {
             await KeySharing.devices(
                 of: readers.users, except: session, api: DeviceKeysAPI(http: http), logger: logger), session: session)
         let known = KnownRoom(settings: settings, readers: readers, listed: listed)
-        tracking?.remember(known, for: roomID, readFrom: since, signedInWith: session.accessToken)
+        tracking?.remember(known, for: roomID, readFrom: since, signedInWith: session.trackingKey)
         return known
     }
 
-    /// Tracking for this sign-in: what was known under another access token is forgotten.
+    /// Tracking for this sign-in: what was known under another sign-in is forgotten. (Not keyed by
+    /// the access token: a renewal changes it, and tracking would start over with a full sync.)
     func startTracking(_ session: Session) {
-        if tracking?.accessToken != session.accessToken {
-            tracking = Tracking(accessToken: session.accessToken)
+        if tracking?.signIn != session.trackingKey {
+            tracking = Tracking(signIn: session.trackingKey)
         }
     }
 
@@ -90,12 +91,13 @@ struct KnownRoom: Sendable {
 /// older token than the one tracking is at now is used for the one event it was read for, never
 /// kept: a sync in between may have said it changed.
 struct Tracking: Sendable {
-    let accessToken: String
+    /// Which sign-in this is (`Session.trackingKey`).
+    let signIn: String
     private(set) var since: String?
     private(set) var rooms: [String: KnownRoom] = [:]
 
-    init(accessToken: String) {
-        self.accessToken = accessToken
+    init(signIn: String) {
+        self.signIn = signIn
     }
 
     /// Applies a sync's answer to the token `asked`: the rooms it names are forgotten (read in
@@ -119,9 +121,14 @@ struct Tracking: Sendable {
     /// any token (the first sync not answered yet), or under another sign-in (tokens of a new one
     /// can repeat an old one's), it is not kept either.
     mutating func remember(
-        _ known: KnownRoom, for roomID: String, readFrom token: String?, signedInWith accessToken: String
+        _ known: KnownRoom, for roomID: String, readFrom token: String?, signedInWith signIn: String
     ) {
-        guard let token, token == since, accessToken == self.accessToken else { return }
+        guard let token, token == since, signIn == self.signIn else { return }
         rooms[roomID] = known
     }
+}
+
+extension Session {
+    /// One sign-in, however often its access token is renewed: its device and its sign-in number.
+    var trackingKey: String { "\(deviceID)#\(signIn)" }
 }

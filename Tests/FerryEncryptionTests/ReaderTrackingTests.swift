@@ -18,7 +18,7 @@ import Testing
 
     /// Tracking at token `s1`, with `!a` (read by ana and bob) and `!b` (read by cy) known.
     static func tracking() -> Tracking {
-        var tracking = Tracking(accessToken: "token")
+        var tracking = Tracking(signIn: "token")
         let taken1 = tracking.take(RoomChanges(next: "s1"), asked: nil)
         #expect(taken1)
         tracking.remember(room(["@ana:x", "@bob:x"]), for: "!a", readFrom: "s1", signedInWith: "token")
@@ -27,7 +27,7 @@ import Testing
     }
 
     @Test func theFirstSyncOnlyGivesATokenToStartFrom() {
-        var tracking = Tracking(accessToken: "token")
+        var tracking = Tracking(signIn: "token")
         let taken2 = tracking.take(RoomChanges(next: "s1", users: ["@ana:x"], rooms: ["!a"]), asked: nil)
         #expect(taken2)
         #expect(tracking.since == "s1")
@@ -35,7 +35,7 @@ import Testing
     }
 
     @Test func aRoomReadBeforeAnyTokenIsNotKept() {
-        var tracking = Tracking(accessToken: "token")
+        var tracking = Tracking(signIn: "token")
         tracking.remember(Self.room(["@ana:x"]), for: "!a", readFrom: nil, signedInWith: "token")
         #expect(tracking.rooms.isEmpty)
     }
