@@ -18,6 +18,7 @@ import pytest
 
 from ferryenv import EX_OK, wait_for
 from hostileproxy import HostileProxy
+from nioreaders import NioReader, reader_python
 from matrixflow import (binary_bytes, bodies, files_containing, secrets_in_keyring, sign_in, sign_in_call,
                         wait_for_state, wait_until_sent)
 
@@ -207,3 +208,32 @@ def test_an_upload_starts_with_a_fresh_token_and_one_that_outlives_any_token_fai
     finally:
         session.stop()
         proxy.stop()
+
+
+def test_an_encrypted_room_keeps_working_across_renewals(new_session, expiring, tmp_path):
+    # Given Ferry signed in on the expiring server, and a friend reading with libolm's matrix-nio
+    # in an encrypted room with Ferry's person
+    session = new_session()
+    me, friend = expiring.new_user("encexpiring"), expiring.new_user("encreader")
+    reader = NioReader(reader_python("nio25"), tmp_path / "reader", expiring.base_url, friend.user_id,
+                       friend.password)
+    try:
+        room = expiring.create_room(me.token, name="Encrypted, expiring", encrypted=True, invite=[friend.user_id])
+        expiring.join(friend.token, room)
+        sign_in(session, expiring, me)
+
+        # When texts are shared with a token expired before each (keys claimed, shared and the
+        # room's readers tracked under three access tokens in turn)
+        for text in ("first secret", "second secret"):
+            let_expire()
+            done = session.ferry("text", text, "--to", room)
+            assert done.returncode == EX_OK, done.stderr
+
+        # Then the reader decrypts both, and Ferry is still signed in
+        texts = [e["content"]["body"] for e in reader.encrypted_messages(room)
+                 if e["sender"] == me.user_id and e["decrypted"]]
+        assert texts == ["first secret", "second secret"]
+        assert session.signed_in()
+    finally:
+        reader.close()
+        session.stop()
