@@ -101,19 +101,16 @@ final class TokensTests: XCTestCase {
         XCTAssertNotNil(tokens.pair.expiresAt)
     }
 
-    func testARefusedRenewalSignsOutAndLeavesTheTokensAsTheyWere() async {
+    func testARefusedRenewalSignsOutAndLeavesTheTokensAsTheyWere() async throws {
         let server = RefreshingServer(refresh: (403, #"{"errcode":"M_FORBIDDEN","error":"spent"}"#))
         let tokens = Tokens(Tokens.Pair(access: "access-1", refresh: "refresh-1"))
         let http = client(tokens, server)
 
-        do {
-            _ = try await http.call(.GET, "/whoami", as: WhoAmI.self)
-            XCTFail("answered")
-        } catch {
-            XCTAssertTrue(error.isUnknownToken)
-            XCTAssertFalse(error.softLogout)
-            XCTAssertTrue(error.message.contains("spent"), error.message)
-        }
+        let failed = await failure(http)
+        let error = try XCTUnwrap(failed, "answered")
+        XCTAssertTrue(error.isUnknownToken)
+        XCTAssertFalse(error.softLogout)
+        XCTAssertTrue(error.message.contains("spent"), error.message)
         XCTAssertEqual(tokens.pair.access, "access-1")
     }
 
@@ -122,13 +119,10 @@ final class TokensTests: XCTestCase {
         let tokens = Tokens(Tokens.Pair(access: "access-1", refresh: "refresh-1"))
         let http = client(tokens, server)
 
-        do {
-            _ = try await http.call(.GET, "/whoami", as: WhoAmI.self)
-            XCTFail("answered")
-        } catch {
-            XCTAssertTrue(error.isTransient)
-            XCTAssertFalse(error.isUnknownToken)
-        }
+        let failed = await failure(http)
+        let error = try XCTUnwrap(failed, "answered")
+        XCTAssertTrue(error.isTransient)
+        XCTAssertFalse(error.isUnknownToken)
         server.refreshAnswer = nil
         _ = try await http.call(.GET, "/whoami", as: WhoAmI.self)
 
@@ -136,21 +130,28 @@ final class TokensTests: XCTestCase {
         XCTAssertEqual(tokens.pair.access, "access-2")
     }
 
-    func testASoftLogoutWithoutARefreshTokenIsASignOutAsBefore() async {
+    func testASoftLogoutWithoutARefreshTokenIsASignOutAsBefore() async throws {
         let server = RefreshingServer()
         let http = client(Tokens(access: "access-1"), server)
 
-        do {
-            _ = try await http.call(.GET, "/whoami", as: WhoAmI.self)
-            XCTFail("answered")
-        } catch {
-            XCTAssertTrue(error.isUnknownToken)
-        }
+        let failed = await failure(http)
+        let error = try XCTUnwrap(failed, "answered")
+        XCTAssertTrue(error.isUnknownToken)
         XCTAssertFalse(server.entries.contains { $0.hasPrefix("refresh") })
     }
 }
 
 private struct WhoAmI: Decodable { var user_id: String }
+
+/// The error a `/whoami` through `http` fails with; nil when it is answered.
+private func failure(_ http: MatrixHTTP) async -> MatrixError? {
+    do {
+        _ = try await http.call(.GET, "/whoami", as: WhoAmI.self)
+        return nil
+    } catch {
+        return error
+    }
+}
 
 private func client(_ tokens: Tokens, _ server: RefreshingServer) -> MatrixHTTP {
     MatrixHTTP(
