@@ -59,6 +59,8 @@ extension Encryption {
             let after = try await api.queryAnswer(users: [user])
             try await Self.sign(
                 device: session, ours: ours, listedIn: after, with: try pending.identity.selfSigningKey(), api: api)
+            // Ferry made this master key: it is the one trusted (`verification(of:)`).
+            try store(for: session).write([CryptoStore.set("master:\(user)", pending.identity.masterKey)])
         } catch {
             throw Self.failure(error)
         }

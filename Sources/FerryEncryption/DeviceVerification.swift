@@ -50,6 +50,9 @@ public enum VerificationFailure: Error, Sendable {
     case notInSecretStorage
     /// The stored self-signing key is not the one the account publishes (reset elsewhere since).
     case staleSecret
+    /// The server lists another master key than the one whose private key is in secret storage:
+    /// a server's own, or an identity reset elsewhere without storing its keys.
+    case masterKeyMismatch
     /// Secret storage by an algorithm Ferry does not read, or in a shape it does not know.
     case unreadable(String)
     /// The device's own keys are not (yet) on the server.
@@ -81,7 +84,9 @@ public enum VerificationFailure: Error, Sendable {
 }
 
 extension Encryption {
-    /// Whether the server shows Ferry's device as verified by its owner.
+    /// Whether the server shows Ferry's device as verified by its owner, under the master key
+    /// Ferry trusts for the account (`master:<user>`, pinned at first sight or by a verification
+    /// with secret storage): another master key listed makes it unverified.
     public func verification(of session: Session) async throws(EncryptionFailure) -> DeviceVerification {
         let answer: JSONValue
         do {
@@ -89,7 +94,29 @@ extension Encryption {
         } catch {
             throw .server(error)
         }
-        return Self.verification(in: answer, session: session)
+        let verification = Self.verification(in: answer, session: session)
+        guard verification == .verified,
+            let trusted = try store(for: session).load("master:\(session.userID)", as: String.self),
+            trusted != CrossSigning.masterKey(answer["master_keys"]?[session.userID], userID: session.userID)
+        else { return verification }
+        logger.warning("the homeserver lists another master key for this account than the one Ferry trusts")
+        return .unverified
+    }
+
+    /// The public master key whose private key secret storage holds, or nil when it holds none.
+    static func storedMasterKey(
+        _ data: AccountData, storageKey: SecretStorageKey, passphrase: Bool
+    ) async throws -> String? {
+        guard let stored = try await data.get("m.cross_signing.master") else { return nil }
+        let seed: String
+        do { seed = try storageKey.open("m.cross_signing.master", from: stored) } catch {
+            throw Self.failure(error, passphrase: passphrase)
+        }
+        guard let key = CrossSigning.publicKey(ofStoredSeed: seed) else {
+            // TRANSLATORS: completes "Ferry cannot read the account's secret storage ({what})".
+            throw VerificationFailure.unreadable(tr("the stored master key"))
+        }
+        return key
     }
 
     static func verification(in answer: JSONValue, session: Session) -> DeviceVerification {
@@ -145,6 +172,12 @@ extension Encryption {
                 if let keyProblem { throw VerificationFailure.invalidRecoveryKey(keyProblem) }
                 throw error
             }
+            // The master key the server lists must be the one in secret storage, where it is kept
+            // (Element keeps it there): a server cannot vouch for Ferry with a master key of its own.
+            let master = try await Self.storedMasterKey(data, storageKey: storageKey, passphrase: recoveryKey == nil)
+            if let master, master != CrossSigning.masterKey(answer["master_keys"]?[user], userID: user) {
+                throw VerificationFailure.masterKeyMismatch
+            }
             guard let stored = try await data.get("m.cross_signing.self_signing") else {
                 throw VerificationFailure.notInSecretStorage
             }
@@ -165,6 +198,9 @@ extension Encryption {
                 throw VerificationFailure.staleSecret
             }
             try await Self.sign(device: session, ours: ours, listedIn: answer, with: selfSigning, api: api)
+            // The master key proven by secret storage is the one Ferry trusts from now on
+            // (`verification(of:)`), whatever the server lists later.
+            if let master { try store(for: session).write([CryptoStore.set("master:\(user)", master)]) }
         } catch {
             throw Self.failure(error)
         }

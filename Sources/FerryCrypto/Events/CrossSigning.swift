@@ -31,6 +31,15 @@ public enum CrossSigning {
         return String(id.dropFirst("ed25519:".count))
     }
 
+    /// The public key (base64) of a cross-signing private key as secret storage keeps it (the
+    /// unpadded base64 of its Ed25519 seed, as `m.cross_signing.master`): nil when it is not one.
+    public static func publicKey(ofStoredSeed secret: String) -> String? {
+        guard let seed = UnpaddedBase64.decode(secret.trimmingCharacters(in: .whitespacesAndNewlines)),
+            seed.count == 32, let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: seed)
+        else { return nil }
+        return UnpaddedBase64.encode(key.publicKey.rawRepresentation)
+    }
+
     /// The one Ed25519 key of a cross-signing key object of `userID` with `usage`.
     static func key(
         of object: JSONValue, userID: String, usage: String

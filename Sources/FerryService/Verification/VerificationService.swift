@@ -142,6 +142,12 @@ public final class VerificationService: Sendable {
                     // TRANSLATORS: completes "This device cannot be verified this way: {reason}."
                     "the self-signing key in secret storage is not the one the account uses now (its identity was reset elsewhere)"
                 ))
+        case .masterKeyMismatch:
+            return .cannotVerify(
+                tr(
+                    // TRANSLATORS: completes "This device cannot be verified this way: {reason}."
+                    "the master key in secret storage is not the one the homeserver lists (the identity was reset elsewhere, or the homeserver lists a key of its own)"
+                ))
         case .unreadable(let what):
             // TRANSLATORS: completes "This device cannot be verified this way: {reason}."; {what} is what could not be
             // read, such as "the stored self-signing key".
@@ -213,6 +219,7 @@ public final class VerificationService: Sendable {
         case .noCrossSigning: return "no cross-signing"
         case .notInSecretStorage: return "not in secret storage"
         case .staleSecret: return "stale secret"
+        case .masterKeyMismatch: return "master key mismatch"
         case .unreadable(let what): return "unreadable: \(what)"
         case .encryption(let failure): return failure.matrixError.message
         case .server(let error): return error.description

@@ -324,3 +324,57 @@ def test_a_refused_password_and_an_auth_other_than_a_password_are_said(behind_a_
     assert other.returncode == EX_UNAVAILABLE, other.stderr
     assert "another confirmation than a password" in error_sentence(other)
     assert published_keys(homeserver, user)["master"] is None
+
+
+def a_server_listing_its_own_master_key(homeserver, user, device: str, identity: CrossSigningIdentity) -> dict:
+    """The /keys/query answer of a server that lies: the account's real self-signing key and
+    devices (Ferry's among them), but a master key of the server's own making that signs that
+    self-signing key."""
+    def query() -> dict:
+        return homeserver.call("POST", "/_matrix/client/v3/keys/query", user.token,
+                               json_body={"device_keys": {user.user_id: []}})
+    wait_for(lambda: device in query()["device_keys"].get(user.user_id, {}), timeout=30, what="Ferry's device keys")
+    answer = query()
+    forger = CrossSigningIdentity(user.user_id, self_signing=identity.self_signing)
+    answer["master_keys"] = {user.user_id: forger.key_object(forger.master, "master")}
+    answer["self_signing_keys"] = {
+        user.user_id: forger.sign(forger.key_object(identity.self_signing, "self_signing"), forger.master)}
+    return answer
+
+
+def test_a_server_listing_another_master_key_than_secret_storage_holds_gets_no_verification(
+        behind_a_proxy, homeserver):
+    session, user, device, proxy = behind_a_proxy
+    # Given an account whose identity and secret storage another client set up (master key in it)
+    identity, storage = bootstrap(homeserver, user)
+    # And a server that lists a master key of its own, which signs the account's self-signing key
+    proxy.answer("POST", r"/keys/query", body=a_server_listing_its_own_master_key(homeserver, user, device, identity),
+                 times=20)
+
+    # When the person verifies with the recovery key
+    done = session.ferry("verify", input=storage.recovery_key + "\n", timeout=60)
+
+    # Then Ferry refuses, saying why, and signs nothing
+    assert done.returncode != EX_OK
+    assert "a key of its own" in error_sentence(done), done.stderr
+    assert not cross_signed(homeserver, user, device, identity)
+
+
+def test_once_verified_a_master_key_the_server_swaps_in_later_makes_the_device_unverified(
+        behind_a_proxy, homeserver):
+    session, user, device, proxy = behind_a_proxy
+    # Given Ferry's device verified with the recovery key, the server honest then
+    identity, storage = bootstrap(homeserver, user)
+    done = session.ferry("verify", input=storage.recovery_key + "\n", timeout=60)
+    assert done.returncode == EX_OK, done.stderr
+    assert status_json(session)["device_verification"] == "verified"
+
+    # When the server starts listing a master key of its own (which signs the real self-signing key,
+    # which signed Ferry's device: a chain that checks out, under the wrong master key)
+    proxy.answer("POST", r"/keys/query", body=a_server_listing_its_own_master_key(homeserver, user, device, identity),
+                 times=20)
+
+    # Then Ferry no longer says its device is verified (once the status asks again: every 2 s at most)
+    wait_for(lambda: status_json(session)["device_verification"] == "unverified", timeout=15,
+             what="the status to ask the server again")
+    assert "master key" in session.log_path.read_text(errors="replace")
