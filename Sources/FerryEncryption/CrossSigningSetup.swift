@@ -60,7 +60,7 @@ extension Encryption {
             try await Self.sign(
                 device: session, ours: ours, listedIn: after, with: try pending.identity.selfSigningKey(), api: api)
             // Ferry made this master key: it is the one trusted (`verification(of:)`).
-            try store(for: session).write([CryptoStore.set("master:\(user)", pending.identity.masterKey)])
+            try store(for: session).write([CryptoStore.set(Self.trustedMaster(session), pending.identity.masterKey)])
         } catch {
             throw Self.failure(error)
         }

@@ -85,8 +85,8 @@ public enum VerificationFailure: Error, Sendable {
 
 extension Encryption {
     /// Whether the server shows Ferry's device as verified by its owner, under the master key
-    /// Ferry trusts for the account (`master:<user>`, pinned at first sight or by a verification
-    /// with secret storage): another master key listed makes it unverified.
+    /// Ferry trusts for the account where it trusts one (`trusted-master:<user>`: proven by secret
+    /// storage, or made by Ferry's set-up): another master key listed makes it unverified.
     public func verification(of session: Session) async throws(EncryptionFailure) -> DeviceVerification {
         let answer: JSONValue
         do {
@@ -96,11 +96,23 @@ extension Encryption {
         }
         let verification = Self.verification(in: answer, session: session)
         guard verification == .verified,
-            let trusted = try store(for: session).load("master:\(session.userID)", as: String.self),
+            let trusted = try store(for: session).load(Self.trustedMaster(session), as: String.self),
             trusted != CrossSigning.masterKey(answer["master_keys"]?[session.userID], userID: session.userID)
         else { return verification }
         logger.warning("the homeserver lists another master key for this account than the one Ferry trusts")
         return .unverified
+    }
+
+    /// The record of the account's master key Ferry trusts. Not the `master:<user>` pin of room
+    /// keys, which is whatever was seen first: this one only a person's act writes.
+    static func trustedMaster(_ session: Session) -> String { "trusted-master:\(session.userID)" }
+
+    /// An emoji verification with another of the account's devices vouches for that device, not
+    /// for a master key (the SAS covers none here): from then on the master key the server lists
+    /// is taken, as before any verification, rather than one trusted earlier (an identity reset
+    /// elsewhere since is why a person verifies again).
+    public func forgetTrustedMaster(of session: Session) throws(EncryptionFailure) {
+        try store(for: session).write([CryptoStore.delete(Self.trustedMaster(session))])
     }
 
     /// The public master key whose private key secret storage holds, or nil when it holds none.
@@ -200,7 +212,7 @@ extension Encryption {
             try await Self.sign(device: session, ours: ours, listedIn: answer, with: selfSigning, api: api)
             // The master key proven by secret storage is the one Ferry trusts from now on
             // (`verification(of:)`), whatever the server lists later.
-            if let master { try store(for: session).write([CryptoStore.set("master:\(user)", master)]) }
+            if let master { try store(for: session).write([CryptoStore.set(Self.trustedMaster(session), master)]) }
         } catch {
             throw Self.failure(error)
         }

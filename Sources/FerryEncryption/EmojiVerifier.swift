@@ -308,6 +308,10 @@ public actor EmojiVerifier {
     /// says so: the other device signs after both sides confirmed, which may be a while after
     /// our side is done (it waits for its own person, then uploads).
     private func learnSignature(id: String, session: Session) async {
+        do { try await encryption(session).forgetTrustedMaster(of: session) } catch {
+            logger.notice(
+                "forgetting the trusted master key failed", metadata: ["error": "\(error.matrixError.message)"])
+        }
         var last: DeviceVerification?
         for attempt in 0..<30 {
             if attempt > 0 { try? await Task.sleep(for: .milliseconds(500)) }
