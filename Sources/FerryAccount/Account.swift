@@ -80,18 +80,19 @@ public final class Account: @unchecked Sendable {
     private func keepsRenewals(of session: Session) {
         let tokens = session.tokens
         tokens.whenRenewed { [weak self, vault, logger] pair in
-            guard let self else { return }
-            lock.withLock {
-                guard self.session?.tokens === tokens else { return }
+            guard let self else { return false }
+            return lock.withLock {
+                guard self.session?.tokens === tokens else { return false }
                 guard let storage = vault.store(Tokens.kept(pair), userID: userID, homeserver: session.homeserver)
                 else {
-                    logger.warning("the renewed sign-in could not be kept; a restart may ask to sign in again")
-                    return
+                    logger.warning("the renewed sign-in could not be kept; it is renewed again later")
+                    return false
                 }
                 if stored.secretStorage != storage.rawValue {
                     stored.secretStorage = storage.rawValue
                     _ = logger.attempt("saving where the sign-in is kept") { try outbox.save(account: stored) }
                 }
+                return true
             }
         }
     }

@@ -212,7 +212,12 @@ extension Encryption {
             try await Self.sign(device: session, ours: ours, listedIn: answer, with: selfSigning, api: api)
             // The master key proven by secret storage is the one Ferry trusts from now on
             // (`verification(of:)`), whatever the server lists later.
-            if let master { try store(for: session).write([CryptoStore.set(Self.trustedMaster(session), master)]) }
+            // Without a master key in secret storage, the person vouched under the listed one:
+            // a key trusted before (an identity reset since) no longer counts.
+            try store(for: session).write([
+                master.map { CryptoStore.set(Self.trustedMaster(session), $0) }
+                    ?? CryptoStore.delete(Self.trustedMaster(session))
+            ])
         } catch {
             throw Self.failure(error)
         }

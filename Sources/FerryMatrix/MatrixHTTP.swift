@@ -61,7 +61,8 @@ public struct MatrixHTTP: Sendable {
     public typealias Responder = @Sendable (Exchange) async -> (status: Int, body: Data)
 
     /// Sends a request and decodes a JSON answer of type `Answer`. An expired access token is
-    /// renewed first, or when the server says so (`soft_logout`), and the request sent once more.
+    /// renewed first, or when the server says so (`soft_logout`), and the request sent once more;
+    /// so is a request whose token another renewed meanwhile (a server may end the old one at once).
     func call<Answer: Decodable>(
         _ method: HTTPMethod, _ path: String, query: [(String, String)] = [],
         json: (any Encodable)? = nil, timeout: TimeAmount = .seconds(30),
@@ -71,11 +72,18 @@ public struct MatrixHTTP: Sendable {
         do throws(MatrixError) {
             return try await call(method, path, query: query, json: json, timeout: timeout, token: token)
         } catch {
-            guard let tokens, let token, error.isUnknownToken, error.softLogout,
-                try await tokens.renew(replacing: token, through: self)
-            else { throw error }
-            return try await call(method, path, query: query, json: json, timeout: timeout, token: tokens.access)
+            guard try await renewedAfter(error, sentWith: token) else { throw error }
+            return try await call(method, path, query: query, json: json, timeout: timeout, token: tokens?.access)
         }
+    }
+
+    /// Whether a request refused for its token (`sent`) may go again with a newer one: renewed by
+    /// another request meanwhile, or now, when the server says the token expired (`soft_logout`).
+    private func renewedAfter(_ error: MatrixError, sentWith sent: String?) async throws(MatrixError) -> Bool {
+        guard let tokens, let sent, error.isUnknownToken else { return false }
+        if tokens.access != sent { return true }
+        guard error.softLogout else { return false }
+        return try await tokens.renew(replacing: sent, through: self)
     }
 
     private func call<Answer: Decodable>(
@@ -189,11 +197,10 @@ public struct MatrixHTTP: Sendable {
                 method, path, query: query, chunks: chunks, size: size, contentType: contentType, token: token,
                 stall: stall, answerTimeout: answerTimeout)
         } catch {
-            guard let tokens, let token, error.isUnknownToken, error.softLogout,
-                try await tokens.renew(replacing: token, through: self)
-            else { throw error }
-            if let lifetime = tokens.pair.lifetimeMilliseconds,
-                Date().timeIntervalSince(started) * 1000 >= Double(lifetime)
+            let refused = Date()
+            guard try await renewedAfter(error, sentWith: token) else { throw error }
+            if let lifetime = tokens?.pair.lifetimeMilliseconds,
+                refused.timeIntervalSince(started) * 1000 >= Double(lifetime)
             {
                 throw MatrixError(kind: .outlivesSignIn, message: Self.outlives(lifetimeMilliseconds: lifetime))
             }

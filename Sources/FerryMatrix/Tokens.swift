@@ -1,6 +1,6 @@
 import FerryCore
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// The tokens of one sign-in, shared by every copy of its `Session` and every client made from
 /// it: the access token requests carry and, where the server gave one (Matrix 1.3), the refresh
@@ -50,24 +50,28 @@ public final class Tokens: Sendable {
     private struct State: Sendable {
         var pair: Pair
         var renewal: Task<Result<Void, MatrixError>, Never>?
-        var keeper: (@Sendable (Pair) -> Void)?
+        var keeper: (@Sendable (Pair) -> Bool)?
     }
 
-    private let state: Mutex<State>
+    /// A pthread mutex (NIO's) rather than Synchronization's Mutex: ThreadSanitizer sees this one's
+    /// ordering, and `make tsan-tests` runs the concurrent renewals.
+    private let state: NIOLockedValueBox<State>
 
-    public init(_ pair: Pair) { state = Mutex(State(pair: pair)) }
+    public init(_ pair: Pair) { state = NIOLockedValueBox(State(pair: pair)) }
 
     public convenience init(access: String) { self.init(Pair(access: access)) }
 
     /// The access token to send now.
-    public var access: String { state.withLock { $0.pair.access } }
-    public var pair: Pair { state.withLock { $0.pair } }
+    public var access: String { state.withLockedValue { $0.pair.access } }
+    public var pair: Pair { state.withLockedValue { $0.pair } }
     /// Whether the server gave a refresh token (an expiring sign-in).
-    public var renewable: Bool { state.withLock { $0.pair.refresh != nil } }
+    public var renewable: Bool { state.withLockedValue { $0.pair.refresh != nil } }
 
-    /// `keeper` is given each renewed pair before it is used; it returns once the pair is kept.
-    public func whenRenewed(_ keeper: @escaping @Sendable (Pair) -> Void) {
-        state.withLock { $0.keeper = keeper }
+    /// `keeper` is given each renewed pair before it is used, and says whether it kept it. A pair
+    /// it could not keep is not used: the renewal fails (tried again later), and the spent refresh
+    /// token stays good while the new access token is unused, so the kept pair keeps working.
+    public func whenRenewed(_ keeper: @escaping @Sendable (Pair) -> Bool) {
+        state.withLockedValue { $0.keeper = keeper }
     }
 
     /// The access token to send a request with: renewed first when it is about to expire.
@@ -85,7 +89,7 @@ public final class Tokens: Sendable {
     /// when the renewal fails: a refusal as `M_UNKNOWN_TOKEN` without `soft_logout` (signed out),
     /// anything else as it came (the network, the server: tried again later).
     func renew(replacing spent: String, through http: MatrixHTTP) async throws(MatrixError) -> Bool {
-        let renewal: Task<Result<Void, MatrixError>, Never>? = state.withLock { state in
+        let renewal: Task<Result<Void, MatrixError>, Never>? = state.withLockedValue { state in
             guard state.pair.access == spent, let refresh = state.pair.refresh else { return nil }
             if let running = state.renewal { return running }
             let started = Task { await self.exchange(refresh, through: http) }
@@ -109,16 +113,24 @@ public final class Tokens: Sendable {
             answer = try await http.with(accessToken: nil).call(
                 .POST, "/_matrix/client/v3/refresh", json: Body(refresh_token: refresh), timeout: .seconds(30))
         } catch {
-            state.withLock { $0.renewal = nil }
+            state.withLockedValue { $0.renewal = nil }
             return .failure(Self.refusal(error))
         }
         // Without a new refresh token the old one stays good (spec: "Refresh access token").
         let renewed = Pair(
             access: answer.access_token, refresh: answer.refresh_token ?? refresh,
             expiresInMilliseconds: answer.expires_in_ms.flatMap(Self.milliseconds))
-        let keeper = state.withLock { $0.keeper }
-        keeper?(renewed)
-        state.withLock {
+        let keeper = state.withLockedValue { $0.keeper }
+        if let keeper, !keeper(renewed) {
+            state.withLockedValue { $0.renewal = nil }
+            return .failure(
+                MatrixError(
+                    kind: .renewed,
+                    // TRANSLATORS: why something was not sent yet, completing "Sending to {room} failed: {reason}.";
+                    // Ferry tries again later.
+                    message: tr("the renewed sign-in could not be kept on this computer")))
+        }
+        state.withLockedValue {
             $0.pair = renewed
             $0.renewal = nil
         }

@@ -1,6 +1,6 @@
 @testable import FerryMatrix
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 import XCTest
 
 /// Expiring sign-ins: how a pair is kept, when it is renewed, and that every request waiting on
@@ -69,7 +69,10 @@ final class TokensTests: XCTestCase {
     func testRequestsRefusedForAnExpiredTokenShareOneRenewalKeptBeforeItsTokenIsUsed() async throws {
         let server = RefreshingServer()
         let tokens = Tokens(Tokens.Pair(access: "access-1", refresh: "refresh-1"))
-        tokens.whenRenewed { pair in server.log("kept \(pair.access) \(pair.refresh ?? "-")") }
+        tokens.whenRenewed { pair in
+            server.log("kept \(pair.access) \(pair.refresh ?? "-")")
+            return true
+        }
         let http = client(tokens, server)
 
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -85,6 +88,33 @@ final class TokensTests: XCTestCase {
         XCTAssertEqual(log.filter { $0 == "whoami access-2" }.count, 8)
         XCTAssertEqual(tokens.pair.access, "access-2")
         XCTAssertEqual(tokens.pair.refresh, "refresh-2")
+    }
+
+    func testAPairThatCouldNotBeKeptIsNotUsedAndTheRequestIsTriedAgainLater() async throws {
+        let server = RefreshingServer()
+        let tokens = Tokens(Tokens.Pair(access: "access-1", refresh: "refresh-1"))
+        tokens.whenRenewed { _ in false }
+
+        let failed = await failure(client(tokens, server))
+        let error = try XCTUnwrap(failed, "answered")
+
+        XCTAssertTrue(error.isTransient)
+        XCTAssertFalse(error.isUnknownToken)
+        XCTAssertEqual(tokens.pair.access, "access-1")
+        XCTAssertFalse(server.entries.contains("whoami access-2"), "\(server.entries)")
+    }
+
+    func testARequestRefusedForATokenRenewedMeanwhileGoesAgainWithTheNewOne() async throws {
+        // The server ends an old token as soon as it renews (the spec allows it): its refusal of a
+        // request still on its way with that token says nothing of expiry (no soft_logout).
+        let server = RefreshingServer(oldTokensHard: true)
+        let tokens = Tokens(Tokens.Pair(access: "access-1", refresh: "refresh-1"))
+        let http = client(tokens, server)
+        server.whileAnswering { _ = try? await tokens.renew(replacing: "access-1", through: http) }
+
+        _ = try await http.call(.GET, "/whoami", as: WhoAmI.self)
+
+        XCTAssertEqual(server.entries, ["refresh refresh-1", "whoami access-2"])
     }
 
     func testATokenAboutToExpireIsRenewedBeforeTheRequest() async throws {
@@ -163,23 +193,34 @@ private func client(_ tokens: Tokens, _ server: RefreshingServer) -> MatrixHTTP 
 /// expired), answers the rest with the spec's soft-logout 401, and renews `refresh-N` into the
 /// pair N+1 (or answers `refresh` instead).
 private final class RefreshingServer: Sendable {
-    private let state = Mutex<(log: [String], generation: Int, refresh: (Int, String)?)>(([], 1, nil))
+    private let state = NIOLockedValueBox<(log: [String], generation: Int, refresh: (Int, String)?)>(([], 1, nil))
+    private let oldTokensHard: Bool
+    /// Run once, while the first request other than a renewal is on its way.
+    private let midRequest = NIOLockedValueBox<(@Sendable () async -> Void)?>(nil)
 
-    init(refresh: (Int, String)? = nil) { state.withLock { $0.refresh = refresh } }
-
-    var entries: [String] { state.withLock { $0.log } }
-    var refreshAnswer: (Int, String)? {
-        get { state.withLock { $0.refresh } }
-        set { state.withLock { $0.refresh = newValue } }
+    init(refresh: (Int, String)? = nil, oldTokensHard: Bool = false) {
+        self.oldTokensHard = oldTokensHard
+        state.withLockedValue { $0.refresh = refresh }
     }
 
-    func log(_ line: String) { state.withLock { $0.log.append(line) } }
+    func whileAnswering(_ action: @escaping @Sendable () async -> Void) { midRequest.withLockedValue { $0 = action } }
+
+    var entries: [String] { state.withLockedValue { $0.log } }
+    var refreshAnswer: (Int, String)? {
+        get { state.withLockedValue { $0.refresh } }
+        set { state.withLockedValue { $0.refresh = newValue } }
+    }
+
+    func log(_ line: String) { state.withLockedValue { $0.log.append(line) } }
 
     var responder: MatrixHTTP.Responder {
         { [self] exchange in
             // Other requests go on while a renewal is out, as on a server.
             await Task.yield()
-            return state.withLock { state in
+            if exchange.path != "/_matrix/client/v3/refresh", let action = midRequest.withLockedValue({ $0.take() }) {
+                await action()
+            }
+            return state.withLockedValue { state in
                 if exchange.path == "/_matrix/client/v3/refresh" {
                     let body = (try? JSONSerialization.jsonObject(with: exchange.body ?? Data())) as? [String: Any]
                     let refresh = body?["refresh_token"] as? String ?? "-"
@@ -194,6 +235,9 @@ private final class RefreshingServer: Sendable {
                     return (200, Data((pair + #""expires_in_ms":300000}"#).utf8))
                 }
                 guard state.generation > 1, exchange.bearer == "access-\(state.generation)" else {
+                    if oldTokensHard, state.generation > 1 {
+                        return (401, Data(#"{"errcode":"M_UNKNOWN_TOKEN","error":"ended"}"#.utf8))
+                    }
                     return (401, Data(#"{"errcode":"M_UNKNOWN_TOKEN","error":"expired","soft_logout":true}"#.utf8))
                 }
                 state.log.append("whoami \(exchange.bearer ?? "-")")
