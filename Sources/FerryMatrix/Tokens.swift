@@ -64,8 +64,6 @@ public final class Tokens: Sendable {
     /// The access token to send now.
     public var access: String { state.withLockedValue { $0.pair.access } }
     public var pair: Pair { state.withLockedValue { $0.pair } }
-    /// Whether the server gave a refresh token (an expiring sign-in).
-    public var renewable: Bool { state.withLockedValue { $0.pair.refresh != nil } }
 
     /// `keeper` is given each renewed pair before it is used, and says whether it kept it. A pair
     /// it could not keep is not used: the renewal fails (tried again later), and the spent refresh

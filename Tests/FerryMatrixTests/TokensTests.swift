@@ -95,8 +95,7 @@ final class TokensTests: XCTestCase {
         let tokens = Tokens(Tokens.Pair(access: "access-1", refresh: "refresh-1"))
         tokens.whenRenewed { _ in false }
 
-        let failed = await failure(client(tokens, server))
-        let error = try XCTUnwrap(failed, "answered")
+        let error = try await refusal(of: client(tokens, server))
 
         XCTAssertTrue(error.isTransient)
         XCTAssertFalse(error.isUnknownToken)
@@ -136,8 +135,7 @@ final class TokensTests: XCTestCase {
         let tokens = Tokens(Tokens.Pair(access: "access-1", refresh: "refresh-1"))
         let http = client(tokens, server)
 
-        let failed = await failure(http)
-        let error = try XCTUnwrap(failed, "answered")
+        let error = try await refusal(of: http)
         XCTAssertTrue(error.isUnknownToken)
         XCTAssertFalse(error.softLogout)
         XCTAssertTrue(error.message.contains("spent"), error.message)
@@ -149,8 +147,7 @@ final class TokensTests: XCTestCase {
         let tokens = Tokens(Tokens.Pair(access: "access-1", refresh: "refresh-1"))
         let http = client(tokens, server)
 
-        let failed = await failure(http)
-        let error = try XCTUnwrap(failed, "answered")
+        let error = try await refusal(of: http)
         XCTAssertTrue(error.isTransient)
         XCTAssertFalse(error.isUnknownToken)
         server.refreshAnswer = nil
@@ -164,8 +161,7 @@ final class TokensTests: XCTestCase {
         let server = RefreshingServer()
         let http = client(Tokens(access: "access-1"), server)
 
-        let failed = await failure(http)
-        let error = try XCTUnwrap(failed, "answered")
+        let error = try await refusal(of: http)
         XCTAssertTrue(error.isUnknownToken)
         XCTAssertFalse(server.entries.contains { $0.hasPrefix("refresh") })
     }
@@ -173,15 +169,18 @@ final class TokensTests: XCTestCase {
 
 private struct WhoAmI: Decodable { var user_id: String }
 
-/// The error a `/whoami` through `http` fails with; nil when it is answered.
-private func failure(_ http: MatrixHTTP) async -> MatrixError? {
+/// The error a `/whoami` through `http` fails with; a test failure when it is answered.
+private func refusal(of http: MatrixHTTP) async throws -> MatrixError {
     do {
         _ = try await http.call(.GET, "/whoami", as: WhoAmI.self)
-        return nil
     } catch {
         return error
     }
+    throw Answered()
 }
+
+/// Thrown (a test failure) when a request that should have been refused was answered.
+private struct Answered: Error {}
 
 private func client(_ tokens: Tokens, _ server: RefreshingServer) -> MatrixHTTP {
     MatrixHTTP(
