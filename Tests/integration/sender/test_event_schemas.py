@@ -14,7 +14,7 @@ import referencing
 import yaml
 
 from ferryenv import EX_OK
-from matrixflow import binary_bytes, mp4_bytes, msgtypes, png_of_size, sign_in, wav_bytes
+from matrixflow import binary_bytes, mp4_bytes, msgtypes, png_of_size, signed_in_session, wav_bytes
 
 SCHEMAS = Path(__file__).resolve().parents[1] / "spec" / "event-schemas"
 BASE = "https://spec.matrix.org/event-schemas/"
@@ -42,8 +42,7 @@ def schema_errors(event: dict) -> list[str]:
 @pytest.fixture(scope="module")
 def sender(new_session, homeserver):
     user = homeserver.new_user("schemas")
-    session = new_session()
-    sign_in(session, homeserver, user)
+    session = signed_in_session(new_session, homeserver, user)
     yield session, user
     session.stop()
 
