@@ -10,6 +10,7 @@ let package = Package(
     products: [
         .executable(name: "ferry", targets: ["ferry"]),
         .executable(name: "ferry-ui", targets: ["ferry-ui"]),
+        .executable(name: "ferry-thumbnail", targets: ["ferry-thumbnail"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -126,6 +127,13 @@ let package = Package(
         .target(name: "FerryUI", dependencies: ["FerryCore", "FerryContract", "GLibAdapter", "GtkAdapter"]),
         .executableTarget(
             name: "ferry-ui", dependencies: ["FerryUI", "GLibAdapter"], linkerSettings: [.linkedLibrary("m")]),
+        // GdkPixbuf and its loaders, for ferry-thumbnail only: the service never maps a decoder.
+        .systemLibrary(
+            name: "CGdkPixbuf", pkgConfig: "gdk-pixbuf-2.0",
+            providers: [.apt(["libgdk-pixbuf-2.0-dev"])]),
+        // The picture reader the sender runs for each image it sends: displayed size, thumbnail,
+        // blurhash, in a process of its own (its main.swift says why).
+        .executableTarget(name: "ferry-thumbnail", dependencies: ["CGdkPixbuf", "FerryCore"]),
         // `make bench`'s reference for a cold start: a GApplication and nothing else.
         .executableTarget(name: "bare-gapplication", dependencies: ["CGLib"], path: "Tests/bench/BareGApplication"),
         // The interoperability tests' way into FerryCrypto: JSON lines in, JSON lines out.

@@ -16,6 +16,7 @@ synapse_requirements="$root/scripts/synapse-requirements.txt"
 packages=(
     # build
     pkg-config libglib2.0-dev libdbus-1-dev libsqlite3-dev libsecret-1-dev libgtk-4-dev libadwaita-1-dev
+    libgdk-pixbuf-2.0-dev  # ferry-thumbnail reads pictures with GdkPixbuf
     libstdc++-12-dev  # linked statically into the release binaries (see the Makefile)
     gettext           # xgettext, msgmerge, msgfmt: po/ and the installed catalogues
     locales           # the German, French and Hebrew locales the translation tests run under

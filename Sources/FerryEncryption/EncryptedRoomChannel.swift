@@ -58,6 +58,18 @@ struct EncryptedRoomChannel: RoomChannel {
             content.url = nil
             content.file = file
         }
+        if let uri = content.info?.thumbnailURL {
+            // The thumbnail too: uploaded encrypted through this channel, its key kept.
+            let file: JSONValue?
+            do { file = try await encryption.file(for: uri, session: session) } catch { throw error.matrixError }
+            guard let file else {
+                // TRANSLATORS: completes "{room} is end-to-end encrypted and Ferry could not encrypt for it:
+                // {reason}. Nothing was sent there unencrypted."
+                throw EncryptionFailure.crypto(tr("the picture's thumbnail was not encrypted")).matrixError
+            }
+            content.info?.thumbnailURL = nil
+            content.info?.thumbnailFile = file
+        }
         let json: JSONValue
         do {
             json = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(content))

@@ -9,11 +9,43 @@ public struct MessageContent: Encodable, Sendable, Equatable {
         public var size: UInt64?
         public var w: Int?
         public var h: Int?
+        /// A picture's thumbnail: `thumbnail_url` in a plain room; in an encrypted room its
+        /// `thumbnail_file` (key, IV, hash) in its place, as for the file itself.
+        public var thumbnailURL: String?
+        public var thumbnailFile: JSONValue?
+        public var thumbnailInfo: ThumbnailInfo?
+        /// `xyz.amorgan.blurhash`: the blurred placeholder Element and the mobile clients show
+        /// until the picture loads.
+        public var blurhash: String?
+
+        enum CodingKeys: String, CodingKey {
+            case mimetype, size, w, h
+            case thumbnailURL = "thumbnail_url"
+            case thumbnailFile = "thumbnail_file"
+            case thumbnailInfo = "thumbnail_info"
+            case blurhash = "xyz.amorgan.blurhash"
+        }
+
         public init(mimetype: String?, size: UInt64?, w: Int? = nil, h: Int? = nil) {
             self.mimetype = mimetype
             self.size = size
             self.w = w
             self.h = h
+        }
+    }
+
+    /// `thumbnail_info`: the thumbnail's own size and type.
+    public struct ThumbnailInfo: Encodable, Sendable, Equatable {
+        public var w: Int
+        public var h: Int
+        public var mimetype: String
+        public var size: UInt64
+
+        public init(w: Int, h: Int, mimetype: String, size: UInt64) {
+            self.w = w
+            self.h = h
+            self.mimetype = mimetype
+            self.size = size
         }
     }
 

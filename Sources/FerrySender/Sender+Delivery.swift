@@ -219,7 +219,8 @@ extension Sender {
             step.contentURI = uri
             bytesDone += item.size
         }
-        var content = Self.fileContent(item, url: step.contentURI!, path: path)
+        let picture = try await picture(item, position: index, of: run, through: channel)
+        var content = Self.fileContent(item, url: step.contentURI!, path: path, picture: picture)
         // A caption is the body; the file's name stays in `filename` (Matrix 1.10).
         if let caption = step.text { content.body = caption }
         content.transaction = step.transactionID
@@ -324,10 +325,23 @@ extension Sender {
     /// How far the server's clock may be behind this machine's when looking back for events.
     static let clockSkew: Int64 = 300_000_000
 
-    static func fileContent(_ item: ShareItem, url: String, path: String) -> MessageContent {
-        let type = Composition.messageType(forContentType: item.contentType)
+    static func fileContent(
+        _ item: ShareItem, url: String, path: String, picture: SentPicture? = nil
+    ) -> MessageContent {
+        var type = Composition.messageType(forContentType: item.contentType)
         var info = MessageContent.Info(mimetype: item.contentType, size: item.size)
-        if type == "m.image", let size = ImageSize.of(Self.head(of: path)) {
+        if type == "m.image", let facts = picture?.facts {
+            (info.w, info.h, info.blurhash) = (facts.width, facts.height, facts.blurhash)
+            if let uri = picture?.thumbnailURI, let thumbnail = facts.thumbnail {
+                info.thumbnailURL = uri
+                info.thumbnailInfo = .init(
+                    w: thumbnail.width, h: thumbnail.height, mimetype: thumbnail.mimetype, size: thumbnail.size)
+            }
+        } else if type == "m.image", !ThumbnailRule.shownEverywhere.contains(item.contentType.lowercased()) {
+            // A picture this system cannot read (HEIC without its loader) is not one every
+            // client can show either: a file, which people can still open.
+            type = "m.file"
+        } else if type == "m.image", let size = ImageSize.of(Self.head(of: path)) {
             info.w = size.width
             info.h = size.height
         }

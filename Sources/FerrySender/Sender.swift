@@ -22,6 +22,9 @@ public actor Sender {
     /// The homeserver as a session sees it: over HTTP in the service, in memory in unit tests.
     let connect: @Sendable (Session) -> any Homeserver
     let backoff: Backoff
+    /// Reads each picture for its event (size, thumbnail, blurhash); without it pictures go as
+    /// they are, with the size their header gives.
+    let pictures: (any PictureReading)?
     let logger: Logger
     let clock: @Sendable () -> Int64
     /// What the sender reports, in order: read by the service that owns it (one reader).
@@ -46,8 +49,10 @@ public actor Sender {
     public init(
         outbox: Outbox, spool: Spool, account: any SessionSource, backoff: Backoff, logger: Logger,
         clock: @escaping @Sendable () -> Int64, working: @escaping @Sendable (String?) -> Void = { _ in },
-        connect: @escaping @Sendable (Session) -> any Homeserver = { MatrixClient(session: $0) }
+        connect: @escaping @Sendable (Session) -> any Homeserver = { MatrixClient(session: $0) },
+        pictures: (any PictureReading)? = nil
     ) {
+        self.pictures = pictures
         self.outbox = outbox
         self.spool = spool
         self.account = account

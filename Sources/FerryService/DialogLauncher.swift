@@ -1,9 +1,6 @@
 import FerryCore
 import GLibAdapter
 import Logging
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Starts `ferry-ui` when a person must act: choose where a share goes, or sign in. The dialog is a
 /// client of Share1 like any other; the service never links GTK (docs/ARCHITECTURE.md, "Rules that hold everywhere").
@@ -16,22 +13,10 @@ struct DialogLauncher: Sendable {
     let environment: [String: String]
     let logger: Logger
 
-    /// `ferry-ui` is installed next to `ferry`: PREFIX/bin/ferry → PREFIX/libexec/ferry/ferry-ui.
     init(environment: [String: String], logger: Logger) {
         self.environment = environment
         self.logger = logger
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        if count > 0 {
-            let exe = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            // Not split/joined: the standard library's unspecialized `joined` costs a scan of every
-            // conformance record on a cold start's path (docs/PERFORMANCE.md).
-            let bin = exe.lastIndex(of: "/").map { String(exe[..<$0]) } ?? ""
-            let candidate = bin + "/../libexec/ferry/ferry-ui"
-            executable = access(candidate, X_OK) == 0 ? candidate : nil
-        } else {
-            executable = nil
-        }
+        executable = InstalledProgram.path("ferry-ui")
     }
 
     var hasDisplay: Bool { environment["DISPLAY"] != nil || environment["WAYLAND_DISPLAY"] != nil }

@@ -19,6 +19,12 @@ public struct Spool: Sendable {
 
     public func path(for shareID: String, position: Int) -> String { directory(for: shareID) + "/\(position)" }
 
+    /// Where a picture's thumbnail is written while it is sent: beside its copy, so it goes with
+    /// the share's directory.
+    public func thumbnailPath(for shareID: String, position: Int) -> String {
+        path(for: shareID, position: position) + ".thumbnail"
+    }
+
     /// Removes a share's staged files; missing ones are fine. Nothing outside the spool is ever
     /// touched: every step goes through a directory descriptor opened without following a
     /// symbolic link, and a link planted in the spool is removed itself, never what it points at.

@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import hashlib
 import importlib.metadata
 import json
@@ -213,8 +214,11 @@ class Reader:
             plaintext = decrypt_attachment(answer.body, key, digest, iv)
         except EncryptionError as error:
             raise RequestError(f"EncryptionError: {error}") from None
-        return {"sha256": hashlib.sha256(plaintext).hexdigest(), "size": len(plaintext),
-                "content_type": answer.content_type}
+        found = {"sha256": hashlib.sha256(plaintext).hexdigest(), "size": len(plaintext),
+                 "content_type": answer.content_type}
+        if request.get("keep"):
+            found["plaintext"] = base64.b64encode(plaintext).decode()
+        return found
 
     async def op_send_text(self, request: dict) -> dict:
         """An m.text sent by nio itself, encrypted when nio knows the room is: only the harness's

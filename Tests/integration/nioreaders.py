@@ -19,6 +19,7 @@ with the devices it knows of must be started after it (or sync again) to reach i
 
 from __future__ import annotations
 
+import base64
 import json
 import queue
 import subprocess
@@ -150,6 +151,10 @@ class NioReader:
         """{"sha256" (hex, of the decrypted bytes), "size", "content_type"} of an encrypted
         attachment, given the event content's `file` object; an error if the hash does not match."""
         return self._ok("download", file=file)
+
+    def download_bytes(self, file: dict[str, Any]) -> bytes:
+        """The decrypted bytes of an encrypted attachment (a thumbnail: small), checked as `download`."""
+        return base64.b64decode(self._ok("download", file=file, keep=True)["plaintext"])
 
     def send_text(self, room: str, body: str) -> dict[str, Any]:
         """nio sends an m.text itself (encrypted in an encrypted room): {"event_id", "room_encrypted"}."""

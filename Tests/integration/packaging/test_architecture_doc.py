@@ -35,7 +35,7 @@ def table() -> list[tuple[str, set[str]]]:
     for line in lines[start:]:
         if not line.startswith("| "):
             break
-        module = re.match(r"\| `(\w+)`", line).group(1)
+        module = re.match(r"\| `([\w-]+)`", line).group(1)
         cell = line.rstrip(" |").rsplit(" | ", 1)[1]
         cell = re.sub(r"\([^)]*\)", "", cell)  # remarks in brackets
         names = {name.strip(" `") for name in cell.split(",")} - {"nothing"}

@@ -6,37 +6,12 @@ file, each read back from Synapse's timeline as any client would see it."""
 from __future__ import annotations
 
 import copy
-from pathlib import Path
 
-import jsonschema
 import pytest
-import referencing
-import yaml
 
+from eventschemas import schema_errors
 from ferryenv import EX_OK
 from matrixflow import binary_bytes, mp4_bytes, msgtypes, png_of_size, signed_in_session, wav_bytes
-
-SCHEMAS = Path(__file__).resolve().parents[1] / "spec" / "event-schemas"
-BASE = "https://spec.matrix.org/event-schemas/"
-
-
-def _retrieve(uri: str) -> referencing.Resource:
-    assert uri.startswith(BASE), uri
-    contents = yaml.safe_load((SCHEMAS / uri[len(BASE):]).read_text())
-    return referencing.Resource.from_contents(contents, default_specification=referencing.jsonschema.DRAFT202012)
-
-
-REGISTRY = referencing.Registry(retrieve=_retrieve)
-
-
-def validator(msgtype: str) -> jsonschema.Draft202012Validator:
-    """The spec's schema for an `m.room.message` of `msgtype`, its references resolved in the spec's files."""
-    return jsonschema.Draft202012Validator({"$ref": f"{BASE}m.room.message${msgtype}.yaml"}, registry=REGISTRY)
-
-
-def schema_errors(event: dict) -> list[str]:
-    found = validator(event["content"]["msgtype"]).iter_errors(event)
-    return [f"{'/'.join(map(str, error.absolute_path))}: {error.message}" for error in found]
 
 
 @pytest.fixture(scope="module")

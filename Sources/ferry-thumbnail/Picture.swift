@@ -1,0 +1,93 @@
+import CGdkPixbuf
+
+/// A decoded picture: one GdkPixbuf reference, released with the value's last owner. The only
+/// place in ferry-thumbnail that touches GdkPixbuf's pointers.
+final class Picture {
+    let pixbuf: OpaquePointer
+
+    private init(taking pixbuf: OpaquePointer) { self.pixbuf = pixbuf }
+    deinit { g_object_unref(UnsafeMutableRawPointer(pixbuf)) }
+
+    /// The picture's stored size from its header, without decoding it; nil when no loader of this
+    /// system knows the file.
+    static func storedSize(of path: String) -> (width: Int, height: Int)? {
+        var (width, height): (Int32, Int32) = (0, 0)
+        guard gdk_pixbuf_get_file_info(path, &width, &height) != nil, width > 0, height > 0 else { return nil }
+        return (Int(width), Int(height))
+    }
+
+    /// Decodes the picture at `path`, within `box` × `box` pixels when given. JPEG's decoder then
+    /// works at a reduced scale (a 24-megapixel photo is never decoded whole).
+    static func decode(_ path: String, within box: Int?) throws(PictureError) -> Picture {
+        var error: UnsafeMutablePointer<GError>?
+        let pixbuf =
+            if let box {
+                gdk_pixbuf_new_from_file_at_scale(path, Int32(box), Int32(box), 1, &error)
+            } else {
+                gdk_pixbuf_new_from_file(path, &error)
+            }
+        guard let pixbuf else { throw PictureError(consuming: error) }
+        return Picture(taking: pixbuf)
+    }
+
+    var width: Int { Int(gdk_pixbuf_get_width(pixbuf)) }
+    var height: Int { Int(gdk_pixbuf_get_height(pixbuf)) }
+    var hasAlpha: Bool { gdk_pixbuf_get_has_alpha(pixbuf) != 0 }
+
+    /// Whether the EXIF orientation the loader found turns the picture by a quarter (5 to 8):
+    /// then it is shown with width and height swapped.
+    var isTurnedSideways: Bool {
+        guard let value = gdk_pixbuf_get_option(pixbuf, "orientation") else { return false }
+        return ["5", "6", "7", "8"].contains(String(cString: value))
+    }
+
+    /// The picture as it is shown: its EXIF orientation applied.
+    func upright() -> Picture? {
+        gdk_pixbuf_apply_embedded_orientation(pixbuf).map { Picture(taking: $0) }
+    }
+
+    /// The picture at `width` × `height`, smoothly scaled.
+    func scaled(width: Int, height: Int) -> Picture? {
+        if width == self.width && height == self.height { return self }
+        return gdk_pixbuf_scale_simple(pixbuf, Int32(width), Int32(height), GDK_INTERP_BILINEAR).map {
+            Picture(taking: $0)
+        }
+    }
+
+    /// The pixels, as Blurhash reads them: rows `stride` bytes apart, `channels` bytes a pixel.
+    func withPixels<T>(_ body: (UnsafeRawBufferPointer, _ stride: Int, _ channels: Int) -> T) -> T {
+        let bytes = UnsafeRawBufferPointer(
+            start: gdk_pixbuf_read_pixels(pixbuf), count: Int(gdk_pixbuf_get_byte_length(pixbuf)))
+        return body(bytes, Int(gdk_pixbuf_get_rowstride(pixbuf)), Int(gdk_pixbuf_get_n_channels(pixbuf)))
+    }
+
+    /// Writes the picture to `path` as `type` ("jpeg", "png") with the saver's options.
+    func save(to path: String, type: String, options: [(String, String)]) throws(PictureError) {
+        var error: UnsafeMutablePointer<GError>?
+        var keys = options.map { strdup($0.0) } + [nil]
+        var values = options.map { strdup($0.1) } + [nil]
+        defer { (keys + values).forEach { free($0) } }
+        let saved = keys.withUnsafeMutableBufferPointer { keyBuffer in
+            values.withUnsafeMutableBufferPointer { valueBuffer in
+                gdk_pixbuf_savev(pixbuf, path, type, keyBuffer.baseAddress, valueBuffer.baseAddress, &error)
+            }
+        }
+        guard saved != 0 else { throw PictureError(consuming: error) }
+    }
+}
+
+/// A picture that could not be read or written, in GdkPixbuf's words.
+struct PictureError: Error {
+    let message: String
+
+    init(_ message: String) { self.message = message }
+
+    init(consuming error: UnsafeMutablePointer<GError>?) {
+        if let error {
+            message = String(cString: error.pointee.message)
+            g_error_free(error)
+        } else {
+            message = "the picture could not be read"
+        }
+    }
+}

@@ -1,0 +1,89 @@
+// ferry-thumbnail PICTURE THUMBNAIL
+//
+// Reads the picture at PICTURE and prints what its event needs as one line of JSON (FerryCore's
+// PictureFacts): the size it is shown at, a blurhash, and, when the picture is too large to be its
+// own preview, the thumbnail it wrote to THUMBNAIL (JPEG, or PNG for a picture with transparency).
+// Exits 1 with a sentence on stderr when the picture cannot be read, 64 on a wrong command line.
+//
+// The service runs it for each picture it sends: decoders of files from anywhere (JPEG, PNG, GIF,
+// and whatever loaders the system has, HEIC and WebP among them) run here, in a process of their
+// own with bounded memory and time, never in the process that holds the tokens and the keys. And
+// the service's memory stays as it was: no decoder is ever mapped there.
+// Without Foundation: the helper starts in a few milliseconds and adds little to the package.
+import CGdkPixbuf
+import FerryCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+func fail(_ message: String, status: Int32 = 1) -> Never {
+    let line = Array("ferry-thumbnail: \(message)\n".utf8)
+    _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    exit(status)
+}
+
+/// A picture that needs more than this, or longer, is not read: a crafted file cannot make the
+/// helper take the machine's memory or hold a share up for long.
+func limitResources() {
+    var memory = rlimit(rlim_cur: 1 << 30, rlim_max: 1 << 30)
+    setrlimit(Int32(RLIMIT_AS.rawValue), &memory)
+    var time = rlimit(rlim_cur: 20, rlim_max: 20)
+    setrlimit(Int32(RLIMIT_CPU.rawValue), &time)
+}
+
+func facts(of path: String, thumbnailAt output: String) throws(PictureError) -> PictureFacts {
+    guard let stored = Picture.storedSize(of: path) else {
+        throw PictureError("no image loader of this system reads the file")
+    }
+    var status = stat()
+    let bytes = stat(path, &status) == 0 ? UInt64(status.st_size) : 0
+    let needsThumbnail = ThumbnailRule.needsThumbnail(width: stored.width, height: stored.height, bytes: bytes)
+    // Decoded within a square as large as the thumbnail's longer side: the orientation is known only
+    // after decoding, and a picture turned sideways has its long side the other way.
+    let box = max(ThumbnailRule.maximumWidth, ThumbnailRule.maximumHeight)
+    let large = stored.width > box || stored.height > box
+    let decoded = try Picture.decode(path, within: needsThumbnail && large ? box : nil)
+    guard let upright = decoded.upright() else { throw PictureError("the picture could not be turned upright") }
+    let shown = decoded.isTurnedSideways ? (stored.height, stored.width) : stored
+    var facts = PictureFacts(width: shown.0, height: shown.1)
+    var preview = upright
+    if needsThumbnail {
+        let size = ThumbnailRule.thumbnailSize(width: upright.width, height: upright.height)
+        guard let thumbnail = upright.scaled(width: size.width, height: size.height) else {
+            throw PictureError("the thumbnail could not be scaled")
+        }
+        // Transparency stays (PNG); a photo is a JPEG of the quality Element's clients use.
+        let (type, mimetype, options) =
+            thumbnail.hasAlpha ? ("png", "image/png", []) : ("jpeg", "image/jpeg", [("quality", "83")])
+        try thumbnail.save(to: output, type: type, options: options)
+        guard stat(output, &status) == 0 else { throw PictureError("the thumbnail was not written") }
+        facts.thumbnail = .init(
+            width: thumbnail.width, height: thumbnail.height, mimetype: mimetype, size: UInt64(status.st_size))
+        preview = thumbnail
+    }
+    facts.blurhash = blurhash(of: preview)
+    return facts
+}
+
+/// The blurhash of a copy at most 32 pixels a side: the hash keeps four by three components,
+/// which so few pixels carry as well as a million.
+func blurhash(of picture: Picture) -> String? {
+    let scale = min(1, 32 / Double(max(picture.width, picture.height)))
+    let (width, height) = (
+        max(1, Int((Double(picture.width) * scale).rounded())), max(1, Int((Double(picture.height) * scale).rounded()))
+    )
+    guard let small = picture.scaled(width: width, height: height) else { return nil }
+    return small.withPixels { pixels, stride, channels in
+        Blurhash.encode(pixels: pixels, width: width, height: height, stride: stride, channels: channels)
+    }
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count == 3 else { fail("usage: ferry-thumbnail PICTURE THUMBNAIL", status: 64) }
+limitResources()
+do throws(PictureError) {
+    let result = try facts(of: arguments[1], thumbnailAt: arguments[2])
+    print(CanonicalJSON.string(result.json))
+} catch {
+    fail(error.message)
+}

@@ -1,0 +1,194 @@
+"""Pictures as the best clients send them: a thumbnail for a large one (upright, within 800 × 600,
+JPEG or PNG for transparency), the size it is shown at, a blurhash; in an encrypted room the
+thumbnail encrypted like the file. Pictures are made with ImageMagick and read back with it, the
+blurhash with the Python implementation on PyPI, the encrypted thumbnail by matrix-nio: none of
+it is Ferry's code, nor GdkPixbuf, which Ferry reads pictures with."""
+
+from __future__ import annotations
+
+import struct
+import subprocess
+
+import blurhash
+import pytest
+
+from eventschemas import schema_errors
+from ferryenv import EX_OK
+from matrixflow import sign_in, signed_in_session
+from nioreaders import READERS
+
+
+def magick(*arguments: str, output: str) -> bytes:
+    """A picture ImageMagick draws, written as `output` (e.g. "jpeg:-")."""
+    return subprocess.run(["convert", *arguments, output], check=True, capture_output=True).stdout
+
+
+def identify(data: bytes) -> tuple[str, int, int]:
+    """(format, width, height) as ImageMagick reads the bytes."""
+    found = subprocess.run(["identify", "-format", "%m %w %h", "-"], input=data, check=True,
+                           capture_output=True).stdout.decode().split()
+    return found[0], int(found[1]), int(found[2])
+
+
+def pixel(data: bytes, x: int, y: int) -> tuple[int, int, int]:
+    """The 8-bit RGB colour at (x, y)."""
+    raw = subprocess.run(["convert", "-", "-crop", f"1x1+{x}+{y}", "-depth", "8", "rgb:-"], input=data,
+                         check=True, capture_output=True).stdout
+    return raw[0], raw[1], raw[2]
+
+
+def alpha(data: bytes, x: int, y: int) -> int:
+    """The 8-bit opacity at (x, y)."""
+    raw = subprocess.run(["convert", "-", "-crop", f"1x1+{x}+{y}", "-depth", "8", "rgba:-"], input=data,
+                         check=True, capture_output=True).stdout
+    return raw[3]
+
+
+def with_orientation(jpeg: bytes, orientation: int) -> bytes:
+    """The JPEG with an EXIF segment whose only entry is its orientation (6: turn it a quarter
+    clockwise to show it, as a phone held upright stores a photo)."""
+    entry = struct.pack(">HHIHH", 0x0112, 3, 1, orientation, 0)
+    tiff = b"MM\x00\x2a" + struct.pack(">I", 8) + struct.pack(">H", 1) + entry + struct.pack(">I", 0)
+    segment = b"Exif\x00\x00" + tiff
+    return jpeg[:2] + b"\xff\xe1" + struct.pack(">H", len(segment) + 2) + segment + jpeg[2:]
+
+
+def is_red(colour: tuple[int, int, int]) -> bool:
+    return colour[0] > 180 and colour[2] < 80
+
+
+def is_blue(colour: tuple[int, int, int]) -> bool:
+    return colour[2] > 180 and colour[0] < 80
+
+
+@pytest.fixture(scope="module")
+def sender(new_session, homeserver):
+    user = homeserver.new_user("pictures")
+    session = signed_in_session(new_session, homeserver, user)
+    yield session, user
+    session.stop()
+
+
+def send(session, homeserver, user, name: str, data: bytes, room_name: str) -> dict:
+    """Shares one file into a new room of its own; returns the event it became."""
+    room = homeserver.create_room(user.token, name=room_name)
+    path = session.files / name
+    path.write_bytes(data)
+    done = session.ferry("send", path, "--to", room)
+    assert done.returncode == EX_OK, done.stderr
+    [event] = homeserver.messages(user.token, room)
+    return event
+
+
+def test_a_large_photo_goes_with_an_upright_thumbnail_its_shown_size_and_a_blurhash(sender, homeserver):
+    session, user = sender
+    # Given a 3000 × 2000 photo, red at the top and blue at the bottom as stored, which its EXIF
+    # orientation says to show turned a quarter clockwise (2000 × 3000, blue on the left)
+    stored = magick("-size", "3000x2000", "gradient:red-blue", "-quality", "90", output="jpeg:-")
+    photo = with_orientation(stored, 6)
+
+    # When it is shared
+    event = send(session, homeserver, user, "IMG_0001.jpg", photo, "Photos")
+
+    # Then the event is a picture of the size it is shown at, valid under the spec's schema
+    content = event["content"]
+    assert content["msgtype"] == "m.image"
+    info = content["info"]
+    assert (info["w"], info["h"], info["mimetype"], info["size"]) == (2000, 3000, "image/jpeg", len(photo))
+    assert schema_errors(event) == [], event
+    # And its thumbnail is a JPEG within 800 × 600, upright (blue on the left), as described
+    thumbnail = homeserver.download(user.token, info["thumbnail_url"])
+    assert identify(thumbnail) == ("JPEG", 400, 600)
+    assert info["thumbnail_info"] == {"w": 400, "h": 600, "mimetype": "image/jpeg", "size": len(thumbnail)}
+    assert is_blue(pixel(thumbnail, 5, 300)) and is_red(pixel(thumbnail, 394, 300))
+    # And the blurhash decodes (by another implementation) to the same picture: blue left, red right
+    hashed = info["xyz.amorgan.blurhash"]
+    assert blurhash.components(hashed) == (4, 3)
+    decoded = blurhash.decode(hashed, 4, 6)
+    assert is_blue(tuple(round(c) for c in decoded[3][0])) and is_red(tuple(round(c) for c in decoded[3][3]))
+    # And the original arrives unchanged
+    assert homeserver.download(user.token, content["url"]) == photo
+
+
+def test_a_picture_with_transparency_gets_a_png_thumbnail_that_keeps_it(sender, homeserver):
+    session, user = sender
+    picture = magick("-size", "1600x1200", "xc:none", "-fill", "red", "-draw", "rectangle 0,0 799,1199",
+                     output="png32:-")
+
+    event = send(session, homeserver, user, "overlay.png", picture, "Overlays")
+
+    info = event["content"]["info"]
+    thumbnail = homeserver.download(user.token, info["thumbnail_url"])
+    assert identify(thumbnail) == ("PNG", 800, 600)
+    # The left half red and opaque, the right half clear
+    assert alpha(thumbnail, 100, 300) == 255 and alpha(thumbnail, 700, 300) == 0
+    assert info["thumbnail_info"] == {"w": 800, "h": 600, "mimetype": "image/png", "size": len(thumbnail)}
+    assert (info["w"], info["h"]) == (1600, 1200)
+    assert schema_errors(event) == []
+
+
+def test_a_small_picture_is_its_own_preview(sender, homeserver):
+    session, user = sender
+    picture = magick("-size", "300x200", "xc:red", output="png:-")
+
+    event = send(session, homeserver, user, "dot.png", picture, "Small")
+
+    info = event["content"]["info"]
+    assert "thumbnail_url" not in info and "thumbnail_info" not in info
+    assert (info["w"], info["h"]) == (300, 200)
+    assert blurhash.components(info["xyz.amorgan.blurhash"]) == (4, 3)
+    assert schema_errors(event) == []
+
+
+def test_a_picture_no_decoder_can_read_still_arrives_whole(sender, homeserver):
+    session, user = sender
+    # A JPEG's first bytes and then noise: every client would try to show it, so it stays a picture
+    broken = b"\xff\xd8\xff\xe0" + bytes(range(256)) * 40
+    event = send(session, homeserver, user, "broken.jpg", broken, "Broken")
+    content = event["content"]
+    assert content["msgtype"] == "m.image" and "thumbnail_url" not in content["info"]
+    assert homeserver.download(user.token, content["url"]) == broken
+
+    # A HEIF no loader of this system reads is a file, which people can still open
+    heif = b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic" + bytes(range(256)) * 8
+    event = send(session, homeserver, user, "IMG_0002.heic", heif, "Phone")
+    content = event["content"]
+    assert (content["msgtype"], content["info"]["mimetype"]) == ("m.file", "image/heif")
+    assert homeserver.download(user.token, content["url"]) == heif
+
+
+@pytest.fixture(scope="module")
+def encrypting(new_session, homeserver):
+    user = homeserver.new_user("e2ee-pictures")
+    session = new_session()
+    sign_in(session, homeserver, user)
+    yield session, user
+    session.stop()
+
+
+def test_an_encrypted_rooms_thumbnail_is_encrypted_like_the_picture(encrypting, homeserver, matrix_user,
+                                                                    nio_reader):
+    session, me = encrypting
+    friend = matrix_user("viewer")
+    reader = nio_reader(READERS[-1], friend)
+    room = homeserver.create_room(me.token, name="Secret photos", encrypted=True, invite=[friend.user_id])
+    homeserver.join(friend.token, room)
+    photo = magick("-size", "1600x1200", "gradient:red-blue", output="jpeg:-")
+    path = session.files / "secret.jpg"
+    path.write_bytes(photo)
+
+    done = session.ferry("send", path, "--to", room)
+    assert done.returncode == EX_OK, done.stderr
+
+    [event] = [e for e in reader.encrypted_messages(room) if e["sender"] == me.user_id]
+    assert event["decrypted"], event
+    info = event["content"]["info"]
+    # The thumbnail is named only by its encrypted file object, never by a plain URL
+    assert "thumbnail_url" not in info and "url" not in event["content"]
+    thumbnail_file = info["thumbnail_file"]
+    thumbnail = reader.download_bytes(thumbnail_file)
+    assert identify(thumbnail) == ("JPEG", 800, 600)
+    assert info["thumbnail_info"] == {"w": 800, "h": 600, "mimetype": "image/jpeg", "size": len(thumbnail)}
+    # What the server holds is ciphertext, not the JPEG
+    stored = homeserver.download(friend.token, thumbnail_file["url"])
+    assert stored != thumbnail and not stored.startswith(b"\xff\xd8")
