@@ -12,17 +12,23 @@ public protocol PictureReading: Sendable {
 /// `ferry-thumbnail`, run once for each picture: the decoders work in a process of their own (see
 /// its main.swift), which is given `timeLimit` seconds and then stopped.
 public struct ThumbnailHelper: PictureReading {
-    let executable: String
+    /// Where the helper is, looked up at the first picture (nothing of it on a cold start's path);
+    /// nil when it is not installed, and then pictures go without.
+    let locate: @Sendable () -> String?
     let timeLimit: Double
     let logger: Logger
 
-    public init(executable: String, timeLimit: Double = 30, logger: Logger) {
-        self.executable = executable
+    public init(locate: @escaping @Sendable () -> String?, timeLimit: Double = 30, logger: Logger) {
+        self.locate = locate
         self.timeLimit = timeLimit
         self.logger = logger
     }
 
     public func read(_ path: String, thumbnailPath: String) async -> PictureFacts? {
+        guard let executable = locate() else {
+            logger.info("a picture goes without a thumbnail: ferry-thumbnail is not installed")
+            return nil
+        }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = [path, thumbnailPath]

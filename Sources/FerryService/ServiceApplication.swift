@@ -60,9 +60,7 @@ public enum ServiceApplication {
                 outbox: outbox, spool: spool, account: accounts, backoff: settings.backoff, logger: logger,
                 clock: SystemClock.microseconds, working: { CrashWitness.working(on: $0) },
                 connect: { EncryptingHomeserver(session: $0, encryption: encryptions.of($0.userID)) },
-                pictures: InstalledProgram.path("ferry-thumbnail").map {
-                    ThumbnailHelper(executable: $0, logger: logger)
-                })
+                pictures: ThumbnailHelper(locate: { InstalledProgram.path("ferry-thumbnail") }, logger: logger))
             // Every part in one step, each given what it needs: what the sender and the verifier
             // report reaches the service through their streams (ShareService.listen).
             let verification = VerificationService(
