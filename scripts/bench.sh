@@ -13,4 +13,5 @@ bare="$(swift build -c release --show-bin-path)/bare-gapplication"
 scripts/bench-references.sh install
 .venv-test/bin/python Tests/bench/bench_sender.py "$prefix"
 .venv-test/bin/python Tests/bench/bench_encryption.py "$prefix"
+.venv-test/bin/python Tests/bench/bench_pictures.py "$prefix"
 .venv-test/bin/python Tests/bench/bench_ui.py "$prefix"

@@ -1,3 +1,4 @@
+import Dispatch
 import FerryCore
 import Foundation
 import Logging
@@ -26,39 +27,77 @@ public struct ThumbnailHelper: PictureReading {
 
     public func read(_ path: String, thumbnailPath: String) async -> PictureFacts? {
         guard let executable = locate() else {
-            logger.info("a picture goes without a thumbnail: ferry-thumbnail is not installed")
+            logger.debug("a picture goes without a thumbnail: ferry-thumbnail is not installed")
             return nil
         }
+        // The helper is waited for on a thread of its own, never on the sender's.
+        return await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(returning: run(executable, arguments: [path, thumbnailPath]))
+            }
+        }
+    }
+
+    /// What the helper says. Both its pipes are drained while it runs (a loader that talks a lot on
+    /// stderr never blocks it), and both are closed before this returns: nothing of a picture
+    /// outlives its run.
+    private func run(_ executable: String, arguments: [String]) -> PictureFacts? {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = [path, thumbnailPath]
+        process.arguments = arguments
+        process.environment = Self.environment(ProcessInfo.processInfo.environment)
         let (output, errors) = (Pipe(), Pipe())
         process.standardOutput = output
         process.standardError = errors
         process.standardInput = FileHandle.nullDevice
-        let status: Int32 = await withCheckedContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch {
-                process.terminationHandler = nil
-                logger.warning("cannot run \(executable): \(error)")
-                continuation.resume(returning: -1)
-                return
-            }
-            let timeLimit = timeLimit
-            DispatchQueue.global().asyncAfter(deadline: .now() + timeLimit) { [process] in
-                if process.isRunning { process.terminate() }
-            }
+        defer {
+            try? output.fileHandleForReading.close()
+            try? errors.fileHandleForReading.close()
         }
-        guard status >= 0 else { return nil }
-        // Both answers are short (one line each): they fit the pipes' buffers, read once the helper has gone.
+        do { try process.run() } catch {
+            logger.warning("cannot run \(executable): \(error)")
+            return nil
+        }
+        let stop = DispatchWorkItem { [weak process] in process?.terminate() }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeLimit, execute: stop)
+        let said = Said()
+        let stderrRead = DispatchGroup()
+        DispatchQueue.global().async(group: stderrRead) {
+            said.keep(errors.fileHandleForReading.readDataToEndOfFile())
+        }
         let answer = output.fileHandleForReading.readDataToEndOfFile()
-        guard status == 0, let facts = try? JSONDecoder().decode(PictureFacts.self, from: answer) else {
-            let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        stderrRead.wait()
+        process.waitUntilExit()
+        stop.cancel()
+        let status = process.terminationStatus
+        guard status == 0, let facts = try? JSONDecoder().decode(PictureFacts.self, from: answer), facts.isSound
+        else {
             logger.info(
                 "a picture goes without a thumbnail",
-                metadata: ["status": "\(status)", "reason": "\(said.trimmingCharacters(in: .whitespacesAndNewlines))"])
+                metadata: ["status": "\(status)", "reason": "\(said.text)"])
             return nil
         }
         return facts
+    }
+
+    /// The helper's environment: GdkPixbuf's own variables and nothing else. Not the session bus's
+    /// address, nor anything else a decoder that went wrong could reach the service's secrets with.
+    static func environment(_ service: [String: String]) -> [String: String] {
+        service.filter { $0.key.hasPrefix("GDK_PIXBUF_") }
+    }
+}
+
+/// What the helper wrote to stderr, read on another thread: its first line, at most 300 characters
+/// (GdkPixbuf's error is one sentence; anything more is a loader's chatter).
+private final class Said: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data = Data()
+
+    func keep(_ bytes: Data) { lock.withLock { data = bytes } }
+
+    var text: String {
+        let all = lock.withLock { String(decoding: data, as: UTF8.self) }
+        let line = all.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? ""
+        return String(line.prefix(300))
     }
 }

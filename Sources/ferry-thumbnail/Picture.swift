@@ -34,6 +34,22 @@ final class Picture {
     var height: Int { Int(gdk_pixbuf_get_height(pixbuf)) }
     var hasAlpha: Bool { gdk_pixbuf_get_has_alpha(pixbuf) != 0 }
 
+    /// Whether every pixel is opaque (a screenshot's alpha channel often is): then nothing is lost
+    /// in a JPEG.
+    var isOpaque: Bool {
+        guard hasAlpha else { return true }
+        return withPixels { pixels, stride, channels in
+            for row in 0..<height {
+                var at = row * stride + channels - 1
+                for _ in 0..<width {
+                    if pixels[at] != 255 { return false }
+                    at += channels
+                }
+            }
+            return true
+        }
+    }
+
     /// Whether the EXIF orientation the loader found turns the picture by a quarter (5 to 8):
     /// then it is shown with width and height swapped.
     var isTurnedSideways: Bool {

@@ -37,10 +37,12 @@ func facts(of path: String, thumbnailAt output: String) throws(PictureError) -> 
     }
     var status = stat()
     let bytes = stat(path, &status) == 0 ? UInt64(status.st_size) : 0
-    let needsThumbnail = ThumbnailRule.needsThumbnail(width: stored.width, height: stored.height, bytes: bytes)
-    // Decoded within a square as large as the thumbnail's longer side: the orientation is known only
-    // after decoding, and a picture turned sideways has its long side the other way.
-    let box = max(ThumbnailRule.maximumWidth, ThumbnailRule.maximumHeight)
+    // Either way round: the orientation is known only after decoding, and a picture stored 800 × 600
+    // may be shown 600 × 800.
+    let needsThumbnail =
+        ThumbnailRule.needsThumbnail(width: stored.width, height: stored.height, bytes: bytes)
+        || ThumbnailRule.needsThumbnail(width: stored.height, height: stored.width, bytes: bytes)
+    let box = ThumbnailRule.decodingBox(width: stored.width, height: stored.height)
     let large = stored.width > box || stored.height > box
     let decoded = try Picture.decode(path, within: needsThumbnail && large ? box : nil)
     guard let upright = decoded.upright() else { throw PictureError("the picture could not be turned upright") }
@@ -52,9 +54,11 @@ func facts(of path: String, thumbnailAt output: String) throws(PictureError) -> 
         guard let thumbnail = upright.scaled(width: size.width, height: size.height) else {
             throw PictureError("the thumbnail could not be scaled")
         }
-        // Transparency stays (PNG); a photo is a JPEG of the quality Element's clients use.
+        // Transparency stays (PNG); a photo, or a screenshot whose alpha channel is opaque all over,
+        // is a JPEG of the quality Element's clients use.
         let (type, mimetype, options) =
-            thumbnail.hasAlpha ? ("png", "image/png", []) : ("jpeg", "image/jpeg", [("quality", "83")])
+            thumbnail.hasAlpha && !thumbnail.isOpaque
+            ? ("png", "image/png", []) : ("jpeg", "image/jpeg", [("quality", "83")])
         try thumbnail.save(to: output, type: type, options: options)
         guard stat(output, &status) == 0 else { throw PictureError("the thumbnail was not written") }
         facts.thumbnail = .init(

@@ -60,3 +60,15 @@ import Testing
         #expect(content.msgtype == "m.image")
     }
 }
+
+/// The picture reader's process gets GdkPixbuf's own variables and nothing that leads to the
+/// service's secrets.
+@Suite struct ThumbnailHelperEnvironmentTests {
+    @Test func onlyGdkPixbufsVariablesReachTheHelper() {
+        let service = [
+            "DBUS_SESSION_BUS_ADDRESS": "unix:path=/run/user/1000/bus", "HOME": "/home/a",
+            "GDK_PIXBUF_MODULE_FILE": "/opt/loaders.cache", "FERRY_LOG": "debug",
+        ]
+        #expect(ThumbnailHelper.environment(service) == ["GDK_PIXBUF_MODULE_FILE": "/opt/loaders.cache"])
+    }
+}

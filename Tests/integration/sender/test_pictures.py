@@ -127,6 +127,32 @@ def test_a_picture_with_transparency_gets_a_png_thumbnail_that_keeps_it(sender, 
     assert schema_errors(event) == []
 
 
+def test_a_screenshot_whose_alpha_channel_is_opaque_gets_a_jpeg_thumbnail(sender, homeserver):
+    session, user = sender
+    screenshot = magick("-size", "1600x1200", "gradient:white-black", output="png32:-")
+    assert identify(screenshot) == ("PNG", 1600, 1200)
+
+    event = send(session, homeserver, user, "Screenshot.png", screenshot, "Screenshots")
+
+    info = event["content"]["info"]
+    thumbnail = homeserver.download(user.token, info["thumbnail_url"])
+    assert identify(thumbnail) == ("JPEG", 800, 600)
+    assert info["thumbnail_info"]["mimetype"] == "image/jpeg"
+
+
+def test_a_picture_shown_taller_than_the_box_gets_a_thumbnail_though_it_is_stored_within_it(sender, homeserver):
+    session, user = sender
+    # Stored 800 × 600, which needs no thumbnail; shown 600 × 800 (orientation 6), which does
+    photo = with_orientation(magick("-size", "800x600", "gradient:red-blue", output="jpeg:-"), 6)
+
+    event = send(session, homeserver, user, "portrait.jpg", photo, "Portraits")
+
+    info = event["content"]["info"]
+    assert (info["w"], info["h"]) == (600, 800)
+    thumbnail = homeserver.download(user.token, info["thumbnail_url"])
+    assert identify(thumbnail) == ("JPEG", 450, 600)
+
+
 def test_a_small_picture_is_its_own_preview(sender, homeserver):
     session, user = sender
     picture = magick("-size", "300x200", "xc:red", output="png:-")
