@@ -25,6 +25,7 @@ packages=(
     sqlite3 gnome-keyring xvfb at-spi2-core imagemagick curl openssl
     valgrind  # make bench-check counts a cold start's instructions with callgrind
     time      # GNU time: make bench's peak memory of a helper process
+    heif-gdk-pixbuf webp-pixbuf-loader  # the loaders for what phones send (the package recommends them)
     fonts-noto-color-emoji  # the emoji of a verification, in the UI tests' screenshots
     # the integration tests (pytest in a venv that sees Debian's pyatspi and gi)
     python3-venv python3-pyatspi python3-gi

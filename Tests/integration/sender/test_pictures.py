@@ -166,6 +166,23 @@ def test_a_small_picture_is_its_own_preview(sender, homeserver):
     assert schema_errors(event) == []
 
 
+@pytest.mark.parametrize("kind,mimetype", [("heic", "image/heif"), ("avif", "image/avif"), ("webp", "image/webp")])
+def test_what_phones_send_goes_as_a_picture_with_its_thumbnail(sender, homeserver, kind, mimetype):
+    """With the loaders the package recommends (heif-gdk-pixbuf, webp-pixbuf-loader)."""
+    session, user = sender
+    picture = magick("-size", "2000x1500", "gradient:red-blue", output=f"{kind}:-")
+
+    event = send(session, homeserver, user, f"IMG_0003.{kind}", picture, kind)
+
+    content = event["content"]
+    assert (content["msgtype"], content["info"]["mimetype"]) == ("m.image", mimetype)
+    assert (content["info"]["w"], content["info"]["h"]) == (2000, 1500)
+    thumbnail = homeserver.download(user.token, content["info"]["thumbnail_url"])
+    assert identify(thumbnail) == ("JPEG", 800, 600)
+    assert is_red(pixel(thumbnail, 400, 5)) and is_blue(pixel(thumbnail, 400, 594))
+    assert schema_errors(event) == []
+
+
 def test_a_picture_no_decoder_can_read_still_arrives_whole(sender, homeserver):
     session, user = sender
     # A JPEG's first bytes and then noise: every client would try to show it, so it stays a picture
