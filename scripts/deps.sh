@@ -26,6 +26,7 @@ packages=(
     valgrind  # make bench-check counts a cold start's instructions with callgrind
     time      # GNU time: make bench's peak memory of a helper process
     heif-gdk-pixbuf webp-pixbuf-loader  # the loaders for what phones send (the package recommends them)
+    python3-nautilus gir1.2-nautilus-4.0  # GNOME Files' extension, loaded as Nautilus loads it
     fonts-noto-color-emoji  # the emoji of a verification, in the UI tests' screenshots
     # the integration tests (pytest in a venv that sees Debian's pyatspi and gi)
     python3-venv python3-pyatspi python3-gi

@@ -7,7 +7,8 @@
 # Swift sources (po/POTFILES) are read as C: Ferry's translatable strings are plain literals in
 # tr("…"), trn("…", "…", n) and trc("context", "…") calls, with {name} placeholders instead of
 # interpolation, so the C scanner reads them exactly. The desktop entries go through xgettext's
-# Desktop scanner and the AppStream metainfo through the ITS rules AppStream installs.
+# Desktop scanner, the AppStream metainfo through the ITS rules AppStream installs, and the GNOME
+# Files extension through the Python scanner.
 # Locations carry the file only, not the line: the template changes when a string does.
 set -euo pipefail
 
@@ -25,13 +26,17 @@ grep -v -e '^#' -e '^$' po/POTFILES > "$pot.files"
 grep -E '\.swift$' "$pot.files" > "$pot.swift" || true
 grep -E '\.desktop\.in$|\.nemo_action\.in$' "$pot.files" > "$pot.desktop" || true
 grep -E '\.xml$' "$pot.files" > "$pot.xml" || true
+grep -E '\.py\.in$' "$pot.files" > "$pot.python" || true
 
 xgettext "${common[@]}" --language=C --add-comments=TRANSLATORS: \
     --keyword= --keyword=tr --keyword=trn:1,2 --keyword=trc:1c,2 --keyword=trNoop \
     --force-po --files-from="$pot.swift" --output="$pot"
 xgettext "${common[@]}" --join-existing --language=Desktop --files-from="$pot.desktop" --output="$pot"
 xgettext "${common[@]}" --join-existing --files-from="$pot.xml" --output="$pot"
-rm -f "$pot.files" "$pot.swift" "$pot.desktop" "$pot.xml"
+# The GNOME Files extension (Python, read as Python though its name ends in .in): _("…").
+xgettext "${common[@]}" --join-existing --language=Python --add-comments=TRANSLATORS: --keyword=_ \
+    --files-from="$pot.python" --output="$pot"
+rm -f "$pot.files" "$pot.swift" "$pot.desktop" "$pot.xml" "$pot.python"
 # The {name} placeholders as python-brace-format, which msgfmt --check then verifies.
 scripts/pot-brace-flags.py "$pot"
 # xgettext's placeholder title, said plainly.
