@@ -2,7 +2,7 @@
 # The part of check-deb.sh that runs inside the chroot, as an ordinary user with a clean environment:
 # a private session bus; `gio open` on a PNG, which must reach Ferry through the desktop database the
 # package's triggers built and D-Bus activation; the file managers' entries run as their file managers
-# would, on two files at once; `ferry --version`; the bash completion; `man -w ferry`. Everything comes from the installed
+# would, on two files at once (GNOME Files' extension through Nautilus's introspection API); `ferry --version`; the bash completion; `man -w ferry`. Everything comes from the installed
 # package: nothing here knows where Ferry lives except through the files it installed.
 #
 #   check-deb-session.sh EXPECTED-VERSION
@@ -87,6 +87,21 @@ for entry in /usr/share/Thunar/sendto/$app.desktop /usr/share/nemo/actions/$app.
 done
 [[ -x /usr/share/kio/servicemenus/$app.desktop ]] || fail "the KDE service menu is not executable; KIO would ignore it"
 ok "the KDE service menu is executable"
+
+# GNOME Files: the nautilus-python extension, loaded as Nautilus loads it (python3-nautilus came as
+# the package's Recommends), asked for a two-file selection's entries, and its entry activated.
+extension=/usr/share/nautilus-python/extensions/ferry_share.py
+[[ -f $extension ]] || fail "$extension is not installed"
+entries=$(python3 /tmp/nautilusdriver.py "$extension" "file://$samples/pier.png" "file://$samples/timetable.txt") ||
+    fail "the GNOME Files extension did not load"
+[[ $entries == *'"Share with Ferry…"'* ]] || fail "the GNOME Files extension offers no entry: $entries"
+count_shares() { ferry shares --json | python3 -c 'import json, sys; print(len(json.load(sys.stdin)))'; }
+before=$(count_shares)
+python3 /tmp/nautilusdriver.py "$extension" --activate "file://$samples/pier.png" "file://$samples/timetable.txt" \
+    >/dev/null || fail "the GNOME Files entry could not be activated"
+after=$(count_shares)
+((after == before + 1)) || fail "activating the GNOME Files entry made $((after - before)) shares, not one"
+ok "GNOME Files' \"Share with Ferry…\" shares two selected files as one share"
 
 # --- The command line and its manual ---------------------------------------------------------------
 version=$(ferry --version)

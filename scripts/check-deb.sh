@@ -227,6 +227,7 @@ grep -qx 'BusName=io.github.ferryshare.Ferry' "$root/usr/lib/systemd/user/$unit"
 
 say "a session: gio open, the file managers' entries, ferry --version, man"
 install -m 0755 "$here/check-deb-session.sh" "$root/tmp/check-deb-session.sh"
+install -m 0644 "$here/../Tests/integration/nautilusdriver.py" "$root/tmp/nautilusdriver.py"
 chroot --userspec=1000:1000 "$root" /usr/bin/env -i PATH=/usr/bin:/bin LANG=C.UTF-8 \
     HOME=/home/tester USER=tester /tmp/check-deb-session.sh "$(dpkg-deb -f "$deb" Version)" ||
     fail "the session check failed"
