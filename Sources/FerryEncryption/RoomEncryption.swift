@@ -41,7 +41,10 @@ extension Encryption {
         let roomName = "room:\(roomID)"
         // Kept in memory as written (write-through): opening it costs more than the rest of an event.
         var record = roomRecords[roomName]
-        if record == nil { record = try store.load(roomName, as: RoomRecord.self) }
+        if record == nil, let stored = try store.load(roomName, as: RoomRecord.self) {
+            // Read from disk for the first time in this process: checked against the room first.
+            record = try await isBehindTheRoom(stored, roomID: roomID, session: session, http: http) ? nil : stored
+        }
         if let kept = record,
             let why = Self.rotation(
                 kept, settings: settings, readers: readers, devices: devices,
@@ -98,6 +101,31 @@ extension Encryption {
         room.messages += 1
         try keep(room, as: roomName, in: store, with: [CryptoStore.set(eventName, encrypted)])
         return encrypted
+    }
+
+    /// Whether the room holds a message of the record's session at or past the index the record
+    /// would use next: the record is older than what was sent (Ferry's state restored from a
+    /// backup, or copied from another machine), and encrypting with it would use an index a
+    /// second time, the same key for another plaintext. The session is then replaced, never
+    /// stepped on. One request, the first time a record is read in a process; the message's own
+    /// signature vouches for its index, so a server can make Ferry rotate, never reuse.
+    private func isBehindTheRoom(
+        _ room: RoomRecord, roomID: String, session: Session, http: MatrixHTTP
+    ) async throws(EncryptionFailure) -> Bool {
+        guard let outbound = OutboundGroupSession(state: room.session) else { return false }
+        let sent: [RoomEvents.SentMegolm]
+        do {
+            sent = try await RoomEvents(http: http).sentMegolm(in: roomID, by: session.userID, limit: 100)
+        } catch {
+            throw .server(error)
+        }
+        let used = sent.filter { $0.sessionID == outbound.sessionID }
+            .compactMap { MegolmMessage.index(ofCiphertext: $0.ciphertext, sessionID: outbound.sessionID) }.max()
+        guard let used, used >= outbound.messageIndex else { return false }
+        logger.warning(
+            "the kept room session is behind what was sent with it (a restored copy of Ferry's state?); a new one",
+            metadata: ["used": "\(used)", "next": "\(outbound.messageIndex)"])
+        return true
     }
 
     /// Writes the room's record (with `other` changes, in one transaction), then remembers it.

@@ -53,6 +53,21 @@ public struct MegolmMessage: Sendable, Equatable {
         self.init(index: UInt32(index), ciphertext: ciphertext, bytes: bytes)
     }
 
+    /// The index of a message of the session `sessionID` (its Ed25519 key, unpadded base64), read
+    /// from `ciphertext` as a room holds it (no key is needed: the index is outside the
+    /// encryption). Nil unless the session's key signed the message, so that no one but the
+    /// session's owner can claim an index for it.
+    public static func index(ofCiphertext ciphertext: String, sessionID: String) -> UInt32? {
+        guard
+            let key = UnpaddedBase64.decode(sessionID).flatMap({
+                try? Curve25519.Signing.PublicKey(rawRepresentation: $0)
+            }),
+            let bytes = UnpaddedBase64.decode(ciphertext),
+            let message = try? MegolmMessage(bytes: bytes, sessionKey: key)
+        else { return nil }
+        return message.index
+    }
+
     /// The encoded fields, and the MAC that follows them.
     var fieldsAndMAC: (fields: ArraySlice<UInt8>, mac: ArraySlice<UInt8>) {
         let macEnd = bytes.count - Self.signatureLength
