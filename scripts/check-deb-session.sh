@@ -96,11 +96,16 @@ entries=$(python3 /tmp/nautilusdriver.py "$extension" "file://$samples/pier.png"
     fail "the GNOME Files extension did not load"
 [[ $entries == *'"Share with Ferry…"'* ]] || fail "the GNOME Files extension offers no entry: $entries"
 count_shares() { ferry shares --json | python3 -c 'import json, sys; print(len(json.load(sys.stdin)))'; }
-before=$(count_shares)
+before=$(count_shares) || fail "ferry shares --json failed"
 python3 /tmp/nautilusdriver.py "$extension" --activate "file://$samples/pier.png" "file://$samples/timetable.txt" \
     >/dev/null || fail "the GNOME Files entry could not be activated"
-after=$(count_shares)
+after=$(count_shares) || fail "ferry shares --json failed"
 ((after == before + 1)) || fail "activating the GNOME Files entry made $((after - before)) shares, not one"
+share=$(ferry shares --json | python3 -c 'import json, sys; print(json.dumps(json.load(sys.stdin)[0]))') ||
+    fail "ferry shares --json failed"
+[[ $share == *'"pier.png"'* && $share == *'"timetable.txt"'* ]] &&
+    grep -Eq '"action" *: *"send-multiple"' <<<"$share" ||
+    fail "GNOME Files' entry: the share does not hold both files: $share"
 ok "GNOME Files' \"Share with Ferry…\" shares two selected files as one share"
 
 # --- The command line and its manual ---------------------------------------------------------------

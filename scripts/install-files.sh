@@ -81,6 +81,12 @@ while read -r kind source dest file_mode; do
         uninstall)
             if [[ $kind == catalogues ]]; then for lang in $langs; do rm -f "$destdir${full//\{lang\}/$lang}"; done
             else rm -f "$target"; fi
+            # A Python module (GNOME Files' extension) leaves its bytecode where it was imported from.
+            if [[ $target == *.py ]]; then
+                cache="$(dirname "$target")/__pycache__"
+                rm -f "$cache/$(basename "${target%.py}")".*.pyc
+                rmdir "$cache" 2>/dev/null || true
+            fi
             continue ;;
     esac
     case $kind in

@@ -41,6 +41,11 @@ class FileInfo(GObject.Object, Nautilus.FileInfo):
     def do_is_gone(self) -> bool:
         return False
 
+    def do_get_activation_uri(self) -> str:
+        # What Nautilus answers for a file that stands for another (recent:, trash:): its target.
+        info = self.file.query_info("standard::target-uri", Gio.FileQueryInfoFlags.NONE, None)
+        return info.get_attribute_string("standard::target-uri") or self.file.get_uri()
+
 
 def main() -> None:
     path, arguments = sys.argv[1], sys.argv[2:]
@@ -52,8 +57,8 @@ def main() -> None:
     providers = [cls for cls in vars(extension).values()
                  if isinstance(cls, type) and issubclass(cls, Nautilus.MenuProvider) and cls is not Nautilus.MenuProvider]
     items = [item for provider in providers for item in provider().get_file_items([FileInfo(u) for u in uris])]
-    print(json.dumps([{"name": i.props.name, "label": i.props.label, "icon": i.props.icon} for i in items]),
-          flush=True)
+    print(json.dumps([{"name": i.props.name, "label": i.props.label, "icon": i.props.icon} for i in items],
+                     ensure_ascii=False), flush=True)
     if activate and items:
         loop = GLib.MainLoop()
         opened = extension.FerryShareMenu._opened
