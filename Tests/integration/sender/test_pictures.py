@@ -15,7 +15,8 @@ import pytest
 
 from eventschemas import schema_errors
 from ferryenv import EX_OK
-from matrixflow import sign_in, signed_in_session
+from hostileproxy import HostileProxy
+from matrixflow import sign_in, sign_in_call, signed_in_session
 from nioreaders import READERS
 
 
@@ -199,6 +200,34 @@ def test_a_picture_no_decoder_can_read_still_arrives_whole(sender, homeserver):
     content = event["content"]
     assert (content["msgtype"], content["info"]["mimetype"]) == ("m.file", "image/heif")
     assert homeserver.download(user.token, content["url"]) == heif
+
+
+def test_a_thumbnail_whose_upload_keeps_failing_is_left_out_and_the_picture_goes(new_session, homeserver):
+    # Given a server whose media store fails every thumbnail upload (502), and only those
+    proxy = HostileProxy(homeserver).start()
+    failing = proxy.answer("POST", r"/_matrix/media/v3/upload\?.*filename=thumbnail", status=502,
+                           body={"errcode": "M_UNKNOWN", "error": "media store away"}, times=100)
+    user = homeserver.new_user("thumbless")
+    session = new_session(FERRY_RETRY_MAX_SECONDS="2")
+    sign_in_call(session, homeserver=proxy.base_url, user=user.user_id, password=user.password).expect_ok()
+    room = homeserver.create_room(user.token, name="No thumbnails")
+    photo = magick("-size", "1600x1200", "gradient:red-blue", output="jpeg:-")
+    path = session.files / "harbour.jpg"
+    path.write_bytes(photo)
+    try:
+        # When a large photo is shared
+        done = session.ferry("send", path, "--to", room)
+        assert done.returncode == EX_OK, done.stderr
+    finally:
+        proxy.stop()
+
+    # Then, after the first two attempts waited for the thumbnail, the third sent the photo without it
+    assert failing.hits == 3
+    [event] = homeserver.messages(user.token, room)
+    info = event["content"]["info"]
+    assert "thumbnail_url" not in info and "thumbnail_info" not in info
+    assert (info["w"], info["h"]) == (1600, 1200)
+    assert homeserver.download(user.token, event["content"]["url"]) == photo
 
 
 @pytest.fixture(scope="module")
