@@ -172,36 +172,21 @@ public struct RoomEvents: Sendable {
         return found
     }
 
-    /// One Megolm event a device sent, as the room holds it: enough to read its message index.
+    /// One Megolm event as the room holds it: enough to read its message index.
     public struct SentMegolm: Sendable, Equatable {
         public var sessionID: String
         public var ciphertext: String
-        public var deviceID: String?
     }
 
     /// The newest `m.room.encrypted` events `sender` sent into the room (at most `limit`, newest
     /// first), each with its session id and ciphertext. What the server answers is only a hint:
     /// the caller checks each message's signature before it believes an index.
     public func sentMegolm(in roomID: String, by sender: String, limit: Int) async throws(MatrixError) -> [SentMegolm] {
-        struct Content: Decodable {
-            var session_id: String?
-            var ciphertext: String?
-            var device_id: String?
-            var algorithm: String?
-            // Content is whatever the sender put there: an odd field never fails the page.
-            init(from decoder: Decoder) {
-                let keys = try? decoder.container(keyedBy: CodingKeys.self)
-                session_id = try? keys?.decodeIfPresent(String.self, forKey: .session_id)
-                ciphertext = try? keys?.decodeIfPresent(String.self, forKey: .ciphertext)
-                device_id = try? keys?.decodeIfPresent(String.self, forKey: .device_id)
-                algorithm = try? keys?.decodeIfPresent(String.self, forKey: .algorithm)
-            }
-            enum CodingKeys: String, CodingKey { case session_id, ciphertext, device_id, algorithm }
-        }
         struct Event: Decodable {
             var sender: String?
             var type: String?
-            var content: Content?
+            // Content is whatever the sender put there: read leniently, an odd field never fails the page.
+            var content: LenientJSON?
         }
         struct Page: Decodable { var chunk: [Event]? }
         let path = "/_matrix/client/v3/rooms/\(MatrixHTTP.percentEncoded(roomID))/messages"
@@ -209,11 +194,11 @@ public struct RoomEvents: Sendable {
         let query = [("dir", "b"), ("limit", "\(max(1, min(limit, 1000)))"), ("filter", filter)]
         let page = try await http.call(.GET, path, query: query, as: Page.self)
         return (page.chunk ?? []).compactMap { event in
-            guard event.sender == sender, event.type == "m.room.encrypted", let content = event.content,
-                content.algorithm == "m.megolm.v1.aes-sha2", let session = content.session_id,
-                let ciphertext = content.ciphertext
+            guard event.sender == sender, event.type == "m.room.encrypted", let content = event.content?.value,
+                content["algorithm"]?.stringValue == "m.megolm.v1.aes-sha2",
+                let session = content["session_id"]?.stringValue, let ciphertext = content["ciphertext"]?.stringValue
             else { return nil }
-            return SentMegolm(sessionID: session, ciphertext: ciphertext, deviceID: content.device_id)
+            return SentMegolm(sessionID: session, ciphertext: ciphertext)
         }
     }
 
