@@ -73,6 +73,7 @@ help:
 
 build: $(if $(filter release,$(CONFIG)),$(STATIC_CXX_DIR)/libstdc++.a)
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS)
+	scripts/build-kde-plugin.sh
 
 $(STATIC_CXX_DIR)/libstdc++.a:
 	@archive=$$(clang -print-file-name=libstdc++.a); \
@@ -108,6 +109,7 @@ check: deps
 	$(MAKE) --no-print-directory unit-tests
 	$(MAKE) --no-print-directory install PREFIX="$(CHECK_PREFIX)" CONFIG=debug
 	$(MAKE) --no-print-directory check-desktop
+	scripts/build-kde-plugin.sh --with-driver
 	$(MAKE) --no-print-directory integration-tests
 
 unit-tests:

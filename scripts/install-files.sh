@@ -44,6 +44,9 @@ dbus_dir() {
 }
 dbus_services=$(dbus_dir session_bus_services_dir share/dbus-1/services)
 dbus_interfaces=$(dbus_dir interfaces_dir share/dbus-1/interfaces)
+# Qt 5's plugin directory as Debian's Qt has it (lib/<multiarch>/qt5/plugins), under any prefix.
+multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch 2>/dev/null || true)
+qt5_plugins=lib/${multiarch:+$multiarch/}qt5/plugins
 
 # PREFIX=/usr is the distribution's own place (the Debian package): there, the directories its
 # systemd and zsh look in; elsewhere, the ones they search under any prefix (see the list).
@@ -67,6 +70,7 @@ while read -r kind source dest file_mode; do
     dest=${dest//\{systemd-user-units\}/$systemd_user_units}
     dest=${dest//\{zsh-completions\}/$zsh_completions}
     dest=${dest//\{xdg-autostart\}/$xdg_autostart}
+    dest=${dest//\{qt5-plugins\}/$qt5_plugins}
     # An absolute destination (the autostart directory under /etc) does not go under the prefix.
     [[ $dest == /* ]] && full=$dest || full="$prefix/$dest"
     target="$destdir$full"
@@ -93,6 +97,11 @@ while read -r kind source dest file_mode; do
         program|completion)
             [[ -n $bin_dir ]] || { echo "install-files: --bin-dir is needed to install $dest" >&2; exit 64; } ;;
     esac
+    # An optional part (the KDE plugin) whose build dependencies were missing: `make` said so.
+    if [[ $kind == plugin && ! -f $root/$source ]]; then
+        echo "  skipped $target ($source was not built)"
+        continue
+    fi
     [[ $kind == catalogues ]] || install -d "$(dirname "$target")"
     case $kind in
         program)
@@ -127,7 +136,7 @@ while read -r kind source dest file_mode; do
                 echo "  installed $mo"
             done < "$root/$source/LINGUAS"
             continue ;;
-        file)
+        file|plugin)
             install -m "${file_mode:-0644}" "$root/$source" "$target" ;;
         completion)
             [[ -x $bin_dir/ferry ]] || { echo "install-files: $bin_dir/ferry is not built" >&2; exit 66; }

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Builds Ferry's KDE Purpose plugin (plugins/kde-purpose) into build/kde-purpose when its build
+# dependencies are installed, and says in one line that it skipped it when they are not: the rest
+# of Ferry builds and installs without it. `make` calls this after the Swift build.
+#
+#   scripts/build-kde-plugin.sh [--with-driver]   --with-driver: also the tests' purpose-driver
+#
+# The compiler flags come from the environment (CXXFLAGS, LDFLAGS), so the Debian package's build
+# gets dpkg-buildflags' hardening as for any CMake project.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+build="$root/build/kde-purpose"
+driver=OFF
+[[ ${1-} == --with-driver ]] && driver=ON
+
+missing=()
+command -v cmake >/dev/null || missing+=(cmake)
+[[ -e /usr/share/ECM/cmake/ECMConfig.cmake ]] || missing+=(extra-cmake-modules)
+pkg-config --exists Qt5DBus 2>/dev/null || missing+=(qtbase5-dev)
+compgen -G "/usr/lib/*/cmake/KF5Purpose/KF5PurposeConfig.cmake" >/dev/null || missing+=(libkf5purpose-dev)
+if ((${#missing[@]})); then
+    echo "KDE Purpose plugin not built (for KDE's Share menu, install ${missing[*]})"
+    exit 0
+fi
+
+# Configured once (and again when the driver is asked for); CMake rebuilds what changed.
+configured=false
+[[ -f $build/CMakeCache.txt ]] && configured=true
+[[ $driver == ON ]] && ! grep -qx "FERRY_PURPOSE_DRIVER:BOOL=ON" "$build/CMakeCache.txt" 2>/dev/null && configured=false
+if ! $configured; then
+    cmake -S "$root/plugins/kde-purpose" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        -DFERRY_PURPOSE_DRIVER="$driver" > "$build.configure.log" ||
+        { cat "$build.configure.log" >&2; exit 1; }
+fi
+cmake --build "$build" -- --no-print-directory
