@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Builds the Debian package dist/ferry_<version>_<arch>.deb from the current work tree and checks it
-# (scripts/check-deb-contents.sh: lintian, the file list, the validators). `make deb` calls this. Prints
-# the package's path alone on standard output; progress and findings go to standard error. Fails when a
-# check fails, lintian's warnings included.
+# Builds the Debian packages dist/ferry_<version>_<arch>.deb and dist/ferry-kde_<version>_<arch>.deb (the
+# KDE Purpose plugin) from the current work tree and checks them (scripts/check-deb-contents.sh: lintian,
+# the file list, the validators). `make deb` calls this. Prints the packages' paths, one per line, ferry's
+# first, on standard output; progress and findings go to standard error. Fails when a check fails,
+# lintian's warnings included.
 #
 # The build happens in a copy of the tree under build/deb/ (git-ignored), with packaging/debian as its
 # debian/ directory, so the work tree stays clean. The copy keeps its SwiftPM build directory between runs,
@@ -35,7 +36,7 @@ version=$(dpkg-parsechangelog -l "$repo/packaging/debian/changelog" -S Version)
 arch=$(dpkg --print-architecture)
 work="$repo/build/deb"
 src="$work/ferry-$version"
-deb="ferry_${version}_${arch}.deb"
+debs=("ferry_${version}_${arch}.deb" "ferry-kde_${version}_${arch}.deb")
 
 # A fresh copy of every file git would see (tracked or new, not ignored), keeping the copy's .build.
 say "copying the work tree to ${src#"$repo"/}"
@@ -54,8 +55,8 @@ if ! (cd "$src" && dpkg-checkbuilddeps) 2>/dev/null; then
     apt_get build-dep "$src"
 fi
 
-say "building $deb"
-rm -f "$work"/ferry_* "$work"/ferry-dbgsym_*
+say "building ${debs[*]}"
+rm -f "$work"/ferry_* "$work"/ferry-dbgsym_* "$work"/ferry-kde_* "$work"/ferry-kde-dbgsym_*
 (cd "$src" && dpkg-buildpackage -b -us -uc) >&2
 
 # debian/copyright names each SwiftPM package whose code is linked into the installed programs (ferry,
@@ -79,11 +80,15 @@ extra=$(comm -13 <(echo "$linked") <(echo "$listed"))
 [[ -z "$extra" ]] || fail "in packaging/debian/copyright but not linked into $(echo $programs): $(echo $extra)"
 
 mkdir -p "$repo/dist"
-cp "$work/$deb" "$repo/dist/$deb"
-say "built dist/$deb ($(du -h "$repo/dist/$deb" | cut -f1))"
+built=()
+for deb in "${debs[@]}"; do
+    cp "$work/$deb" "$repo/dist/$deb"
+    say "built dist/$deb ($(du -h "$repo/dist/$deb" | cut -f1))"
+    built+=("$repo/dist/$deb")
+done
 
-say "checking dist/$deb"
-# The copy's own check, so that the package is held to the install list it was built from, even when
-# the work tree has changed since.
-"$src/scripts/check-deb-contents.sh" "$repo/dist/$deb" || fail "dist/$deb fails its checks (above)"
-echo "$repo/dist/$deb"
+say "checking ${debs[*]}"
+# The copy's own check, so that the packages are held to the install list they were built from, even
+# when the work tree has changed since.
+"$src/scripts/check-deb-contents.sh" "${built[@]}" || fail "the packages fail their checks (above)"
+printf '%s\n' "${built[@]}"

@@ -2,7 +2,8 @@
 # The part of check-deb.sh that runs inside the chroot, as an ordinary user with a clean environment:
 # a private session bus; `gio open` on a PNG, which must reach Ferry through the desktop database the
 # package's triggers built and D-Bus activation; the file managers' entries run as their file managers
-# would, on two files at once (GNOME Files' extension through Nautilus's introspection API); `ferry --version`; the bash completion; `man -w ferry`. Everything comes from the installed
+# would, on two files at once (GNOME Files' extension through Nautilus's introspection API); KDE's Share
+# menu through Purpose; `ferry --version`; the bash completion; `man -w ferry`. Everything comes from the installed
 # package: nothing here knows where Ferry lives except through the files it installed.
 #
 #   check-deb-session.sh EXPECTED-VERSION
@@ -107,6 +108,25 @@ share=$(ferry shares --json | python3 -c 'import json, sys; print(json.dumps(jso
     grep -Eq '"action" *: *"send-multiple"' <<<"$share" ||
     fail "GNOME Files' entry: the share does not hold both files: $share"
 ok "GNOME Files' \"Share with Ferry…\" shares two selected files as one share"
+
+# KDE's Share menu: ferry-kde's Purpose plugin, found and run by Purpose's own model and jobs (the
+# tests' purpose-driver does what Spectacle's and Okular's menu do), on a PNG and on a browser's link.
+export QT_QPA_PLATFORM=offscreen
+png_input="{\"urls\": [\"file://$samples/pier.png\"], \"mimeType\": \"image/png\"}"
+offered=$(/tmp/purpose-driver list Export "$png_input") || fail "Purpose could not list its alternatives"
+[[ $offered == *'"id":"ferryplugin"'* && $offered == *'"name":"Ferry"'* ]] ||
+    fail "KDE's Share menu does not offer Ferry for a PNG: $offered"
+before=$(count_shares) || fail "ferry shares --json failed"
+result=$(/tmp/purpose-driver run Export "$png_input" ferryplugin) || fail "Ferry's entry in KDE's Share menu failed: $result"
+after=$(count_shares) || fail "ferry shares --json failed"
+((after == before + 1)) || fail "KDE's Share menu made $((after - before)) shares, not one"
+share=$(ferry shares --json | python3 -c 'import json, sys; print(json.dumps(json.load(sys.stdin)[0]))')
+[[ $share == *'"pier.png"'* && $result == *'"ferryShareId"'* ]] || fail "KDE's Share menu: the share is not the PNG: $share"
+/tmp/purpose-driver run ShareUrl '{"urls": ["https://example.org/pier"], "title": "The pier"}' ferryplugin >/dev/null ||
+    fail "Ferry's entry in KDE's Share menu failed on a link"
+share=$(ferry shares --json | python3 -c 'import json, sys; print(json.dumps(json.load(sys.stdin)[0]))')
+[[ $share == *'"https://example.org/pier"'* ]] || fail "KDE's Share menu: the share is not the link: $share"
+ok "KDE's Share menu offers Ferry and shares a PNG and a link through it"
 
 # --- The command line and its manual ---------------------------------------------------------------
 version=$(ferry --version)

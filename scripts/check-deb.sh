@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# Proves the Debian package works on a clean Debian 12: builds the .deb (scripts/build-deb.sh, which also
-# lints it), installs it with apt into a fresh bookworm chroot (apt resolves the dependencies), then, on a
-# session bus inside (scripts/check-deb-session.sh), shares a PNG through `gio open` and D-Bus activation,
-# runs the file managers' entries on two files, checks `ferry --version` and `man -w ferry`; finally
-# purges the package and checks that nothing of Ferry's is left in /usr, /etc or the desktop database.
+# Proves the Debian packages work on a clean Debian 12: builds ferry and ferry-kde (scripts/build-deb.sh,
+# which also lints them), installs them with apt into a fresh bookworm chroot (apt resolves the
+# dependencies), then, on a session bus inside (scripts/check-deb-session.sh), shares a PNG through
+# `gio open` and D-Bus activation, runs the file managers' entries on two files and KDE's Share menu on a
+# PNG and a link, checks `ferry --version` and `man -w ferry`; finally purges both packages and checks
+# that nothing of Ferry's is left in /usr, /etc or the desktop database.
 # `make check-deb` and .ci/run call this.
 #
-#   scripts/check-deb.sh [--deb FILE] [--prepare] [--rebuild-base] [--keep]
+#   scripts/check-deb.sh [--deb FERRY.deb --deb FERRY-KDE.deb] [--prepare] [--rebuild-base] [--keep]
 #
-#   --deb FILE       check this package instead of building one with scripts/build-deb.sh
+#   --deb FILE       check these packages (both) instead of building them with scripts/build-deb.sh
 #   --prepare        only make sure the cached base chroot exists (warms a CI cache), then stop
 #   --rebuild-base   throw the cached base chroot away and bootstrap a new one
 #   --keep           leave the run's chroot in place for a look afterwards (mounts are removed all the same)
@@ -28,13 +29,13 @@ base="$cache/$suite-minbase"
 base_stamp="$base/.ferry-check-deb-base"
 archives="$cache/archives"
 
-deb=""
+debs=()
 prepare=false
 rebuild_base=false
 keep=false
 while (($#)); do
     case "$1" in
-        --deb) deb=$(realpath "$2"); shift 2 ;;
+        --deb) debs+=("$(realpath "$2")"); shift 2 ;;
         --prepare) prepare=true; shift ;;
         --rebuild-base) rebuild_base=true; shift ;;
         --keep) keep=true; shift ;;
@@ -47,14 +48,19 @@ say() { printf '\n==> %s\n' "$*" >&2; }
 fail() { printf 'check-deb: FAIL: %s\n' "$*" >&2; exit 1; }
 started=$SECONDS
 
-# The package is built by the caller (it needs their Swift toolchain and SwiftPM cache); only then root.
-if [[ -z "$deb" && "$prepare" == false ]]; then
-    say "building the package"
-    deb=$("$here/build-deb.sh")
+# The packages are built by the caller (it needs their Swift toolchain and SwiftPM cache), and so is the
+# tests' purpose-driver that runs KDE's Share menu in the chroot; only then root.
+if ! $prepare; then
+    if ((${#debs[@]} == 0)); then
+        say "building the packages"
+        mapfile -t debs < <("$here/build-deb.sh")
+    fi
+    say "building the tests' purpose-driver"
+    "$here/build-kde-plugin.sh" --with-driver >&2
 fi
 if ((EUID != 0)); then
     args=()
-    [[ -n "$deb" ]] && args+=(--deb "$deb")
+    for deb in "${debs[@]}"; do args+=(--deb "$deb"); done
     $prepare && args+=(--prepare)
     $rebuild_base && args+=(--rebuild-base)
     $keep && args+=(--keep)
@@ -115,7 +121,9 @@ else
 fi
 $prepare && exit 0
 
-[[ -f "$deb" ]] || fail "no package at '$deb'"
+((${#debs[@]} == 2)) || fail "two packages to check (ferry and ferry-kde), not ${#debs[@]}"
+for deb in "${debs[@]}"; do [[ -f "$deb" ]] || fail "no package at '$deb'"; done
+deb=${debs[0]}
 mkdir -p "$archives/partial"
 run=$(mktemp -d "$cache/run.XXXXXX")
 root="$run/root"
@@ -180,15 +188,18 @@ in_chroot apt-get install -y -q --no-install-recommends libglib2.0-bin dbus-daem
     desktop-file-utils shared-mime-info >&2
 echo "installed in $((SECONDS - t)) s" >&2
 
-say "installing $(basename "$deb") with apt"
+say "installing $(basename -a "${debs[@]}" | tr '\n' ' ')with apt"
 t=$SECONDS
-cp "$deb" "$root/tmp/"
-in_chroot apt-get install -y -q "/tmp/$(basename "$deb")" >&2
-[[ $(in_chroot dpkg-query -W -f '${db:Status-Status}' ferry) == installed ]] || fail "ferry is not installed"
+cp "${debs[@]}" "$root/tmp/"
+in_chroot apt-get install -y -q $(printf '/tmp/%s ' $(basename -a "${debs[@]}")) >&2
+for package in ferry ferry-kde; do
+    [[ $(in_chroot dpkg-query -W -f '${db:Status-Status}' $package) == installed ]] || fail "$package is not installed"
+done
 echo "installed in $((SECONDS - t)) s" >&2
 
-say "every shared library the installed executables need is there"
-missing=$(in_chroot sh -c 'for f in $(dpkg -L ferry); do [ -f "$f" ] && [ -x "$f" ] && ldd "$f" 2>/dev/null; done' |
+say "every shared library the installed executables and the plugin need is there"
+missing=$(in_chroot sh -c 'for f in $(dpkg -L ferry ferry-kde); do
+        [ -f "$f" ] && { [ -x "$f" ] || [ "${f%.so}" != "$f" ]; } && ldd "$f" 2>/dev/null; done' |
     grep 'not found' || true)
 [[ -z "$missing" ]] || fail "missing libraries: $missing"
 
@@ -228,20 +239,23 @@ grep -qx 'BusName=io.github.ferryshare.Ferry' "$root/usr/lib/systemd/user/$unit"
 say "a session: gio open, the file managers' entries, ferry --version, man"
 install -m 0755 "$here/check-deb-session.sh" "$root/tmp/check-deb-session.sh"
 install -m 0644 "$here/../Tests/integration/nautilusdriver.py" "$root/tmp/nautilusdriver.py"
+install -m 0755 "$here/../build/kde-purpose/purpose-driver" "$root/tmp/purpose-driver"
 chroot --userspec=1000:1000 "$root" /usr/bin/env -i PATH=/usr/bin:/bin LANG=C.UTF-8 \
     HOME=/home/tester USER=tester /tmp/check-deb-session.sh "$(dpkg-deb -f "$deb" Version)" ||
     fail "the session check failed"
 
-say "purging the package"
+say "purging the packages"
 pids=$(chroot_processes)
 [[ -z "$pids" ]] || { kill $pids 2>/dev/null; sleep 0.5; }
-in_chroot apt-get purge -y -q ferry >&2
+in_chroot apt-get purge -y -q ferry ferry-kde >&2
 left=$(in_chroot find /usr /etc -iname '*ferry*')
 [[ -z "$left" ]] || fail "left in /usr or /etc after purge: $left"
 if [[ -f "$root/usr/share/applications/mimeinfo.cache" ]] &&
     grep -q ferryshare "$root/usr/share/applications/mimeinfo.cache"; then
     fail "the desktop database still offers Ferry after purge"
 fi
-in_chroot dpkg -s ferry >/dev/null 2>&1 && fail "dpkg still knows ferry after purge"
+for package in ferry ferry-kde; do
+    in_chroot dpkg -s $package >/dev/null 2>&1 && fail "dpkg still knows $package after purge"
+done
 
 say "check-deb passed in $((SECONDS - started)) s"

@@ -2,7 +2,8 @@
 # Installs (or lists, or removes) the files named in data/install-files.list.
 #
 #   scripts/install-files.sh --prefix PREFIX [--destdir DIR] --bin-dir DIR   install
-#   scripts/install-files.sh --prefix PREFIX --list                          print destinations
+#   scripts/install-files.sh --prefix PREFIX --list [--kinds]                print destinations
+#                                                                            (--kinds: each after its kind)
 #   scripts/install-files.sh --prefix PREFIX [--destdir DIR] --uninstall     remove them
 #
 # --prefix is where Ferry will run from: @BINDIR@ in templates becomes PREFIX/bin.
@@ -13,7 +14,7 @@ set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 manifest="$root/data/install-files.list"
-prefix= destdir= bin_dir= mode=install
+prefix= destdir= bin_dir= mode=install kinds=false
 
 usage() { sed -n '2,10s/^# \{0,1\}//p' "$0" >&2; exit 64; }
 while (($#)); do
@@ -22,6 +23,7 @@ while (($#)); do
         --destdir) destdir=${2-}; shift 2 ;;
         --bin-dir) bin_dir=${2:?}; shift 2 ;;
         --list) mode=list; shift ;;
+        --kinds) kinds=true; shift ;;
         --uninstall) mode=uninstall; shift ;;
         *) usage ;;
     esac
@@ -79,8 +81,10 @@ while read -r kind source dest file_mode; do
     fi
     case $mode in
         list)
-            if [[ $kind == catalogues ]]; then for lang in $langs; do echo "${full//\{lang\}/$lang}"; done
-            else echo "$full"; fi
+            label=
+            $kinds && label="$kind "
+            if [[ $kind == catalogues ]]; then for lang in $langs; do echo "$label${full//\{lang\}/$lang}"; done
+            else echo "$label$full"; fi
             continue ;;
         uninstall)
             if [[ $kind == catalogues ]]; then for lang in $langs; do rm -f "$destdir${full//\{lang\}/$lang}"; done

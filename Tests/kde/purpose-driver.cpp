@@ -7,15 +7,20 @@
 //                                                        KDE_PURPOSE_LOCAL_JOBS is set); prints the
 //                                                        job's result; exit 1 when it failed
 //   purpose-driver menu PLUGIN-TYPE INPUT-JSON PNG       renders the Share menu (Purpose::Menu,
-//                                                        the widget Okular and Gwenview show) to PNG
+//                                                        the widget Okular and Gwenview show) to PNG;
+//                                                        prints its entries' texts, "(no icon)" after
+//                                                        one whose icon was not found
 //
 // INPUT-JSON is the input Purpose is given, e.g. {"urls": ["file:///tmp/a.png"], "mimeType": "image/png"}.
 
+#include <QAction>
 #include <QApplication>
+#include <QIcon>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QPixmap>
+#include <QStandardPaths>
 #include <QTextStream>
 #include <QTimer>
 #include <purpose/alternativesmodel.h>
@@ -83,10 +88,25 @@ int run(QApplication &app, Purpose::AlternativesModel &model, const QString &plu
 
 int menu(Purpose::AlternativesModel &source, const QString &pngPath)
 {
+    // Off screen there is no desktop to name an icon theme and where themes are: KDE's own, in the
+    // XDG data directories (Qt falls back to hicolor, where Ferry's icon is, without Breeze).
+    if (QIcon::themeName().isEmpty()) {
+        QStringList paths;
+        for (const QString &directory : QStandardPaths::standardLocations(QStandardPaths::GenericDataLocation)) {
+            paths << directory + QStringLiteral("/icons");
+        }
+        QIcon::setThemeSearchPaths(paths);
+        QIcon::setThemeName(QStringLiteral("breeze"));
+    }
     Purpose::Menu menu;
-    menu.model()->setPluginType(source.pluginType());
     menu.model()->setInputData(source.inputData());
+    menu.model()->setPluginType(source.pluginType());
     menu.reload();
+    QJsonArray entries;
+    for (const QAction *action : menu.actions()) {
+        entries.append(QString(action->text() + (action->icon().isNull() ? QStringLiteral(" (no icon)") : QString())));
+    }
+    printLine({{QStringLiteral("entries"), entries}});
     menu.adjustSize();
     return menu.grab().save(pngPath, "PNG") ? 0 : fail(QStringLiteral("could not write %1").arg(pngPath));
 }
@@ -103,9 +123,10 @@ int main(int argc, char **argv)
     if (!input.isObject()) {
         return fail(QStringLiteral("INPUT-JSON is not a JSON object"));
     }
+    // The input first: the model loads its alternatives when the plugin type is set.
     Purpose::AlternativesModel model;
-    model.setPluginType(arguments.at(2));
     model.setInputData(input.object());
+    model.setPluginType(arguments.at(2));
 
     const QString command = arguments.at(1);
     if (command == QLatin1String("list")) {

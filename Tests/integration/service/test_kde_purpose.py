@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from matrixflow import complete_share, signed_in_session, wait_until_sent
 ROOT = Path(__file__).resolve().parents[3]
 DRIVER = Path(os.environ.get("FERRY_PURPOSE_DRIVER", ROOT / "build" / "kde-purpose" / "purpose-driver"))
 PLUGIN_ID = "ferryplugin"
+SCREENSHOTS = ROOT / "data" / "screenshots"
 
 pytestmark = pytest.mark.skipif(not DRIVER.exists(), reason="needs purpose-driver (make check builds it)")
 
@@ -133,3 +135,22 @@ def test_a_file_ferry_refuses_is_the_jobs_error_in_ferrys_words(new_session):
     assert "moved-away.png" in result["errorText"]
     assert set(session.share_ids()) == before
     assert session.service_running()
+
+
+def test_the_share_menu_shows_ferry_with_its_icon(new_session, tmp_path):
+    """Purpose's own menu widget (Okular's and Gwenview's Share menu), drawn off screen;
+    FERRY_UPDATE_SCREENSHOTS=1 keeps the picture in data/screenshots for the README."""
+    session = new_session()
+    photo = write_png(session.files / "screenshot.png")
+    picture = tmp_path / "kde-share-menu.png"
+
+    done = purpose(session, "menu", "Export", {"urls": [file_uri(photo)], "mimeType": "image/png"}, str(picture),
+                   env={"QT_SCALE_FACTOR": "2"})
+
+    assert done.returncode == 0, done.stderr
+    entries = json.loads(done.stdout.splitlines()[0])["entries"]
+    # Ferry's entry is there, with the icon the package installs into hicolor
+    assert "Ferry" in entries, entries
+    assert picture.read_bytes().startswith(b"\x89PNG")
+    if os.environ.get("FERRY_UPDATE_SCREENSHOTS") == "1":
+        shutil.copy(picture, SCREENSHOTS / picture.name)
