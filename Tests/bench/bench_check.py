@@ -285,12 +285,22 @@ def anon_mb(pid: int) -> float:
     return 0.0
 
 
+def private_figures(name: str, samples: list[dict[str, float]]) -> dict[str, dict]:
+    """USS, Private_Dirty and RssAnon (bench_service.private_memory_mb) of one process, the median
+    of its samples, as figures NAME-uss, NAME-private-dirty and NAME-rss-anon."""
+    figures = {}
+    for kind in ("uss", "private-dirty", "rss-anon"):
+        values = [sample[kind] for sample in samples]
+        figures[f"{name}-{kind}"] = {"value": round(statistics.median(values), 1), "runs": [round(v, 1) for v in values]}
+    return figures
+
+
 def idle_figures(prefix: Path, work: Path, runs: int = 3) -> dict[str, dict]:
     """VmRSS 2 s after a cold `gio open` (database made before), then 2 s after 200 text shares
     through Share1, signed out (they wait for a sign-in). Median of `runs` sessions. By then the
     service has been quiet long enough to release its code (Lifetime: 500 to 1000 ms after the
     last call), also on a loaded machine."""
-    fresh, after, anon = [], [], {"fresh": [], "after": []}
+    fresh, after, anon, private = [], [], {"fresh": [], "after": []}, []
     for run in range(runs):
         session = FerrySession(prefix=prefix, root=work / f"idle{run}", extra_env={"FERRY_LOG": "notice"}).start()
         try:
@@ -308,6 +318,7 @@ def idle_figures(prefix: Path, work: Path, runs: int = 3) -> dict[str, dict]:
             assert session.name_owner_pid() == pid, "the service restarted during the shares"
             after.append(rss_mb(pid))
             anon["after"].append(anon_mb(pid))
+            private.append(bench_service.private_memory_mb(pid))
         finally:
             session.stop()
 
@@ -317,7 +328,8 @@ def idle_figures(prefix: Path, work: Path, runs: int = 3) -> dict[str, dict]:
     return {"idle-rss-fresh": {"value": round(statistics.median(fresh), 1), "runs": [round(r, 1) for r in fresh],
                                "note": note("fresh")},
             "idle-rss-after-200-shares": {"value": round(statistics.median(after), 1), "runs": [round(r, 1) for r in after],
-                                          "note": note("after")}}
+                                          "note": note("after")},
+            **private_figures("idle-after-200-shares", private)}
 
 
 def signed_in_figure(prefix: Path, work: Path, runs: int = 3) -> dict[str, dict]:
@@ -329,7 +341,7 @@ def signed_in_figure(prefix: Path, work: Path, runs: int = 3) -> dict[str, dict]
     import bench_sender
 
     server = Homeserver(work / "synapse").start()
-    peaks, after = [], []
+    peaks, after, private = [], [], []
     try:
         user = server.new_user("budget")
         room = server.create_room(user.token, name="Budget")
@@ -343,19 +355,23 @@ def signed_in_figure(prefix: Path, work: Path, runs: int = 3) -> dict[str, dict]
                 pid = session.name_owner_pid()
                 peaks.append(bench_sender.peak_rss_mb(pid))
                 after.append((rss_mb(pid), anon_mb(pid)))
+                private.append(bench_service.private_memory_mb(pid))
             finally:
                 session.stop()
     finally:
         server.stop()
     return {"rss-signed-in-sending-text": {"value": round(statistics.median(peaks), 1), "runs": [round(r, 1) for r in peaks],
                                            "note": f"right after: VmRSS {statistics.median(a[0] for a in after):.1f} MB, "
-                                                   f"RssAnon {statistics.median(a[1] for a in after):.1f} MB"}}
+                                                   f"RssAnon {statistics.median(a[1] for a in after):.1f} MB"},
+            **private_figures("signed-in-after-text", private)}
 
 
 def dialog_figure(prefix: Path, runs: int = 3) -> dict[str, dict]:
     import bench_ui
-    rss = bench_ui.measure(prefix, runs)["ui_rss"]
-    return {"dialog-rss-first-frame": {"value": round(statistics.median(rss), 1), "runs": [round(r, 1) for r in rss]}}
+    figures = bench_ui.measure(prefix, runs)
+    rss = figures["ui_rss"]
+    return {"dialog-rss-first-frame": {"value": round(statistics.median(rss), 1), "runs": [round(r, 1) for r in rss]},
+            **private_figures("dialog-first-frame", figures["ui_private"])}
 
 
 # --- the verdict ---------------------------------------------------------------------------------------

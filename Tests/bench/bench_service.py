@@ -43,6 +43,21 @@ def rss_kb(pid: int) -> int:
     return 0
 
 
+def private_memory_mb(pid: int) -> dict[str, float]:
+    """What a system monitor counts as the process's own memory, in MB: the unique set size (its
+    private pages, Private_Clean + Private_Dirty of /proc/PID/smaps_rollup), Private_Dirty (what it
+    wrote: heap, stacks, relocated data) and RssAnon (its anonymous pages, heap and stacks). Unlike
+    VmRSS, none of them falls when a quiet process lets its code pages go, so heap growth shows."""
+    rollup = {}
+    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()[1:]:
+        key, _, rest = line.partition(":")
+        rollup[key] = int(rest.split()[0])
+    anon = next(int(line.split()[1]) for line in Path(f"/proc/{pid}/status").read_text().splitlines()
+                if line.startswith("RssAnon:"))
+    return {"uss": (rollup["Private_Clean"] + rollup["Private_Dirty"]) / 1024,
+            "private-dirty": rollup["Private_Dirty"] / 1024, "rss-anon": anon / 1024}
+
+
 def percentile(values: list[float], fraction: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]

@@ -28,6 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "integration"))
 from ferryenv import APP_ID, FerrySession, variant, wait_for, write_png  # noqa: E402
 from uidesktop import UI_RELATIVE_PATH, start_xvfb  # noqa: E402
 
+import bench_service  # noqa: E402  (private_memory_mb)
+
 
 def rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -83,7 +85,8 @@ def measure(prefix: Path, runs: int) -> dict:
                                           "GTK_A11Y": "none"}).start()
         try:
             assert session.run("xdg-mime", "default", f"{APP_ID}.desktop", "image/png").returncode == 0
-            figures = {"latencies": [], "ui_rss": [], "service_with_dialog": [], "cold": None, "service_idle": None}
+            figures = {"latencies": [], "ui_rss": [], "ui_private": [], "service_with_dialog": [], "cold": None,
+                       "service_idle": None}
             for run in range(runs + 1):
                 picture = write_png(session.files / f"bench{run}.png", seed=run)
                 share_id, latency = open_and_wait_for_frame(session, picture)
@@ -95,6 +98,7 @@ def measure(prefix: Path, runs: int) -> dict:
                 else:
                     figures["latencies"].append(latency)
                     figures["ui_rss"].append(rss_mb(pid))
+                    figures["ui_private"].append(bench_service.private_memory_mb(pid))
                     figures["service_with_dialog"].append(rss_mb(service_pid))
                 # Cancel closes the dialog; ferry-ui exits with its last window.
                 session.gdbus_call("Cancel", variant("s", share_id)).expect_ok()
@@ -120,6 +124,8 @@ def main() -> None:
     report("… the same with the service cold-activated", f"{figures['cold']:.0f} ms", "—")
     report("ferry-ui RSS with the dialog open (cairo), median", f"{statistics.median(figures['ui_rss']):.1f} MB",
            "≤ 100 MB")
+    uss = statistics.median(sample["uss"] for sample in figures["ui_private"])
+    report("… its unique set size (private pages), median", f"{uss:.1f} MB", "—")
     report("service RSS, no dialog open", f"{figures['service_idle']:.1f} MB", "≤ 16 MB")
     report("service RSS with a dialog open, median", f"{statistics.median(figures['service_with_dialog']):.1f} MB",
            "unchanged")
