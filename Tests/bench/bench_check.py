@@ -15,6 +15,7 @@ import datetime
 import json
 import os
 import signal
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -233,6 +234,65 @@ def wall_figure(prefix: Path, bare: Path, work: Path, rounds: int = 135) -> dict
                                 "runs": [round(r, 3) for r in sorted(ratios)],
                                 "note": f"medians: Ferry {statistics.median(ferry_ms):.1f} ms, "
                                         f"bare GApplication {statistics.median(bare_ms):.1f} ms"}}
+
+
+def durable_floor_ms(directory: Path, database: sqlite3.Connection, payload: bytes, n: int) -> float:
+    """The least that committing a one-file share durably costs on this disk, done directly: the file
+    written and fsynced, its directory fsynced, a row inserted and committed in SQLite (WAL,
+    synchronous=FULL), as Ferry's outbox is."""
+    started = time.perf_counter()
+    descriptor = os.open(directory / f"floor{n}.png", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        os.write(descriptor, payload)
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+    descriptor = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+    with database:
+        database.execute("INSERT INTO share (id, body) VALUES (?, ?)", (n, f"floor{n}.png"))
+    return (time.perf_counter() - started) * 1000
+
+
+def warm_figure(prefix: Path, work: Path, rounds: int = 200) -> dict[str, dict]:
+    """A Share of one small picture to the running service, until it answers (the file in Ferry's
+    spool and the share in its outbox, both on disk), against the floor for those writes on the same
+    disk (durable_floor_ms) in paired rounds, alternating which goes first: the median of the
+    per-round ratios. Both are mostly waiting for the disk, which moves both alike."""
+    session = FerrySession(prefix=prefix, root=work / "warm", extra_env={"FERRY_LOG": "notice"}).start()
+    floor_directory = work / "warm" / "floor"
+    floor_directory.mkdir()
+    database = sqlite3.connect(floor_directory / "floor.sqlite")
+    database.execute("PRAGMA journal_mode = WAL")
+    database.execute("PRAGMA synchronous = FULL")
+    database.execute("CREATE TABLE share (id INTEGER PRIMARY KEY, body TEXT NOT NULL)")
+    try:
+        connection = bench_service.connect(session.address)
+        bench_service.timed_share(connection, write_png(session.files / "warm-up.png"))
+        ratios, ferry_ms, floor_ms = [], [], []
+        for n in range(rounds):
+            picture = write_png(session.files / f"warm{n}.png", seed=n)
+            payload = picture.read_bytes()
+            if n % 2 == 0:
+                floor = durable_floor_ms(floor_directory, database, payload, n)
+                ferry = bench_service.timed_share(connection, picture)
+            else:
+                ferry = bench_service.timed_share(connection, picture)
+                floor = durable_floor_ms(floor_directory, database, payload, n)
+            ferry_ms.append(ferry)
+            floor_ms.append(floor)
+            ratios.append(ferry / floor)
+    finally:
+        database.close()
+        session.stop()
+    return {"warm-share-ratio": {"value": round(statistics.median(ratios), 3),
+                                 "runs": [round(r, 3) for r in statistics.quantiles(ratios, n=10)],
+                                 "note": f"medians: Ferry {statistics.median(ferry_ms):.2f} ms, "
+                                         f"floor {statistics.median(floor_ms):.2f} ms; runs: the deciles of "
+                                         f"{rounds} rounds"}}
 
 
 # --- memory ------------------------------------------------------------------------------------------
@@ -463,6 +523,7 @@ def main() -> int:
         measured.update(instruction_figures(prefix, bare, work))
         if not deterministic_only:
             measured.update(wall_figure(prefix, bare, work))
+            measured.update(warm_figure(prefix, work))
             uncache_programs(prefix)
             measured.update(idle_figures(prefix, work))
             uncache_programs(prefix)
