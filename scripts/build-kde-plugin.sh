@@ -5,8 +5,8 @@
 #
 #   scripts/build-kde-plugin.sh [--with-driver]   --with-driver: also the tests' purpose-driver
 #
-# The compiler flags come from the environment (CXXFLAGS, LDFLAGS), so the Debian package's build
-# gets dpkg-buildflags' hardening as for any CMake project.
+# The compiler flags come from the environment (CPPFLAGS, CXXFLAGS, LDFLAGS), so the Debian package's
+# build gets dpkg-buildflags' hardening, _FORTIFY_SOURCE included, as any CMake project does.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,21 +16,28 @@ driver=OFF
 
 missing=()
 command -v cmake >/dev/null || missing+=(cmake)
+command -v c++ >/dev/null || missing+=(g++)
+command -v pkg-config >/dev/null || missing+=(pkgconf)
 [[ -e /usr/share/ECM/cmake/ECMConfig.cmake ]] || missing+=(extra-cmake-modules)
 pkg-config --exists Qt5DBus 2>/dev/null || missing+=(qtbase5-dev)
+compgen -G "/usr/lib/*/cmake/KF5KIO/KF5KIOConfig.cmake" >/dev/null || missing+=(libkf5kio-dev)
 compgen -G "/usr/lib/*/cmake/KF5Purpose/KF5PurposeConfig.cmake" >/dev/null || missing+=(libkf5purpose-dev)
 if ((${#missing[@]})); then
     echo "KDE Purpose plugin not built (for KDE's Share menu, install ${missing[*]})"
+    # An older build must not be installed as if it were this one's.
+    rm -f "$build/ferryplugin.so"
     exit 0
 fi
 
-# Configured once (and again when the driver is asked for); CMake rebuilds what changed.
+# Configured once (and again when the driver is asked for); CMake rebuilds what changed. A configure
+# that failed leaves a cache but no Makefile, so it is tried again.
 configured=false
-[[ -f $build/CMakeCache.txt ]] && configured=true
+[[ -f $build/Makefile ]] && configured=true
 [[ $driver == ON ]] && ! grep -qx "FERRY_PURPOSE_DRIVER:BOOL=ON" "$build/CMakeCache.txt" 2>/dev/null && configured=false
 if ! $configured; then
-    cmake -S "$root/plugins/kde-purpose" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-        -DFERRY_PURPOSE_DRIVER="$driver" > "$build.configure.log" ||
-        { cat "$build.configure.log" >&2; exit 1; }
+    mkdir -p "$build"
+    cmake -S "$root/plugins/kde-purpose" -B "$build" -G "Unix Makefiles" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        -DCMAKE_CXX_FLAGS="${CPPFLAGS-} ${CXXFLAGS-}" -DFERRY_PURPOSE_DRIVER="$driver" > "$build/configure.log" ||
+        { cat "$build/configure.log" >&2; rm -f "$build/CMakeCache.txt"; exit 1; }
 fi
-cmake --build "$build" -- --no-print-directory
+cmake --build "$build"

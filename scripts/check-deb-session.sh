@@ -112,20 +112,31 @@ ok "GNOME Files' \"Share with Ferry…\" shares two selected files as one share"
 # KDE's Share menu: ferry-kde's Purpose plugin, found and run by Purpose's own model and jobs (the
 # tests' purpose-driver does what Spectacle's and Okular's menu do), on a PNG and on a browser's link.
 export QT_QPA_PLATFORM=offscreen
+purpose() { timeout 60 /tmp/purpose-driver "$@"; }
+# The share a job made: the one whose id its result gives, as `ferry shares --json` shows it.
+share_of() {
+    ferry shares --json | python3 -c '
+import json, sys
+result = json.loads(sys.argv[1].splitlines()[-1])
+[share] = [s for s in json.load(sys.stdin) if s["id"] == result["output"]["ferryShareId"]]
+print(json.dumps(share))' "$1"
+}
 png_input="{\"urls\": [\"file://$samples/pier.png\"], \"mimeType\": \"image/png\"}"
-offered=$(/tmp/purpose-driver list Export "$png_input") || fail "Purpose could not list its alternatives"
+offered=$(purpose list Export "$png_input") || fail "Purpose could not list its alternatives"
 [[ $offered == *'"id":"ferryplugin"'* && $offered == *'"name":"Ferry"'* ]] ||
     fail "KDE's Share menu does not offer Ferry for a PNG: $offered"
 before=$(count_shares) || fail "ferry shares --json failed"
-result=$(/tmp/purpose-driver run Export "$png_input" ferryplugin) || fail "Ferry's entry in KDE's Share menu failed: $result"
+result=$(purpose run Export "$png_input" ferryplugin) || fail "Ferry's entry in KDE's Share menu failed: $result"
 after=$(count_shares) || fail "ferry shares --json failed"
 ((after == before + 1)) || fail "KDE's Share menu made $((after - before)) shares, not one"
-share=$(ferry shares --json | python3 -c 'import json, sys; print(json.dumps(json.load(sys.stdin)[0]))')
-[[ $share == *'"pier.png"'* && $result == *'"ferryShareId"'* ]] || fail "KDE's Share menu: the share is not the PNG: $share"
-/tmp/purpose-driver run ShareUrl '{"urls": ["https://example.org/pier"], "title": "The pier"}' ferryplugin >/dev/null ||
-    fail "Ferry's entry in KDE's Share menu failed on a link"
-share=$(ferry shares --json | python3 -c 'import json, sys; print(json.dumps(json.load(sys.stdin)[0]))')
-[[ $share == *'"https://example.org/pier"'* ]] || fail "KDE's Share menu: the share is not the link: $share"
+share=$(share_of "$result") || fail "KDE's Share menu: no share with the id its job gave: $result"
+[[ $share == *'"name": "pier.png"'* ]] || fail "KDE's Share menu: the share is not the PNG: $share"
+result=$(purpose run ShareUrl \
+    '{"urls": ["https://example.org/pier"], "title": "The pier", "mimeType": "text/html"}' ferryplugin) ||
+    fail "Ferry's entry in KDE's Share menu failed on a link: $result"
+share=$(share_of "$result") || fail "KDE's Share menu: no share with the id its job gave: $result"
+[[ $share == *'"text": "https://example.org/pier"'* && $share == *'"subject": "The pier"'* ]] ||
+    fail "KDE's Share menu: the share is not the link with its title: $share"
 ok "KDE's Share menu offers Ferry and shares a PNG and a link through it"
 
 # --- The command line and its manual ---------------------------------------------------------------

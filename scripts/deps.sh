@@ -28,7 +28,7 @@ packages=(
     heif-gdk-pixbuf webp-pixbuf-loader  # the loaders for what phones send (the package recommends them)
     python3-nautilus gir1.2-nautilus-4.0  # GNOME Files' extension, loaded as Nautilus loads it
     # KDE's Share menu: the Purpose plugin's build, and Purpose's own process that runs its jobs
-    cmake extra-cmake-modules qtbase5-dev libkf5coreaddons-dev libkf5purpose-dev libkf5purpose-bin
+    cmake extra-cmake-modules qtbase5-dev libkf5coreaddons-dev libkf5kio-dev libkf5purpose-dev libkf5purpose-bin
     breeze-icon-theme  # KDE's icons, in the Share menu's picture (data/screenshots/kde-share-menu.png)
     fonts-noto-color-emoji  # the emoji of a verification, in the UI tests' screenshots
     # the integration tests (pytest in a venv that sees Debian's pyatspi and gi)

@@ -3,7 +3,7 @@
 #
 #   scripts/install-files.sh --prefix PREFIX [--destdir DIR] --bin-dir DIR   install
 #   scripts/install-files.sh --prefix PREFIX --list [--kinds]                print destinations
-#                                                                            (--kinds: each after its kind)
+#                                                        (--kinds: each after its kind, as in the list)
 #   scripts/install-files.sh --prefix PREFIX [--destdir DIR] --uninstall     remove them
 #
 # --prefix is where Ferry will run from: @BINDIR@ in templates becomes PREFIX/bin.

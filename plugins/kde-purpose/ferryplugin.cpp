@@ -9,13 +9,16 @@
 // constraint), whether the service runs or not: its "dbus:" constraint matches running services
 // only, and Ferry's service runs only while it has work.
 
+#include <KIO/StatJob>
 #include <KPluginFactory>
+#include <KProtocolInfo>
 #include <QDBusConnection>
 #include <QDBusMessage>
 #include <QDBusPendingCallWatcher>
 #include <QDBusPendingReply>
 #include <QJsonArray>
 #include <QStringList>
+#include <QTimer>
 #include <QVariantMap>
 #include <climits>
 #include <purpose/pluginbase.h>
@@ -26,27 +29,22 @@ const QString ferryService = QStringLiteral("io.github.ferryshare.Ferry");
 const QString ferryPath = QStringLiteral("/io/github/ferryshare/Ferry");
 const QString ferryInterface = QStringLiteral("io.github.ferryshare.Ferry.Share1");
 
-// The intent for Ferry's Share. An "Export" (Spectacle, Okular, Gwenview, Dolphin, Kate) always
-// carries "mimeType" with its files' URLs, which Ferry copies (local files and any GVfs scheme).
-// A "ShareUrl" (a browser's page) carries "urls" and "title" only: those are links, so they go as
-// text, a link share when there is one, with the title as its subject.
-QVariantMap intentFor(const QJsonObject &data)
+// What an item of Purpose's "urls" is. Applications put files there (Spectacle, Okular, Gwenview,
+// Dolphin: file:, or any KIO URL), and a browser its page's address, or the text a page shares
+// through navigator.share, whatever Purpose type it asks for and with a "mimeType" in both cases.
+enum class Item { File, KioUrl, Text };
+
+Item kindOf(const QUrl &url)
 {
-    QStringList urls;
-    for (const QJsonValue &url : data.value(QStringLiteral("urls")).toArray()) {
-        urls << url.toString();
+    if (url.isLocalFile()) {
+        return Item::File;
     }
-    QVariantMap intent;
-    if (data.contains(QStringLiteral("mimeType"))) {
-        intent.insert(QStringLiteral("uris"), urls);
-    } else {
-        intent.insert(QStringLiteral("text"), urls.join(QLatin1Char('\n')));
-        const QString title = data.value(QStringLiteral("title")).toString();
-        if (!title.isEmpty()) {
-            intent.insert(QStringLiteral("subject"), title);
-        }
+    const QString scheme = url.scheme();
+    if (scheme.isEmpty() || scheme == QLatin1String("http") || scheme == QLatin1String("https")
+        || !KProtocolInfo::isKnownProtocol(scheme)) {
+        return Item::Text;
     }
-    return intent;
+    return Item::KioUrl;
 }
 }
 
@@ -61,27 +59,97 @@ public:
 
     void start() override
     {
+        for (const QJsonValue &item : data().value(QStringLiteral("urls")).toArray()) {
+            m_items << item.toString();
+        }
+        // Finishing inside start() would report the result before the caller has connected to it.
+        QTimer::singleShot(0, this, &FerryJob::next);
+    }
+
+private:
+    // The items in order: text as text; files as URIs, each KIO-only URL (desktop:/, trash:/,
+    // recentlyused:/, which Ferry cannot read: it reads through GIO) first asked of KIO for the
+    // local file it stands for. Then the share.
+    void next()
+    {
+        while (m_next < m_items.size()) {
+            const QString item = m_items.at(m_next++);
+            const QUrl url(item);
+            switch (kindOf(url)) {
+            case Item::Text:
+                m_texts << item;
+                continue;
+            case Item::File:
+                m_uris << url.toString(QUrl::FullyEncoded);
+                continue;
+            case Item::KioUrl:
+                KIO::StatJob *stat = KIO::mostLocalUrl(url, KIO::HideProgressInfo);
+                connect(stat, &KJob::result, this, [this, url, stat] {
+                    // Not resolved: the URL as it is (smb:, sftp: and the like Ferry reads itself).
+                    m_uris << (stat->error() ? url : stat->mostLocalUrl()).toString(QUrl::FullyEncoded);
+                    next();
+                });
+                return;
+            }
+        }
+        share();
+    }
+
+    void share()
+    {
+        QVariantMap intent;
+        if (!m_uris.isEmpty()) {
+            intent.insert(QStringLiteral("uris"), m_uris);
+        }
+        if (!m_texts.isEmpty()) {
+            // A page's link, a link share in Ferry; with files, the message that goes with them.
+            const QString text = m_texts.join(QLatin1Char('\n'));
+            intent.insert(QStringLiteral("text"), text);
+            const QString title = data().value(QStringLiteral("title")).toString();
+            if (!title.isEmpty() && title != text) {
+                intent.insert(QStringLiteral("subject"), title);
+            }
+        }
+        QDBusConnection bus = QDBusConnection::sessionBus();
+        if (!bus.isConnected()) {
+            // No bus to call on: no reply would ever come, so the job would never finish.
+            finish(bus.lastError().message());
+            return;
+        }
         QDBusMessage call = QDBusMessage::createMethodCall(ferryService, ferryPath, ferryInterface, QStringLiteral("Share"));
-        call << intentFor(data());
+        call << intent;
         // Share answers once every file is in Ferry's spool, which for a large file on a slow
         // network mount takes as long as copying it: no timeout but the person's patience.
-        const QDBusPendingCall pending = QDBusConnection::sessionBus().asyncCall(call, INT_MAX);
-        auto *watcher = new QDBusPendingCallWatcher(pending, this);
+        auto *watcher = new QDBusPendingCallWatcher(bus.asyncCall(call, INT_MAX), this);
         connect(watcher, &QDBusPendingCallWatcher::finished, this, [this](QDBusPendingCallWatcher *finished) {
             finished->deleteLater();
             const QDBusPendingReply<QString> reply = *finished;
             if (reply.isError()) {
-                setError(KJob::UserDefinedError);
-                setErrorText(reply.error().message());
-                setOutput({{QStringLiteral("url"), QString()}});
+                finish(reply.error().message());
             } else {
-                // "url" is what an Export job must give back (a link to what it uploaded); a
-                // share has none until it is delivered, so it is empty, as for other messengers.
-                setOutput({{QStringLiteral("url"), QString()}, {QStringLiteral("ferryShareId"), reply.value()}});
+                finish(QString(), reply.value());
             }
-            emitResult();
         });
     }
+
+    // "url" is what an Export job must give back (a link to what it uploaded); a share has none
+    // until it is delivered, so it is empty, as for other messengers.
+    void finish(const QString &error, const QString &shareId = QString())
+    {
+        if (!error.isEmpty()) {
+            setError(KJob::UserDefinedError);
+            setErrorText(error);
+            setOutput({{QStringLiteral("url"), QString()}});
+        } else {
+            setOutput({{QStringLiteral("url"), QString()}, {QStringLiteral("ferryShareId"), shareId}});
+        }
+        emitResult();
+    }
+
+    QStringList m_items;
+    int m_next = 0;
+    QStringList m_uris;
+    QStringList m_texts;
 };
 
 class FerryPlugin : public Purpose::PluginBase

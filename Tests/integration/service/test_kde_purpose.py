@@ -58,8 +58,20 @@ def test_purpose_offers_ferry_for_a_picture_any_file_and_a_link(new_session):
     for data in ({"urls": [file_uri(photo)], "mimeType": "image/png"},
                  {"urls": [file_uri(photo), file_uri(session.files / "notes.odt")], "mimeType": "application/octet-stream"}):
         entry = alternatives(session, "Export", data)[PLUGIN_ID]
-        assert (entry["name"], entry["action"], entry["icon"]) == ("Ferry", "Ferry", "io.github.ferryshare.Ferry")
-    assert PLUGIN_ID in alternatives(session, "ShareUrl", {"urls": ["https://example.org/"], "title": "Example"})
+        assert (entry["name"], entry["action"], entry["icon"]) == ("Ferry", "Send via Ferry…", "io.github.ferryshare.Ferry")
+    # A browser's page (plasma-browser-integration gives a type too)
+    assert PLUGIN_ID in alternatives(session, "ShareUrl", {"urls": ["https://example.org/"], "title": "Example",
+                                                           "mimeType": "text/html"})
+
+
+def test_the_entry_speaks_the_persons_language(new_session):
+    session = new_session()
+    photo = write_png(session.files / "bildschirmfoto.png")
+    data = {"urls": [file_uri(photo)], "mimeType": "image/png"}
+    for language, action in (("de", "Mit Ferry senden …"), ("fr", "Envoyer avec Ferry…")):
+        locale = {"de": "de_DE.UTF-8", "fr": "fr_FR.UTF-8"}[language]
+        entry = alternatives(session, "Export", data, env={"LANGUAGE": language, "LANG": locale, "LC_ALL": locale})
+        assert entry[PLUGIN_ID]["action"] == action
 
 
 def test_not_offered_where_ferry_is_not_installed(new_session, tmp_path):
@@ -110,7 +122,9 @@ def test_a_link_from_a_browsers_share_menu_becomes_a_link_share(new_session, hom
     room = homeserver.create_room(owner.token, name="Links")
     before = set(session.share_ids())
 
-    status, result = run_ferry(session, "ShareUrl", {"urls": ["https://example.org/harbour"], "title": "The harbour"})
+    # What plasma-browser-integration gives Purpose for a page: its address, title and type
+    status, result = run_ferry(session, "ShareUrl", {"urls": ["https://example.org/harbour"], "title": "The harbour",
+                                                     "mimeType": "text/html"})
 
     assert status == 0, result
     [share_id] = set(session.share_ids()) - before
@@ -121,6 +135,52 @@ def test_a_link_from_a_browsers_share_menu_becomes_a_link_share(new_session, hom
     wait_until_sent(session, [share_id])
     [event] = homeserver.messages(owner.token, room)
     assert "https://example.org/harbour" in event["content"]["body"]
+
+
+def test_text_a_page_shares_goes_as_text(new_session):
+    session = new_session()
+    before = set(session.share_ids())
+
+    # A page's navigator.share(): its text among the "urls", as the browser integration passes it
+    status, result = run_ferry(session, "ShareUrl", {"urls": ["https://example.org/tides", "High water at 14:05"],
+                                                     "title": "Tides", "mimeType": "text/plain"})
+
+    assert status == 0, result
+    [share_id] = set(session.share_ids()) - before
+    share = session.get_share(share_id)
+    [item] = share["items"]
+    assert (item["kind"], item["text"]) == ("text", "https://example.org/tides\nHigh water at 14:05")
+    assert share["subject"] == "Tides"
+
+
+def test_a_file_behind_a_kio_url_is_shared_as_the_file(new_session):
+    """Dolphin's trash, Plasma's desktop and recent files name files by KIO URLs (trash:/,
+    desktop:/, recentlyused:/) that Ferry, reading through GIO, cannot open: KIO says which file."""
+    session = new_session()
+    trash = Path(session.env["XDG_DATA_HOME"]) / "Trash"
+    (trash / "files").mkdir(parents=True)
+    (trash / "info").mkdir()
+    photo = write_png(trash / "files" / "old-pier.png", seed=3)
+    (trash / "info" / "old-pier.png.trashinfo").write_text(
+        f"[Trash Info]\nPath={session.files / 'old-pier.png'}\nDeletionDate=2026-11-29T08:00:00\n")
+    before = set(session.share_ids())
+
+    status, result = run_ferry(session, "Export", {"urls": ["trash:/0-old-pier.png"], "mimeType": "image/png"})
+
+    assert status == 0, result
+    [share_id] = set(session.share_ids()) - before
+    [item] = session.get_share(share_id)["items"]
+    assert item["name"] == "old-pier.png" and item["size"] == photo.stat().st_size
+
+
+def test_without_a_session_bus_the_job_fails_and_says_so(new_session):
+    session = new_session()
+    photo = write_png(session.files / "screenshot.png")
+    done = purpose(session, "run", "Export", {"urls": [file_uri(photo)], "mimeType": "image/png"}, PLUGIN_ID,
+                   env={"DBUS_SESSION_BUS_ADDRESS": f"unix:path={session.root / 'no-bus'}"})
+    assert done.returncode == 1, done.stderr
+    result = json.loads(done.stdout.splitlines()[-1])
+    assert result["error"] != 0 and result["errorText"]
 
 
 def test_a_file_ferry_refuses_is_the_jobs_error_in_ferrys_words(new_session):
@@ -150,7 +210,7 @@ def test_the_share_menu_shows_ferry_with_its_icon(new_session, tmp_path):
     assert done.returncode == 0, done.stderr
     entries = json.loads(done.stdout.splitlines()[0])["entries"]
     # Ferry's entry is there, with the icon the package installs into hicolor
-    assert "Ferry" in entries, entries
+    assert "Send via Ferry…" in entries, entries
     assert picture.read_bytes().startswith(b"\x89PNG")
     if os.environ.get("FERRY_UPDATE_SCREENSHOTS") == "1":
         shutil.copy(picture, SCREENSHOTS / picture.name)
