@@ -11,7 +11,7 @@ set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 build="$root/build/kde-purpose"
-driver=OFF
+driver=
 [[ ${1-} == --with-driver ]] && driver=ON
 
 missing=()
@@ -24,20 +24,22 @@ compgen -G "/usr/lib/*/cmake/KF5KIO/KF5KIOConfig.cmake" >/dev/null || missing+=(
 compgen -G "/usr/lib/*/cmake/KF5Purpose/KF5PurposeConfig.cmake" >/dev/null || missing+=(libkf5purpose-dev)
 if ((${#missing[@]})); then
     echo "KDE Purpose plugin not built (for KDE's Share menu, install ${missing[*]})"
-    # An older build must not be installed as if it were this one's.
-    rm -f "$build/ferryplugin.so"
+    # An older build must not be installed, or tested, as if it were this one's.
+    rm -f "$build/ferryplugin.so" "$build/purpose-driver"
     exit 0
 fi
 
-# Configured once (and again when the driver is asked for); CMake rebuilds what changed. A configure
-# that failed leaves a cache but no Makefile, so it is tried again.
+# Configured once, and again when the driver is asked for or the flags changed (a build with the driver
+# keeps it); CMake rebuilds what changed. A configure that failed is tried again from scratch.
+flags=$(echo ${CPPFLAGS-} ${CXXFLAGS-})  # as CMake keeps it: no spaces at either end
 configured=false
-[[ -f $build/Makefile ]] && configured=true
+[[ -f $build/Makefile && -f $build/CMakeCache.txt ]] && configured=true
+grep -qxF "CMAKE_CXX_FLAGS:STRING=$flags" "$build/CMakeCache.txt" 2>/dev/null || configured=false
 [[ $driver == ON ]] && ! grep -qx "FERRY_PURPOSE_DRIVER:BOOL=ON" "$build/CMakeCache.txt" 2>/dev/null && configured=false
 if ! $configured; then
     mkdir -p "$build"
     cmake -S "$root/plugins/kde-purpose" -B "$build" -G "Unix Makefiles" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-        -DCMAKE_CXX_FLAGS="${CPPFLAGS-} ${CXXFLAGS-}" -DFERRY_PURPOSE_DRIVER="$driver" > "$build/configure.log" ||
-        { cat "$build/configure.log" >&2; rm -f "$build/CMakeCache.txt"; exit 1; }
+        -DCMAKE_CXX_FLAGS="$flags" ${driver:+-DFERRY_PURPOSE_DRIVER=ON} > "$build/configure.log" ||
+        { cat "$build/configure.log" >&2; rm -f "$build/CMakeCache.txt" "$build/Makefile"; exit 1; }
 fi
 cmake --build "$build"

@@ -50,6 +50,10 @@ started=$SECONDS
 
 # The packages are built by the caller (it needs their Swift toolchain and SwiftPM cache), and so is the
 # tests' purpose-driver that runs KDE's Share menu in the chroot; only then root.
+if ! $prepare && ((EUID == 0)) && [[ -n ${SUDO_USER-} ]] &&
+    { ((${#debs[@]} == 0)) || [[ ! -x $repo/build/kde-purpose/purpose-driver ]]; }; then
+    fail "run make check-deb as yourself: it builds as you, then asks sudo for the chroot"
+fi
 if ! $prepare; then
     if ((${#debs[@]} == 0)); then
         say "building the packages"
@@ -57,7 +61,7 @@ if ! $prepare; then
         mapfile -t debs <<<"$built"
     fi
     # Under the sudo below the caller has built it already: root does not build in the caller's tree.
-    if [[ $EUID != 0 || -z ${SUDO_USER-} || ! -x $repo/build/kde-purpose/purpose-driver ]]; then
+    if [[ $EUID != 0 || -z ${SUDO_USER-} ]]; then
         say "building the tests' purpose-driver"
         "$here/build-kde-plugin.sh" --with-driver >&2
     fi

@@ -265,6 +265,9 @@ def warm_figure(prefix: Path, work: Path, rounds: int = 200) -> dict[str, dict]:
     session = FerrySession(prefix=prefix, root=work / "warm", extra_env={"FERRY_LOG": "notice"}).start()
     floor_directory = work / "warm" / "floor"
     floor_directory.mkdir()
+    # On tmpfs an fsync costs nothing and the ratio would measure CPU, not the disk: the note says so.
+    filesystem = subprocess.run(["stat", "-f", "-c", "%T", str(floor_directory)], capture_output=True,
+                                text=True).stdout.strip()
     database = sqlite3.connect(floor_directory / "floor.sqlite")
     database.execute("PRAGMA journal_mode = WAL")
     database.execute("PRAGMA synchronous = FULL")
@@ -292,7 +295,9 @@ def warm_figure(prefix: Path, work: Path, rounds: int = 200) -> dict[str, dict]:
                                  "runs": [round(r, 3) for r in statistics.quantiles(ratios, n=10)],
                                  "note": f"medians: Ferry {statistics.median(ferry_ms):.2f} ms, "
                                          f"floor {statistics.median(floor_ms):.2f} ms; runs: the deciles of "
-                                         f"{rounds} rounds"}}
+                                         f"{rounds} rounds; on {filesystem}"
+                                         + (" (tmpfs: no disk in either, the figure is not the budget's)"
+                                            if filesystem == "tmpfs" else "")}}
 
 
 # --- memory ------------------------------------------------------------------------------------------
@@ -485,6 +490,8 @@ def write_measured(budget: dict, measured: dict[str, dict], argv: list[str]) -> 
     valgrind = subprocess.run(["valgrind", "--version"], capture_output=True, text=True).stdout.strip()
     for name, got in measured.items():
         entry = {"value": got["value"], "runs": got["runs"], "date": today, "command": command}
+        if got.get("note"):
+            entry["note"] = got["note"]
         if "spread_all" in got:
             entry["spread_percent"] = round(got["spread_all"] * 100, 3)
         if budget["figures"][name]["deterministic"]:

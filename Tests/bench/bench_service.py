@@ -46,8 +46,10 @@ def rss_kb(pid: int) -> int:
 def private_memory_mb(pid: int) -> dict[str, float]:
     """What a system monitor counts as the process's own memory, in MB: the unique set size (its
     private pages, Private_Clean + Private_Dirty of /proc/PID/smaps_rollup), Private_Dirty (what it
-    wrote: heap, stacks, relocated data) and RssAnon (its anonymous pages, heap and stacks). Unlike
-    VmRSS, none of them falls when a quiet process lets its code pages go, so heap growth shows."""
+    wrote: heap, stacks, relocated data) and RssAnon (its anonymous pages, heap and stacks). The
+    USS includes the code pages only this process maps (Private_Clean), which a quiet service lets
+    go; Private_Dirty and RssAnon do not fall then, so heap growth shows in them even when VmRSS
+    and the USS do not move."""
     rollup = {}
     for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()[1:]:
         key, _, rest = line.partition(":")

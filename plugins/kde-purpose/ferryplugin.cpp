@@ -13,9 +13,11 @@
 #include <KPluginFactory>
 #include <KProtocolInfo>
 #include <QDBusConnection>
+#include <QDBusError>
 #include <QDBusMessage>
 #include <QDBusPendingCallWatcher>
 #include <QDBusPendingReply>
+#include <QDir>
 #include <QJsonArray>
 #include <QStringList>
 #include <QTimer>
@@ -34,14 +36,18 @@ const QString ferryInterface = QStringLiteral("io.github.ferryshare.Ferry.Share1
 // through navigator.share, whatever Purpose type it asks for and with a "mimeType" in both cases.
 enum class Item { File, KioUrl, Text };
 
-Item kindOf(const QUrl &url)
+Item kindOf(const QString &item, const QUrl &url)
 {
     if (url.isLocalFile()) {
         return Item::File;
     }
     const QString scheme = url.scheme();
-    if (scheme.isEmpty() || scheme == QLatin1String("http") || scheme == QLatin1String("https")
-        || !KProtocolInfo::isKnownProtocol(scheme)) {
+    if (scheme.isEmpty() || scheme == QLatin1String("http") || scheme == QLatin1String("https")) {
+        return Item::Text;
+    }
+    // A URL is "scheme:/…" (trash:/0-a.png, smb://host/…); "Help: high water at 14:05" is text,
+    // although KIO has a help: protocol.
+    if (!item.startsWith(scheme + QStringLiteral(":/"), Qt::CaseInsensitive) || !KProtocolInfo::isKnownProtocol(scheme)) {
         return Item::Text;
     }
     return Item::KioUrl;
@@ -74,8 +80,9 @@ private:
     {
         while (m_next < m_items.size()) {
             const QString item = m_items.at(m_next++);
-            const QUrl url(item);
-            switch (kindOf(url)) {
+            // A bare absolute path is a file too.
+            const QUrl url = QDir::isAbsolutePath(item) ? QUrl::fromLocalFile(item) : QUrl(item);
+            switch (kindOf(item, url)) {
             case Item::Text:
                 m_texts << item;
                 continue;
@@ -113,7 +120,7 @@ private:
         QDBusConnection bus = QDBusConnection::sessionBus();
         if (!bus.isConnected()) {
             // No bus to call on: no reply would ever come, so the job would never finish.
-            finish(bus.lastError().message());
+            fail(bus.lastError());
             return;
         }
         QDBusMessage call = QDBusMessage::createMethodCall(ferryService, ferryPath, ferryInterface, QStringLiteral("Share"));
@@ -125,24 +132,22 @@ private:
             finished->deleteLater();
             const QDBusPendingReply<QString> reply = *finished;
             if (reply.isError()) {
-                finish(reply.error().message());
+                fail(reply.error());
             } else {
-                finish(QString(), reply.value());
+                // "url" is what an Export job must give back (a link to what it uploaded); a share
+                // has none until it is delivered, so it is empty, as for other messengers.
+                setOutput({{QStringLiteral("url"), QString()}, {QStringLiteral("ferryShareId"), reply.value()}});
+                emitResult();
             }
         });
     }
 
-    // "url" is what an Export job must give back (a link to what it uploaded); a share has none
-    // until it is delivered, so it is empty, as for other messengers.
-    void finish(const QString &error, const QString &shareId = QString())
+    // Ferry's sentence, or the error's name when it came without one.
+    void fail(const QDBusError &error)
     {
-        if (!error.isEmpty()) {
-            setError(KJob::UserDefinedError);
-            setErrorText(error);
-            setOutput({{QStringLiteral("url"), QString()}});
-        } else {
-            setOutput({{QStringLiteral("url"), QString()}, {QStringLiteral("ferryShareId"), shareId}});
-        }
+        setError(KJob::UserDefinedError);
+        setErrorText(error.message().isEmpty() ? error.name() : error.message());
+        setOutput({{QStringLiteral("url"), QString()}});
         emitResult();
     }
 

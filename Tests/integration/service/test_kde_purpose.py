@@ -142,14 +142,15 @@ def test_text_a_page_shares_goes_as_text(new_session):
     before = set(session.share_ids())
 
     # A page's navigator.share(): its text among the "urls", as the browser integration passes it
-    status, result = run_ferry(session, "ShareUrl", {"urls": ["https://example.org/tides", "High water at 14:05"],
+    # ("Help:" is also the scheme of KIO's help: protocol; text it stays)
+    status, result = run_ferry(session, "ShareUrl", {"urls": ["https://example.org/tides", "Help: high water at 14:05"],
                                                      "title": "Tides", "mimeType": "text/plain"})
 
     assert status == 0, result
     [share_id] = set(session.share_ids()) - before
     share = session.get_share(share_id)
     [item] = share["items"]
-    assert (item["kind"], item["text"]) == ("text", "https://example.org/tides\nHigh water at 14:05")
+    assert (item["kind"], item["text"]) == ("text", "https://example.org/tides\nHelp: high water at 14:05")
     assert share["subject"] == "Tides"
 
 
@@ -171,6 +172,19 @@ def test_a_file_behind_a_kio_url_is_shared_as_the_file(new_session):
     [share_id] = set(session.share_ids()) - before
     [item] = session.get_share(share_id)["items"]
     assert item["name"] == "old-pier.png" and item["size"] == photo.stat().st_size
+
+
+def test_a_bare_path_is_a_file(new_session):
+    session = new_session()
+    photo = write_png(session.files / "a pier at dusk.png")
+    before = set(session.share_ids())
+
+    status, result = run_ferry(session, "Export", {"urls": [str(photo)], "mimeType": "image/png"})
+
+    assert status == 0, result
+    [share_id] = set(session.share_ids()) - before
+    [item] = session.get_share(share_id)["items"]
+    assert (item["kind"], item["name"]) == ("file", "a pier at dusk.png")
 
 
 def test_without_a_session_bus_the_job_fails_and_says_so(new_session):
