@@ -107,11 +107,11 @@ check: deps
 	$(MAKE) --no-print-directory check-format
 	$(SWIFT) build
 	$(MAKE) --no-print-directory unit-tests
-	$(MAKE) --no-print-directory install PREFIX="$(CHECK_PREFIX)" CONFIG=debug
-	$(MAKE) --no-print-directory check-desktop
 	scripts/build-kde-plugin.sh --with-driver
 	@test -f build/kde-purpose/ferryplugin.so -a -x build/kde-purpose/purpose-driver || \
 	    { echo "make check: KDE's plugin was not built (make deps installs what it needs)"; exit 1; }
+	$(MAKE) --no-print-directory install PREFIX="$(CHECK_PREFIX)" CONFIG=debug
+	$(MAKE) --no-print-directory check-desktop
 	$(MAKE) --no-print-directory integration-tests
 
 unit-tests:

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Checks the built Ferry packages without installing them: lintian (no error, no warning), ferry holds
 # exactly the files of data/install-files.list (the list `make install` uses) but the plugins, ferry-kde
-# exactly its plugins, each plus Debian's own documentation, the desktop files (the application's, Thunar's entry, the autostart entry) pass
-# desktop-file-validate, the metainfo passes `appstreamcli validate --no-net`, and there are no
+# exactly its plugins, each plus Debian's own documentation, the desktop files (the application's,
+# Thunar's entry, the autostart entry) pass desktop-file-validate, the metainfo passes `appstreamcli validate --no-net`, and there are no
 # maintainer scripts (triggers do that work).
 # scripts/build-deb.sh runs this on every package it builds; the tools come from there.
 #

@@ -49,24 +49,24 @@ fail() { printf 'check-deb: FAIL: %s\n' "$*" >&2; exit 1; }
 started=$SECONDS
 
 # The packages are built by the caller (it needs their Swift toolchain and SwiftPM cache), and so is the
-# tests' purpose-driver that runs KDE's Share menu in the chroot; only then root.
-if ! $prepare && ((EUID == 0)) && [[ -n ${SUDO_USER-} ]] &&
-    { ((${#debs[@]} == 0)) || [[ ! -x $repo/build/kde-purpose/purpose-driver ]]; }; then
-    fail "run make check-deb as yourself: it builds as you, then asks sudo for the chroot"
-fi
+# tests' purpose-driver that runs KDE's Share menu in the chroot; only then root. Under sudo (this
+# script's own run below, or a person's) root builds nothing in the caller's tree: all must be there.
 if ! $prepare; then
-    if ((${#debs[@]} == 0)); then
-        say "building the packages"
-        built=$("$here/build-deb.sh")
-        mapfile -t debs <<<"$built"
-    fi
-    # Under the sudo below the caller has built it already: root does not build in the caller's tree.
-    if [[ $EUID != 0 || -z ${SUDO_USER-} ]]; then
+    driver=$repo/build/kde-purpose/purpose-driver
+    if ((EUID == 0)) && [[ -n ${SUDO_USER-} ]]; then
+        ((${#debs[@]})) && [[ -x $driver ]] ||
+            fail "run make check-deb as yourself: it builds as you, then asks sudo for the chroot"
+    else
+        if ((${#debs[@]} == 0)); then
+            say "building the packages"
+            built=$("$here/build-deb.sh")
+            mapfile -t debs <<<"$built"
+        fi
         say "building the tests' purpose-driver"
         "$here/build-kde-plugin.sh" --with-driver >&2
+        [[ -x $driver ]] ||
+            fail "no build/kde-purpose/purpose-driver to run KDE's Share menu with (its build dependencies: make deps)"
     fi
-    [[ -x $repo/build/kde-purpose/purpose-driver ]] ||
-        fail "no build/kde-purpose/purpose-driver to run KDE's Share menu with (its build dependencies: make deps)"
 fi
 if ((EUID != 0)); then
     args=()

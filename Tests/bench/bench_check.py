@@ -29,7 +29,7 @@ sys.path.insert(0, str(HERE.parent / "integration"))
 
 from ferryenv import APP_ID, FerrySession, write_png  # noqa: E402
 
-import bench_service  # noqa: E402  (cold_open, bare_application_prefix, rss_kb, share_text, connect)
+import bench_service  # noqa: E402  (cold_open, bare_application_prefix, rss_kb, share_text, connect, private_memory_mb)
 
 BUDGET = HERE / "budget.json"
 # Callgrind runs per program. The count is not exact: depending on timing, a process handles one or
@@ -341,15 +341,6 @@ def rss_mb(pid: int) -> float:
     return bench_service.rss_kb(pid) / 1024
 
 
-def anon_mb(pid: int) -> float:
-    """RssAnon: the part of the RSS that is the process's own memory. The rest (RssFile, code and
-    libraries) varies by a few percent with what the page cache holds, i.e. with other programs."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("RssAnon:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
-
-
 def private_figures(name: str, samples: list[dict[str, float]]) -> dict[str, dict]:
     """USS, Private_Dirty and RssAnon (bench_service.private_memory_mb) of one process, the median
     of its samples, as figures NAME-uss, NAME-private-dirty and NAME-rss-anon."""
@@ -375,15 +366,15 @@ def idle_figures(prefix: Path, work: Path, runs: int = 3) -> dict[str, dict]:
             pid = session.name_owner_pid()
             time.sleep(2)
             fresh.append(rss_mb(pid))
-            anon["fresh"].append(anon_mb(pid))
+            anon["fresh"].append(bench_service.private_memory_mb(pid)["rss-anon"])
             connection = bench_service.connect(session.address)
             for n in range(200):
                 bench_service.share_text(connection, f"share {n} of 200")
             time.sleep(2)
             assert session.name_owner_pid() == pid, "the service restarted during the shares"
             after.append(rss_mb(pid))
-            anon["after"].append(anon_mb(pid))
             private.append(bench_service.private_memory_mb(pid))
+            anon["after"].append(private[-1]["rss-anon"])
         finally:
             session.stop()
 
@@ -419,8 +410,8 @@ def signed_in_figure(prefix: Path, work: Path, runs: int = 3) -> dict[str, dict]
                 assert done.returncode == 0, done.stderr
                 pid = session.name_owner_pid()
                 peaks.append(bench_sender.peak_rss_mb(pid))
-                after.append((rss_mb(pid), anon_mb(pid)))
                 private.append(bench_service.private_memory_mb(pid))
+                after.append((rss_mb(pid), private[-1]["rss-anon"]))
             finally:
                 session.stop()
     finally:

@@ -46,7 +46,8 @@ def rss_kb(pid: int) -> int:
 def private_memory_mb(pid: int) -> dict[str, float]:
     """What a system monitor counts as the process's own memory, in MB: the unique set size (its
     private pages, Private_Clean + Private_Dirty of /proc/PID/smaps_rollup), Private_Dirty (what it
-    wrote: heap, stacks, relocated data) and RssAnon (its anonymous pages, heap and stacks). The
+    wrote: heap, stacks, relocated data) and RssAnon (its anonymous pages, heap and stacks: the part
+    of the RSS that does not vary with what the page cache holds of its code and libraries). The
     USS includes the code pages only this process maps (Private_Clean), which a quiet service lets
     go; Private_Dirty and RssAnon do not fall then, so heap growth shows in them even when VmRSS
     and the USS do not move."""
