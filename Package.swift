@@ -11,6 +11,7 @@ let package = Package(
         .executable(name: "ferry", targets: ["ferry"]),
         .executable(name: "ferry-ui", targets: ["ferry-ui"]),
         .executable(name: "ferry-thumbnail", targets: ["ferry-thumbnail"]),
+        .executable(name: "ferry-media", targets: ["ferry-media"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -133,7 +134,16 @@ let package = Package(
             providers: [.apt(["libgdk-pixbuf-2.0-dev"])]),
         // The picture reader the sender runs for each image it sends: displayed size, thumbnail,
         // blurhash, in a process of its own (its main.swift says why).
-        .executableTarget(name: "ferry-thumbnail", dependencies: ["CGdkPixbuf", "FerryCore"]),
+        .executableTarget(name: "ferry-thumbnail", dependencies: ["PixbufAdapter", "FerryCore"]),
+        // The helpers' one way into GdkPixbuf: a decoded picture, its thumbnail and blurhash.
+        .target(name: "PixbufAdapter", dependencies: ["CGdkPixbuf", "FerryCore"]),
+        // GStreamer, for ferry-media only: the service never maps a demuxer or a decoder.
+        .systemLibrary(
+            name: "CGStreamer", pkgConfig: "gstreamer-app-1.0",
+            providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]),
+        // The video and sound reader the sender runs for each it sends: duration, size, poster
+        // frame, in a process of its own (its main.swift says why).
+        .executableTarget(name: "ferry-media", dependencies: ["CGStreamer", "PixbufAdapter", "FerryCore"]),
         // `make bench`'s reference for a cold start: a GApplication and nothing else.
         .executableTarget(name: "bare-gapplication", dependencies: ["CGLib"], path: "Tests/bench/BareGApplication"),
         // The interoperability tests' way into FerryCrypto: JSON lines in, JSON lines out.

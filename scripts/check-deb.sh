@@ -230,7 +230,7 @@ done
 # Swift runtime's libstdc++ linked in (the shared one was 1.4 MB of resident tables) and no exported
 # symbol table (2 MB read at every start). A toolchain or flag change that loses them fails here.
 say "the packaged executables link libstdc++ statically and export no symbols"
-for exe in usr/bin/ferry usr/libexec/ferry/ferry-ui usr/libexec/ferry/ferry-thumbnail; do
+for exe in usr/bin/ferry usr/libexec/ferry/ferry-ui usr/libexec/ferry/ferry-thumbnail usr/libexec/ferry/ferry-media; do
     [[ -f "$root/$exe" ]] || fail "/$exe is not in the package"
     if readelf -d "$root/$exe" | grep -q 'NEEDED.*libstdc++'; then fail "/$exe needs the shared libstdc++"; fi
     exported=$(readelf --dyn-syms -W "$root/$exe" | awk 'NR > 3 && $7 != "UND"' | wc -l)

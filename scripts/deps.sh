@@ -17,6 +17,10 @@ packages=(
     # build
     pkg-config libglib2.0-dev libdbus-1-dev libsqlite3-dev libsecret-1-dev libgtk-4-dev libadwaita-1-dev
     libgdk-pixbuf-2.0-dev  # ferry-thumbnail reads pictures with GdkPixbuf
+    libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev  # ferry-media reads videos and sounds with GStreamer
+    # GStreamer's demuxers and decoders for what phones and cameras record (MP4 and H.264, AAC, WebM,
+    # Ogg, MP3), which the package recommends; plugins-ugly's x264enc and the tools make the tests' videos
+    gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-libav gstreamer1.0-plugins-ugly gstreamer1.0-tools
     libstdc++-12-dev  # linked statically into the release binaries (see the Makefile)
     gettext           # xgettext, msgmerge, msgfmt: po/ and the installed catalogues
     locales           # the German, French and Hebrew locales the translation tests run under

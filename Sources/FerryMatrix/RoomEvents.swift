@@ -9,8 +9,11 @@ public struct MessageContent: Encodable, Sendable, Equatable {
         public var size: UInt64?
         public var w: Int?
         public var h: Int?
-        /// A picture's thumbnail: `thumbnail_url` in a plain room; in an encrypted room its
-        /// `thumbnail_file` (key, IV, hash) in its place, as for the file itself.
+        /// How long a video or a sound plays, in milliseconds.
+        public var duration: Int?
+        /// A picture's or a video's thumbnail (a video's poster frame): `thumbnail_url` in a plain
+        /// room; in an encrypted room its `thumbnail_file` (key, IV, hash) in its place, as for the
+        /// file itself.
         public var thumbnailURL: String?
         public var thumbnailFile: JSONValue?
         public var thumbnailInfo: ThumbnailInfo?
@@ -19,7 +22,7 @@ public struct MessageContent: Encodable, Sendable, Equatable {
         public var blurhash: String?
 
         enum CodingKeys: String, CodingKey {
-            case mimetype, size, w, h
+            case mimetype, size, w, h, duration
             case thumbnailURL = "thumbnail_url"
             case thumbnailFile = "thumbnail_file"
             case thumbnailInfo = "thumbnail_info"

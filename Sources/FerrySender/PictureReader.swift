@@ -1,4 +1,3 @@
-import Dispatch
 import FerryCore
 import Foundation
 import Logging
@@ -11,7 +10,7 @@ public protocol PictureReading: Sendable {
 }
 
 /// `ferry-thumbnail`, run once for each picture: the decoders work in a process of their own (see
-/// its main.swift), which is given `timeLimit` seconds and then stopped.
+/// its main.swift).
 public struct ThumbnailHelper: PictureReading {
     /// Where the helper is, looked up at the first picture (nothing of it on a cold start's path);
     /// nil when it is not installed, and then pictures go without.
@@ -30,51 +29,20 @@ public struct ThumbnailHelper: PictureReading {
             logger.debug("a picture goes without a thumbnail: ferry-thumbnail is not installed")
             return nil
         }
-        // The helper is waited for on a thread of its own, never on the sender's.
-        return await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(returning: run(executable, arguments: [path, thumbnailPath]))
-            }
-        }
-    }
-
-    /// What the helper says. Both its pipes are drained while it runs (a loader that talks a lot on
-    /// stderr never blocks it), and both are closed before this returns: nothing of a picture
-    /// outlives its run.
-    private func run(_ executable: String, arguments: [String]) -> PictureFacts? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = Self.environment(ProcessInfo.processInfo.environment)
-        let (output, errors) = (Pipe(), Pipe())
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        defer {
-            try? output.fileHandleForReading.close()
-            try? errors.fileHandleForReading.close()
-        }
-        do { try process.run() } catch {
-            logger.warning("cannot run \(executable): \(error)")
+        let helper = HelperProcess(
+            executable: executable, timeLimit: timeLimit,
+            environment: Self.environment(ProcessInfo.processInfo.environment))
+        let outcome: HelperProcess.Outcome
+        do { outcome = try await helper.run([path, thumbnailPath]) } catch {
+            logger.warning("cannot run \(executable): \(error.reason)")
             return nil
         }
-        let stop = DispatchWorkItem { [weak process] in process?.terminate() }
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeLimit, execute: stop)
-        let said = Said()
-        let stderrRead = DispatchGroup()
-        DispatchQueue.global().async(group: stderrRead) {
-            said.keep(errors.fileHandleForReading.readDataToEndOfFile())
-        }
-        let answer = output.fileHandleForReading.readDataToEndOfFile()
-        stderrRead.wait()
-        process.waitUntilExit()
-        stop.cancel()
-        let status = process.terminationStatus
-        guard status == 0, let facts = try? JSONDecoder().decode(PictureFacts.self, from: answer), facts.isSound
+        guard outcome.status == 0, let facts = try? JSONDecoder().decode(PictureFacts.self, from: outcome.output),
+            facts.isSound
         else {
             logger.info(
                 "a picture goes without a thumbnail",
-                metadata: ["status": "\(status)", "reason": "\(said.text)"])
+                metadata: ["status": "\(outcome.status)", "reason": "\(outcome.said)"])
             return nil
         }
         return facts
@@ -84,20 +52,5 @@ public struct ThumbnailHelper: PictureReading {
     /// address, nor anything else a decoder that went wrong could reach the service's secrets with.
     static func environment(_ service: [String: String]) -> [String: String] {
         service.filter { $0.key.hasPrefix("GDK_PIXBUF_") }
-    }
-}
-
-/// What the helper wrote to stderr, read on another thread: its first line, at most 300 characters
-/// (GdkPixbuf's error is one sentence; anything more is a loader's chatter).
-private final class Said: @unchecked Sendable {
-    private let lock = NSLock()
-    private var data = Data()
-
-    func keep(_ bytes: Data) { lock.withLock { data = bytes } }
-
-    var text: String {
-        let all = lock.withLock { String(decoding: data, as: UTF8.self) }
-        let line = all.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? ""
-        return String(line.prefix(300))
     }
 }

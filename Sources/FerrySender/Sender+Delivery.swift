@@ -219,8 +219,8 @@ extension Sender {
             step.contentURI = uri
             bytesDone += item.size
         }
-        let picture = try await picture(item, position: index, of: run, through: channel)
-        var content = Self.fileContent(item, url: step.contentURI!, path: path, picture: picture)
+        let preview = try await preview(item, position: index, of: run, through: channel)
+        var content = Self.fileContent(item, url: step.contentURI!, path: path, preview: preview)
         // A caption is the body; the file's name stays in `filename` (Matrix 1.10).
         if let caption = step.text { content.body = caption }
         content.transaction = step.transactionID
@@ -326,13 +326,16 @@ extension Sender {
     static let clockSkew: Int64 = 300_000_000
 
     static func fileContent(
-        _ item: ShareItem, url: String, path: String, picture: SentPicture? = nil
+        _ item: ShareItem, url: String, path: String, preview: SentPreview? = nil
     ) -> MessageContent {
         var type = Composition.messageType(forContentType: item.contentType)
         var info = MessageContent.Info(mimetype: item.contentType, size: item.size)
-        if type == "m.image", let facts = picture?.facts {
+        if type == "m.video" || type == "m.audio" {
+            info.duration = preview?.duration
+        }
+        if type == "m.image" || type == "m.video", let facts = preview?.facts {
             (info.w, info.h, info.blurhash) = (facts.width, facts.height, facts.blurhash)
-            if let uri = picture?.thumbnailURI, let thumbnail = facts.thumbnail {
+            if let uri = preview?.thumbnailURI, let thumbnail = facts.thumbnail {
                 info.thumbnailURL = uri
                 info.thumbnailInfo = .init(
                     w: thumbnail.width, h: thumbnail.height, mimetype: thumbnail.mimetype, size: thumbnail.size)

@@ -25,6 +25,9 @@ public actor Sender {
     /// Reads each picture for its event (size, thumbnail, blurhash); without it pictures go as
     /// they are, with the size their header gives.
     let pictures: (any PictureReading)?
+    /// Reads each video and sound for its event (duration, size, poster frame); without it they
+    /// go without.
+    let media: (any MediaReading)?
     let logger: Logger
     let clock: @Sendable () -> Int64
     /// What the sender reports, in order: read by the service that owns it (one reader).
@@ -50,9 +53,10 @@ public actor Sender {
         outbox: Outbox, spool: Spool, account: any SessionSource, backoff: Backoff, logger: Logger,
         clock: @escaping @Sendable () -> Int64, working: @escaping @Sendable (String?) -> Void = { _ in },
         connect: @escaping @Sendable (Session) -> any Homeserver = { MatrixClient(session: $0) },
-        pictures: (any PictureReading)? = nil
+        pictures: (any PictureReading)? = nil, media: (any MediaReading)? = nil
     ) {
         self.pictures = pictures
+        self.media = media
         self.outbox = outbox
         self.spool = spool
         self.account = account

@@ -60,7 +60,8 @@ public enum ServiceApplication {
                 outbox: outbox, spool: spool, account: accounts, backoff: settings.backoff, logger: logger,
                 clock: SystemClock.microseconds, working: { CrashWitness.working(on: $0) },
                 connect: { EncryptingHomeserver(session: $0, encryption: encryptions.of($0.userID)) },
-                pictures: ThumbnailHelper(locate: { InstalledProgram.path("ferry-thumbnail") }, logger: logger))
+                pictures: ThumbnailHelper(locate: { InstalledProgram.path("ferry-thumbnail") }, logger: logger),
+                media: MediaHelper(locate: { InstalledProgram.path("ferry-media") }, logger: logger))
             // Every part in one step, each given what it needs: what the sender and the verifier
             // report reaches the service through their streams (ShareService.listen).
             let verification = VerificationService(

@@ -10,8 +10,8 @@
 // own with bounded memory and time, never in the process that holds the tokens and the keys. And
 // the service's memory stays as it was: no decoder is ever mapped there.
 // Without Foundation: the helper starts in a few milliseconds and adds little to the package.
-import CGdkPixbuf
 import FerryCore
+import PixbufAdapter
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -54,32 +54,11 @@ func facts(of path: String, thumbnailAt output: String) throws(PictureError) -> 
         guard let thumbnail = upright.scaled(width: size.width, height: size.height) else {
             throw PictureError("the thumbnail could not be scaled")
         }
-        // Transparency stays (PNG); a photo, or a screenshot whose alpha channel is opaque all over,
-        // is a JPEG of the quality Element's clients use.
-        let (type, mimetype, options) =
-            thumbnail.hasAlpha && !thumbnail.isOpaque
-            ? ("png", "image/png", []) : ("jpeg", "image/jpeg", [("quality", "83")])
-        try thumbnail.save(to: output, type: type, options: options)
-        guard stat(output, &status) == 0 else { throw PictureError("the thumbnail was not written") }
-        facts.thumbnail = .init(
-            width: thumbnail.width, height: thumbnail.height, mimetype: mimetype, size: UInt64(status.st_size))
+        facts.thumbnail = try thumbnail.saveThumbnail(to: output)
         preview = thumbnail
     }
-    facts.blurhash = blurhash(of: preview)
+    facts.blurhash = preview.blurhash
     return facts
-}
-
-/// The blurhash of a copy at most 32 pixels a side: the hash keeps four by three components,
-/// which so few pixels carry as well as a million.
-func blurhash(of picture: Picture) -> String? {
-    let scale = min(1, 32 / Double(max(picture.width, picture.height)))
-    let (width, height) = (
-        max(1, Int((Double(picture.width) * scale).rounded())), max(1, Int((Double(picture.height) * scale).rounded()))
-    )
-    guard let small = picture.scaled(width: width, height: height) else { return nil }
-    return small.withPixels { pixels, stride, channels in
-        Blurhash.encode(pixels: pixels, width: width, height: height, stride: stride, channels: channels)
-    }
 }
 
 let arguments = CommandLine.arguments

@@ -21,7 +21,7 @@ import Testing
             thumbnail: .init(width: 400, height: 600, mimetype: "image/jpeg", size: 41_000), blurhash: "LEHV6nWB2yk8")
         let content = Sender.fileContent(
             item("IMG_1.jpg", "image/jpeg"), url: "mxc://hs/photo", path: "/nonexistent",
-            picture: SentPicture(facts: facts, thumbnailURI: "mxc://hs/thumb"))
+            preview: SentPreview(facts: facts, thumbnailURI: "mxc://hs/thumb"))
 
         let info = try #require(try json(content)["info"] as? [String: Any])
         #expect(content.msgtype == "m.image")
@@ -38,7 +38,7 @@ import Testing
             width: 4000, height: 3000, thumbnail: .init(width: 800, height: 600, mimetype: "image/jpeg", size: 1))
         let content = Sender.fileContent(
             item("a.jpg", "image/jpeg"), url: "mxc://hs/a", path: "/nonexistent",
-            picture: SentPicture(facts: facts, thumbnailURI: nil))
+            preview: SentPreview(facts: facts, thumbnailURI: nil))
         let info = try #require(try json(content)["info"] as? [String: Any])
         #expect(info["thumbnail_url"] == nil && info["thumbnail_info"] == nil)
         #expect(info["w"] as? Int == 4000)
@@ -51,7 +51,7 @@ import Testing
 
         let read = Sender.fileContent(
             item("IMG_2.heic", "image/heic"), url: "mxc://hs/b", path: "/nonexistent",
-            picture: SentPicture(facts: PictureFacts(width: 10, height: 10)))
+            preview: SentPreview(facts: PictureFacts(width: 10, height: 10)))
         #expect(read.msgtype == "m.image")
     }
 
@@ -70,5 +70,75 @@ import Testing
             "GDK_PIXBUF_MODULE_FILE": "/opt/loaders.cache", "FERRY_LOG": "debug",
         ]
         #expect(ThumbnailHelper.environment(service) == ["GDK_PIXBUF_MODULE_FILE": "/opt/loaders.cache"])
+    }
+}
+
+/// A video's and a sound's events: `duration` in milliseconds, a video's shown size, poster and
+/// blurhash, under the spec's names; without what the reader learnt, the file still goes.
+@Suite struct MediaContentTests {
+    func item(_ name: String, _ type: String) -> ShareItem {
+        ShareItem(kind: .file, name: name, contentType: type, size: 9_000_000, uri: "file:///tmp/" + name)
+    }
+
+    func info(_ content: MessageContent) throws -> [String: Any] {
+        let object = try JSONSerialization.jsonObject(with: JSONEncoder().encode(content)) as? [String: Any]
+        return try #require(object?["info"] as? [String: Any])
+    }
+
+    @Test func aVideoNamesItsDurationSizePosterAndBlurhash() throws {
+        let facts = PictureFacts(
+            width: 1080, height: 1920, thumbnail: .init(width: 338, height: 600, mimetype: "image/jpeg", size: 20_000),
+            blurhash: "LEHV6nWB2yk8")
+        let content = Sender.fileContent(
+            item("VID_1.mp4", "video/mp4"), url: "mxc://hs/v", path: "/nonexistent",
+            preview: SentPreview(facts: facts, duration: 12_345, thumbnailURI: "mxc://hs/poster"))
+        let info = try info(content)
+        #expect(content.msgtype == "m.video")
+        #expect(info["duration"] as? Int == 12_345)
+        #expect(info["w"] as? Int == 1080 && info["h"] as? Int == 1920)
+        #expect(info["thumbnail_url"] as? String == "mxc://hs/poster")
+        #expect(info["xyz.amorgan.blurhash"] as? String == "LEHV6nWB2yk8")
+        let poster = try #require(info["thumbnail_info"] as? [String: Any])
+        #expect(poster["w"] as? Int == 338 && poster["h"] as? Int == 600 && poster["size"] as? Int == 20_000)
+    }
+
+    @Test func aSoundNamesItsDurationAndNoPicture() throws {
+        let content = Sender.fileContent(
+            item("memo.ogg", "audio/ogg"), url: "mxc://hs/a", path: "/nonexistent",
+            preview: SentPreview(facts: nil, duration: 2508))
+        let info = try info(content)
+        #expect(content.msgtype == "m.audio")
+        #expect(info["duration"] as? Int == 2508)
+        #expect(info["w"] == nil && info["thumbnail_info"] == nil)
+    }
+
+    @Test func aVideoItsReaderCouldNotReadGoesWithoutTheExtras() throws {
+        let content = Sender.fileContent(item("broken.mp4", "video/mp4"), url: "mxc://hs/b", path: "/nonexistent")
+        let info = try info(content)
+        #expect(content.msgtype == "m.video")
+        #expect(info["duration"] == nil && info["w"] == nil)
+        #expect(info["mimetype"] as? String == "video/mp4" && info["size"] as? Int == 9_000_000)
+    }
+
+    @Test func aDurationIsNeverPutOnAPictureOrAFile() throws {
+        let content = Sender.fileContent(
+            item("notes.pdf", "application/pdf"), url: "mxc://hs/c", path: "/nonexistent",
+            preview: SentPreview(facts: nil, duration: 1000))
+        #expect(try info(content)["duration"] == nil)
+    }
+}
+
+/// The video reader's process gets GStreamer's variables and the cache's place, nothing else.
+@Suite struct MediaHelperEnvironmentTests {
+    @Test func onlyGStreamersVariablesAndTheCacheReachTheHelper() {
+        let service = [
+            "GST_PLUGIN_PATH": "/opt/gst", "HOME": "/home/ada", "XDG_CACHE_HOME": "/home/ada/.cache",
+            "DBUS_SESSION_BUS_ADDRESS": "unix:path=/run/user/1000/bus", "FERRY_ACCESS_TOKEN": "syt_x",
+            "GDK_PIXBUF_MODULE_FILE": "/opt/loaders.cache",
+        ]
+        #expect(
+            MediaHelper.environment(service) == [
+                "GST_PLUGIN_PATH": "/opt/gst", "HOME": "/home/ada", "XDG_CACHE_HOME": "/home/ada/.cache",
+            ])
     }
 }

@@ -1,6 +1,6 @@
 """Pictures (issue: captions, thumbnails, media info): what making a thumbnail costs. The time and
 peak memory of ferry-thumbnail for a 24-megapixel JPEG and a 4K PNG (goal for the JPEG: under
-150 ms and 60 MB), and how much longer a photo's share takes with its thumbnail than the same share
+150 ms and 60 MB), of ferry-media for a phone's 1080p video and a song, and how much longer a photo's share takes with its thumbnail than the same share
 from an install without the helper (which sends the photo bare). Pictures are drawn by ImageMagick
 (fractal noise: they compress like photos, not like flat colour). Prints figures; never fails on time.
 
@@ -60,6 +60,24 @@ def helper_figures(helper: Path, work: Path) -> Path:
     return jpeg
 
 
+def media_figures(helper: Path, work: Path) -> None:
+    """ferry-media on what a phone records: a 20-second 1080p H.264 MP4 with AAC, and a 3-minute
+    MP3. GStreamer's test sources make them (pattern "ball": a moving picture, not a still)."""
+    video, sound = work / "1080p.mp4", work / "3min.mp3"
+    subprocess.run(["gst-launch-1.0", "-q", "videotestsrc", "num-buffers=600", "pattern=ball", "!",
+                    "video/x-raw,width=1920,height=1080,framerate=30/1", "!", "x264enc", "speed-preset=ultrafast",
+                    "bitrate=8000", "!", "mp4mux", "name=mux", "!", "filesink", f"location={video}",
+                    "audiotestsrc", "num-buffers=862", "!", "avenc_aac", "!", "mux."], check=True)
+    subprocess.run(["gst-launch-1.0", "-q", "audiotestsrc", "num-buffers=7752", "!", "audio/x-raw,rate=44100",
+                    "!", "lamemp3enc", "!", "xingmux", "!", "filesink", f"location={sound}"], check=True)
+    for name, file in (("20 s 1080p H.264 MP4", video), ("3-minute MP3", sound)):
+        helper_run(helper, file, work / "warm.poster")
+        runs = [helper_run(helper, file, work / "poster") for _ in range(7)]
+        megabytes = file.stat().st_size / 1e6
+        report(f"ferry-media, {name} ({megabytes:.1f} MB)", f"{statistics.median(r[0] for r in runs) * 1000:.0f} ms",
+               f"peak RSS {max(r[1] for r in runs):.1f} MB")
+
+
 def share_seconds(sessions: dict[str, FerrySession], photo: Path, room: str, rounds: int = 7) -> dict[str, float]:
     """The median time of `ferry send PHOTO` for each session, in alternating rounds (after one
     warm-up each), so that a slow minute of the machine or the server weighs on both alike."""
@@ -82,6 +100,7 @@ def main() -> None:
         work = Path(temp)
         print("Ferry picture figures:")
         photo = helper_figures(helper, work)
+        media_figures(prefix / "libexec" / "ferry" / "ferry-media", work)
         # The same install without the helper: the service then sends pictures bare.
         bare = work / "prefix-without-thumbnails"
         shutil.copytree(prefix, bare, symlinks=True)

@@ -1,0 +1,58 @@
+import FerryCore
+import Foundation
+import Logging
+
+/// Reads a video or a sound before it is sent: how long it plays, a video's size and poster frame.
+public protocol MediaReading: Sendable {
+    /// The file's facts, a video's poster frame written to `posterPath`; nil when the file cannot
+    /// be read. Never fails a share: a file without facts goes as it is.
+    func read(_ path: String, posterPath: String) async -> MediaFacts?
+}
+
+/// `ferry-media`, run once for each video or sound: GStreamer's demuxers and decoders work in a
+/// process of their own (see its main.swift).
+public struct MediaHelper: MediaReading {
+    /// Where the helper is, looked up at the first video or sound; nil when it is not installed,
+    /// and then they go without.
+    let locate: @Sendable () -> String?
+    let timeLimit: Double
+    let logger: Logger
+
+    public init(locate: @escaping @Sendable () -> String?, timeLimit: Double = 30, logger: Logger) {
+        self.locate = locate
+        self.timeLimit = timeLimit
+        self.logger = logger
+    }
+
+    public func read(_ path: String, posterPath: String) async -> MediaFacts? {
+        guard let executable = locate() else {
+            logger.debug("a video or sound goes without its duration: ferry-media is not installed")
+            return nil
+        }
+        let helper = HelperProcess(
+            executable: executable, timeLimit: timeLimit,
+            environment: Self.environment(ProcessInfo.processInfo.environment))
+        let outcome: HelperProcess.Outcome
+        do { outcome = try await helper.run([path, posterPath]) } catch {
+            logger.warning("cannot run \(executable): \(error.reason)")
+            return nil
+        }
+        guard outcome.status == 0, let facts = try? JSONDecoder().decode(MediaFacts.self, from: outcome.output),
+            facts.isSound
+        else {
+            logger.info(
+                "a video or sound goes without its duration and poster",
+                metadata: ["status": "\(outcome.status)", "reason": "\(outcome.said)"])
+            return nil
+        }
+        return facts
+    }
+
+    /// The helper's environment: GStreamer's own variables, and where the person's cache is (GStreamer
+    /// keeps its list of plugins there, made once, so that each run does not scan every plugin).
+    /// Nothing else: not the session bus's address, nor anything a decoder that went wrong could
+    /// reach the service's secrets with.
+    static func environment(_ service: [String: String]) -> [String: String] {
+        service.filter { $0.key.hasPrefix("GST_") || $0.key == "HOME" || $0.key == "XDG_CACHE_HOME" }
+    }
+}

@@ -1,0 +1,71 @@
+// ferry-media FILE POSTER
+//
+// Reads the video or sound at FILE and prints what its event needs as one line of JSON (FerryCore's
+// MediaFacts): how long it plays and, for a video, the size it is shown at, a poster frame written
+// to POSTER (JPEG, within 800 × 600) and the poster's blurhash. A video whose frame cannot be
+// decoded still gets its duration and size. Exits 1 with a sentence on stderr when nothing could
+// be read, 64 on a wrong command line.
+//
+// Like ferry-thumbnail, and for the same reasons: demuxers and decoders of files from anywhere run
+// here, in a process of its own with bounded memory and time, and GStreamer is never mapped into
+// the service. Without Foundation.
+import CGStreamer
+import FerryCore
+import PixbufAdapter
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+func fail(_ message: String, status: Int32 = 1) -> Never {
+    let line = Array("ferry-media: \(message)\n".utf8)
+    _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    exit(status)
+}
+
+/// A file that needs more than this, or longer, is not read. More address space than
+/// ferry-thumbnail's: a decoder's threads each reserve a stack and an allocator arena.
+func limitResources() {
+    var memory = rlimit(rlim_cur: 2 << 30, rlim_max: 2 << 30)
+    setrlimit(Int32(RLIMIT_AS.rawValue), &memory)
+    var time = rlimit(rlim_cur: 20, rlim_max: 20)
+    setrlimit(Int32(RLIMIT_CPU.rawValue), &time)
+}
+
+func facts(of path: String, posterAt output: String) throws(MediaError) -> MediaFacts {
+    var error: UnsafeMutablePointer<GError>?
+    guard let uri = gst_filename_to_uri(path, &error) else { throw MediaError(consuming: error) }
+    defer { g_free(uri) }
+    let name = String(cString: uri)
+    let discovery = try Discovery.read(name, timeout: 10)
+    var facts = MediaFacts(duration: discovery.duration.map { Int(($0 + 500_000) / 1_000_000) })
+    guard let video = discovery.video,
+        let shown = VideoShape.shownSize(
+            width: video.width, height: video.height, parN: video.parN, parD: video.parD,
+            orientation: video.orientation)
+    else { return facts }
+    var picture = PictureFacts(width: shown.width, height: shown.height)
+    let size = ThumbnailRule.thumbnailSize(width: shown.width, height: shown.height)
+    do throws(MediaError) {
+        let poster = try PosterFrame.grab(name, width: size.width, height: size.height, timeout: 10)
+        picture.thumbnail = try? poster.saveThumbnail(to: output)
+        picture.blurhash = poster.blurhash
+    } catch {
+        // The duration and size still go; only the poster is missing.
+        let line = Array("ferry-media: no poster frame: \(error.message)\n".utf8)
+        _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    }
+    facts.picture = picture
+    return facts
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count == 3 else { fail("usage: ferry-media FILE POSTER", status: 64) }
+limitResources()
+gst_init(nil, nil)
+do throws(MediaError) {
+    let result = try facts(of: arguments[1], posterAt: arguments[2])
+    print(CanonicalJSON.string(result.json))
+} catch {
+    fail(error.message)
+}
