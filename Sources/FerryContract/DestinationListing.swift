@@ -20,6 +20,9 @@ public struct DestinationListing: Equatable, Sendable {
     /// The signed-in account whose room or contact this is (its user id); a share to it goes out
     /// as that account. Nil from a service older than several accounts.
     public var account: String?
+    /// Its picture (`mxc:`): the room's, or for a direct chat or a person the person's. `GetAvatar`
+    /// makes it a file.
+    public var avatar: String?
 
     /// Whether it is the same row: the same room or person of the same account (a room two
     /// accounts have joined is listed once for each).
@@ -50,6 +53,7 @@ public struct DestinationListing: Equatable, Sendable {
         if let userID { dict["user-id"] = .string(userID) }
         if let lastActivity { dict["last-activity"] = .int64(lastActivity) }
         if let account { dict["account"] = .string(account) }
+        if let avatar { dict["avatar"] = .string(avatar) }
         return dict
     }
 
@@ -66,5 +70,6 @@ public struct DestinationListing: Equatable, Sendable {
         recent = dict["recent"]?.boolValue ?? false
         lastActivity = dict["last-activity"]?.int64Value
         account = dict["account"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
+        avatar = dict["avatar"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
     }
 }

@@ -56,6 +56,8 @@ public enum Share1Method: String, CaseIterable, Sendable {
     case cancelEmojiVerification = "CancelEmojiVerification"
     /// The emoji verification running or last ended.
     case getEmojiVerification = "GetEmojiVerification"
+    /// A room's or a person's picture (or an account's own), as a file in Ferry's cache.
+    case getAvatar = "GetAvatar"
 }
 
 /// The signals of Share1.

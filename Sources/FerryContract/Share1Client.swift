@@ -151,6 +151,14 @@ public enum Share1 {
         }
     }
 
+    /// `GetAvatar(s, s, u)` → the file of `uri`'s picture (nil: the account's own) at `size` pixels
+    /// square, fetched as `account`; "" when there is none.
+    public static func getAvatar(account: String, uri: String?, size: UInt32) -> Share1Call<String> {
+        Share1Call(
+            method: .getAvatar, arguments: [.string(account), .string(uri ?? ""), .uint32(size)], timeout: 30_000
+        ) { $0.first?.stringValue }
+    }
+
     /// `ListDestinations(s, u)` → destinations matching `query` (all for ""), at most `limit` (0: no limit).
     public static func listDestinations(_ query: String, limit: UInt32) -> Share1Call<[DestinationListing]> {
         Share1Call(method: .listDestinations, arguments: [.string(query), .uint32(limit)], timeout: 60_000) {

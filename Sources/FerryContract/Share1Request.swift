@@ -30,6 +30,8 @@ public enum Share1Request: Sendable {
     case answerEmojiVerification(id: String, match: Bool)
     case cancelEmojiVerification(id: String)
     case getEmojiVerification
+    /// `uri` nil: the account's own picture.
+    case getAvatar(account: String, uri: MediaURI?, size: Int)
 
     /// The name GApplication's `Open` has on the bus.
     public static let openMethod = "Open"
@@ -116,6 +118,25 @@ public enum Share1Request: Sendable {
             self = .answerEmojiVerification(id: id, match: match)
         case .cancelEmojiVerification: self = .cancelEmojiVerification(id: try Self.string(first, method, "s"))
         case .getEmojiVerification: self = .getEmojiVerification
+        case .getAvatar:
+            guard arguments.count == 3, case .string(let account) = arguments[0], case .string(let uri) = arguments[1],
+                let size = arguments[2].uint32Value
+            else { throw Self.takes(method, "s, s, u") }
+            guard Destination.kind(of: account) == .userID else {
+                // TRANSLATORS: “account” is the name of an argument; keep it as it is.
+                throw .invalidArgument(tr("“account” must be a Matrix user id, such as @me:example.org."))
+            }
+            let media = MediaURI(uri)
+            guard uri.isEmpty || media != nil else {
+                // TRANSLATORS: an error for a program calling Ferry over D-Bus; “uri” is the name of an argument.
+                throw .invalidArgument(tr("“uri” must be an mxc:// URI of a picture, or empty for the account’s own."))
+            }
+            guard AvatarSizes.allowed.contains(Int(size)) else {
+                throw .invalidArgument(
+                    // TRANSLATORS: an error for a program calling Ferry over D-Bus; “size” is the name of an argument.
+                    tr("“size” must be from {least} to {most} pixels.", ["least": "16", "most": "512"]))
+            }
+            self = .getAvatar(account: account, uri: media, size: Int(size))
         }
     }
 
@@ -150,6 +171,7 @@ public enum Share1Request: Sendable {
         case .answerEmojiVerification: return .answerEmojiVerification
         case .cancelEmojiVerification: return .cancelEmojiVerification
         case .getEmojiVerification: return .getEmojiVerification
+        case .getAvatar: return .getAvatar
         }
     }
 
@@ -157,7 +179,8 @@ public enum Share1Request: Sendable {
     public var waitsForHomeserver: Bool {
         switch self {
         case .signIn, .signOut, .getLoginFlows, .listDestinations, .getStatus, .verifyDevice, .setUpCrossSigning,
-            .startEmojiVerification, .answerEmojiVerification, .cancelEmojiVerification, .getEmojiVerification:
+            .startEmojiVerification, .answerEmojiVerification, .cancelEmojiVerification, .getEmojiVerification,
+            .getAvatar:
             return true
         case .share, .open, .getShare, .listShares, .cancel, .completeShare, .retry:
             return false

@@ -77,6 +77,33 @@ public struct MatrixHTTP: Sendable {
         }
     }
 
+    /// Sends a GET and returns the answer's bytes as they are (media), with the same renewal of an
+    /// expired token as `call`.
+    func bytes(
+        _ path: String, query: [(String, String)] = [], timeout: TimeAmount = .seconds(30)
+    ) async throws(MatrixError) -> Data {
+        let token = try await tokens?.forRequest(through: self)
+        do throws(MatrixError) {
+            return try await bytes(path, query: query, timeout: timeout, token: token)
+        } catch {
+            guard try await renewedAfter(error, sentWith: token) else { throw error }
+            return try await bytes(path, query: query, timeout: timeout, token: tokens?.access)
+        }
+    }
+
+    private func bytes(
+        _ path: String, query: [(String, String)], timeout: TimeAmount, token: String?
+    ) async throws(MatrixError) -> Data {
+        if let responder {
+            let answer = await responder(
+                Exchange(
+                    method: "GET", path: path, query: Dictionary(query, uniquingKeysWith: { $1 }), body: nil,
+                    bearer: token))
+            return try Self.success(HTTPResponseStatus(statusCode: answer.status), answer.body, HTTPHeaders())
+        }
+        return try await send(.GET, path, query: query, body: nil, contentType: nil, token: token, timeout: timeout)
+    }
+
     /// Whether a request refused for its token (`sent`) may go again with a newer one: renewed by
     /// another request meanwhile, or now, when the server says the token expired (`soft_logout`).
     private func renewedAfter(_ error: MatrixError, sentWith sent: String?) async throws(MatrixError) -> Bool {

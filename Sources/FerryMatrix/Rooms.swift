@@ -1,3 +1,4 @@
+import FerryCore
 import Foundation
 import NIOHTTP1
 
@@ -11,12 +12,17 @@ public struct RoomSummary: Sendable, Equatable {
     /// The other people's display names, for rooms without a name.
     public var memberNames: [String: String]
     public var lastActivity: Int64?
+    /// The room's picture (`m.room.avatar`), an `mxc:` URI.
+    public var avatar: String?
+    /// The members' pictures, by user id: a direct chat or an unnamed room shows the other person's.
+    public var memberAvatars: [String: String] = [:]
 }
 
 /// A person from the server's user directory.
 public struct DirectoryUser: Sendable, Equatable {
     public var userID: String
     public var displayName: String?
+    public var avatar: String?
 }
 
 /// Rooms, direct chats and people, read from and made on the homeserver.
@@ -44,12 +50,16 @@ public struct Rooms: Sendable {
             switch event.type {
             case "m.room.name": summary.name = event.content.name.flatMap { $0.isEmpty ? nil : $0 }
             case "m.room.canonical_alias": summary.canonicalAlias = event.content.alias
+            case "m.room.avatar": summary.avatar = event.content.url.flatMap(MediaURI.init)?.text
             // Any m.room.encryption state makes the room encrypted for good (it cannot be turned off).
             case "m.room.encryption": summary.encrypted = true
             case "m.room.member" where event.content.membership == "join":
                 if let member = event.state_key {
                     summary.joinedMembers.append(member)
                     if let name = event.content.displayname { summary.memberNames[member] = name }
+                    if let avatar = event.content.avatar_url.flatMap(MediaURI.init) {
+                        summary.memberAvatars[member] = avatar.text
+                    }
                 }
             default: break
             }
@@ -151,14 +161,18 @@ public struct Rooms: Sendable {
     public func searchUsers(_ term: String, limit: Int) async throws(MatrixError) -> [DirectoryUser] {
         struct Body: Encodable { var search_term: String; var limit: Int }
         struct Answer: Decodable {
-            struct Result: Decodable { var user_id: String; var display_name: String? }
+            struct Result: Decodable { var user_id: String; var display_name: String?; var avatar_url: String? }
             var results: [Result]
         }
         return try await http.call(
             .POST, "/_matrix/client/v3/user_directory/search",
             json: Body(search_term: term, limit: limit), as: Answer.self
         )
-        .results.map { DirectoryUser(userID: $0.user_id, displayName: $0.display_name) }
+        .results.map {
+            DirectoryUser(
+                userID: $0.user_id, displayName: $0.display_name,
+                avatar: $0.avatar_url.flatMap(MediaURI.init)?.text)
+        }
     }
 
     private func accountDataPath(_ type: String) -> String {
@@ -176,6 +190,8 @@ public struct Rooms: Sendable {
         var alias: String?
         var membership: String?
         var displayname: String?
+        var url: String?
+        var avatar_url: String?
     }
 
     /// A server's `origin_server_ts` (milliseconds since 1970) in microseconds, when it is a whole

@@ -78,9 +78,12 @@ public enum ServiceApplication {
             service.sweepSpool()
             // The shared session connection is the one GApplication will own the name on:
             // exporting Share1 on it now makes it reachable the moment the name is owned.
+            let avatars = AvatarCache(
+                accounts: accounts, cacheDirectory: settings.paths.cacheDirectory, logger: logger,
+                clock: SystemClock.microseconds)
             share1 = Share1Object(
-                service: service, accounts: accountService, connection: try BusConnection.session(), lifetime: lifetime,
-                logger: logger)
+                service: service, accounts: accountService, avatars: avatars, connection: try BusConnection.session(),
+                lifetime: lifetime, logger: logger)
         } catch {
             logger.critical("cannot start: \(error)")
             return 1

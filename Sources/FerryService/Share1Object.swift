@@ -11,6 +11,7 @@ import Logging
 final class Share1Object: Sendable {
     private let service: ShareService
     private let accounts: AccountService
+    private let avatars: AvatarCache
     private let connection: BusConnection
     private let lifetime: Lifetime
     private let logger: Logger
@@ -21,11 +22,12 @@ final class Share1Object: Sendable {
     /// What a start leaves until a share is answered, or until another call needs it.
     let startUp = WiredLater<StartUp?>(nil)
     init(
-        service: ShareService, accounts: AccountService, connection: BusConnection, lifetime: Lifetime,
-        logger: Logger
+        service: ShareService, accounts: AccountService, avatars: AvatarCache, connection: BusConnection,
+        lifetime: Lifetime, logger: Logger
     ) {
         self.service = service
         self.accounts = accounts
+        self.avatars = avatars
         self.connection = connection
         self.lifetime = lifetime
         self.logger = logger
@@ -249,6 +251,8 @@ final class Share1Object: Sendable {
             ]
         case .getStatus:
             return [.dictionary(await accounts.statusAskingVerification().dictionary)]
+        case .getAvatar(let account, let uri, let size):
+            return [.string(try await avatars.path(of: uri, size: size, as: account))]
         case .listDestinations(let query, let limit):
             let entries = try await service.destinations(query: query, limit: limit)
             return [.dictionaries(entries.map(\.dictionary))]

@@ -54,4 +54,26 @@ public final class Avatar: Widget {
         super.init(adw_avatar_new(size, name, 1))
         isHiddenFromAccessibility = true // the row it is in names the room
     }
+
+    /// The name its initials and colour come from.
+    public var name: String {
+        get { adw_avatar_get_text(cast(raw)).map { String(cString: $0) } ?? "" }
+        set { adw_avatar_set_text(cast(raw), newValue) }
+    }
+
+    /// Shows the picture in the file at `path` in place of the initials (nil: the initials again).
+    /// A file that cannot be read leaves the initials.
+    public func showPicture(at path: String?) {
+        guard let path, !path.isEmpty else {
+            adw_avatar_set_custom_image(cast(raw), nil)
+            return
+        }
+        var error: UnsafeMutablePointer<GError>?
+        guard let texture = gdk_texture_new_from_filename(path, &error) else {
+            if let error { g_error_free(error) }
+            return
+        }
+        adw_avatar_set_custom_image(cast(raw), cast(UnsafeMutableRawPointer(texture)))
+        g_object_unref(UnsafeMutableRawPointer(texture))
+    }
 }

@@ -42,6 +42,10 @@ struct Share1RequestTests {
         (Share1.cancelEmojiVerification("v").method, Share1.cancelEmojiVerification("v").arguments),
         (Share1.getEmojiVerification().method, Share1.getEmojiVerification().arguments),
         (Share1.listDestinations("q", limit: 5).method, Share1.listDestinations("q", limit: 5).arguments),
+        (
+            Share1.getAvatar(account: "@me:x", uri: "mxc://x/a", size: 64).method,
+            Share1.getAvatar(account: "@me:x", uri: "mxc://x/a", size: 64).arguments
+        ),
     ]
 
     @Test func everyCallTheClientMakesDecodesIntoItsOwnMethodsRequest() throws {
@@ -49,6 +53,30 @@ struct Share1RequestTests {
         for call in Self.calls {
             let request = try Share1Request(method: call.method.rawValue, arguments: call.arguments)
             #expect(request.method == call.method)
+        }
+    }
+
+    @Test func anAvatarIsAskedForByAnAccountAndAPictureOfThisServerOrItsOwn() throws {
+        let room = try Share1Request(
+            method: "GetAvatar",
+            arguments: Share1.getAvatar(account: "@me:x", uri: "mxc://x.org/AbC_1-z", size: 64).arguments)
+        guard case .getAvatar("@me:x", let uri?, 64) = room, uri.server == "x.org", uri.mediaID == "AbC_1-z" else {
+            Issue.record("\(room)")
+            return
+        }
+        let own = try Share1Request(
+            method: "GetAvatar", arguments: Share1.getAvatar(account: "@me:x", uri: nil, size: 16).arguments)
+        guard case .getAvatar("@me:x", nil, 16) = own else { Issue.record("\(own)"); return }
+        // What could reach a path or a query of its own, or is not a picture of this size, is refused.
+        for (account, uri, size) in [
+            ("@me:x", "mxc://x.org/a/b", 64), ("@me:x", "mxc://x.org/a?b", 64), ("@me:x", "mxc://x.org/", 64),
+            ("@me:x", "mxc://x%2F/a", 64), ("@me:x", "http://x.org/a", 64), ("@me:x", "", 15), ("@me:x", "", 513),
+            ("me", "", 64),
+        ] {
+            #expect(throws: ShareError.self, "\(uri) \(size)") {
+                try Share1Request(
+                    method: "GetAvatar", arguments: [.string(account), .string(uri), .uint32(UInt32(size))])
+            }
         }
     }
 

@@ -4,6 +4,8 @@ public struct FerryPaths: Equatable, Sendable {
     public let stateDirectory: String
     /// `$XDG_CONFIG_HOME/ferry`: settings.
     public let configDirectory: String
+    /// `$XDG_CACHE_HOME/ferry`: what can be fetched again (people's and rooms' pictures).
+    public let cacheDirectory: String
 
     /// The directories from `environment`'s XDG variables and HOME; a relative XDG value is ignored, as the spec says.
     public init(environment: [String: String]) {
@@ -15,6 +17,7 @@ public struct FerryPaths: Equatable, Sendable {
         }
         stateDirectory = base("XDG_STATE_HOME", ".local/state") + "/ferry"
         configDirectory = base("XDG_CONFIG_HOME", ".config") + "/ferry"
+        cacheDirectory = base("XDG_CACHE_HOME", ".cache") + "/ferry"
     }
 
     /// The outbox's SQLite file.

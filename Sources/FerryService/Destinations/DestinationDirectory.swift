@@ -46,6 +46,16 @@ public actor DestinationDirectory {
             ?? (others.isEmpty ? summary.roomID : others.map { summary.memberNames[$0] ?? $0 }.joined(separator: ", "))
     }
 
+    /// The picture a room is shown with, as clients show it: its own; for a direct chat, the other
+    /// person's; for an unnamed room of two, the other member's.
+    static func avatar(of summary: RoomSummary, person: String?, me: String) -> String? {
+        if let avatar = summary.avatar { return avatar }
+        if let person { return summary.memberAvatars[person] }
+        let others = summary.joinedMembers.filter { $0 != me }
+        guard summary.name == nil, others.count == 1 else { return nil }
+        return summary.memberAvatars[others[0]]
+    }
+
     /// `offline`: the homeserver did not answer the last request. Then the rooms known from before
     /// are the answer, and the server's people directory is not asked: a request to a server that is
     /// away takes its whole timeout, and the share dialog would wait that long for each letter typed.
@@ -79,9 +89,11 @@ public actor DestinationDirectory {
                     people = []
                 }
                 entries += people.filter { !known.contains($0.userID) }.map {
-                    DestinationEntry(
+                    var person = DestinationEntry(
                         id: $0.userID, kind: .person, name: $0.displayName ?? $0.userID, alias: nil,
                         userID: $0.userID, members: 0, encrypted: false, lastActivity: nil, recent: false)
+                    person.avatar = $0.avatar
+                    return person
                 }
             }
         }
@@ -146,12 +158,13 @@ public actor DestinationDirectory {
             }
             let person = personByRoom[roomID]
             let name = Self.name(of: summary, person: person, me: session.userID)
-            entries.append(
-                DestinationEntry(
-                    id: roomID, kind: person == nil ? .room : .direct, name: name,
-                    alias: summary.canonicalAlias, userID: person,
-                    members: summary.joinedMembers.count, encrypted: summary.encrypted,
-                    lastActivity: summary.lastActivity, recent: false))
+            var entry = DestinationEntry(
+                id: roomID, kind: person == nil ? .room : .direct, name: name,
+                alias: summary.canonicalAlias, userID: person,
+                members: summary.joinedMembers.count, encrypted: summary.encrypted,
+                lastActivity: summary.lastActivity, recent: false)
+            entry.avatar = Self.avatar(of: summary, person: person, me: session.userID)
+            entries.append(entry)
         }
         cache[session.userID] = (clock() + 60_000_000, entries)
         return entries

@@ -27,6 +27,9 @@ import GtkAdapter
     private let banner = Banner(tr("You are offline. Shares will be sent when the connection returns."))
     private var tokens: [Int] = []
     private var reloadScheduled = false
+    /// The account's picture, its initials until the picture arrives; a person's outline signed out.
+    private let accountAvatar = Avatar(name: "", size: 32)
+    private lazy var pictures = AvatarPictures(service: service)
 
     var onClosed: () -> Void = {}
 
@@ -36,7 +39,7 @@ import GtkAdapter
         window = Window(application: application.application, title: "Ferry", width: 560, height: 620)
 
         accountButton.verticalAlignment = .center
-        accountRow.addPrefix(Icon(name: "avatar-default-symbolic", pixelSize: 32))
+        accountRow.addPrefix(accountAvatar)
         accountRow.addSuffix(accountButton)
         let accountList = ListBox()
         accountList.accessibleName = tr("Account")
@@ -98,8 +101,15 @@ import GtkAdapter
         if account.signedIn {
             accountRow.title = SafeDisplay.escaped(account.accountID)
             accountRow.subtitle = SafeDisplay.escaped(account.homeserver)
+            if accountAvatar.name != Self.avatarName(account.accountID) {
+                accountAvatar.name = Self.avatarName(account.accountID)
+                accountAvatar.showPicture(at: nil)
+                pictures.show(nil, as: account.accountID, on: accountAvatar)
+            }
             accountButton.title = tr("Sign Out")
         } else {
+            accountAvatar.name = ""
+            accountAvatar.showPicture(at: nil)
             accountRow.title = tr("Not signed in")
             accountRow.subtitle = tr("Sign in to share into your Matrix rooms")
             accountButton.title = trc("button", "Sign In")
@@ -141,10 +151,18 @@ import GtkAdapter
         }
     }
 
+    /// The name an account's initials come from: the user id's local part ("@ada:example.org" → "ada"),
+    /// not its sigil.
+    static func avatarName(_ userID: String) -> String {
+        String(userID.drop { $0 == "@" }.prefix { $0 != ":" })
+    }
+
     private func row(for account: AccountListing) -> Row {
         let user = SafeDisplay.escaped(account.userID)
         let row = Row(title: user, subtitle: SafeDisplay.escaped(account.homeserver))
-        row.addPrefix(Icon(name: "avatar-default-symbolic", pixelSize: 32))
+        let avatar = Avatar(name: Self.avatarName(account.userID), size: 32)
+        row.addPrefix(avatar)
+        pictures.show(nil, as: account.userID, on: avatar)
         let signOut = Button(tr("Sign Out"))
         // TRANSLATORS: the accessible name of another account's Sign Out button; {account} is a Matrix user id.
         signOut.accessibleName = tr("Sign out {account}", ["account": user])

@@ -100,6 +100,13 @@ import GLibAdapter
         client.call(Share1.listDestinations(query, limit: limit), completion: completion)
     }
 
+    /// The file of a room's or a person's picture (`uri`; nil: `account`'s own), "" when there is none.
+    public func avatar(
+        account: String, uri: String?, size: UInt32, _ completion: @escaping (Result<String, BusError>) -> Void
+    ) {
+        client.call(Share1.getAvatar(account: account, uri: uri, size: size), completion: completion)
+    }
+
     // MARK: Account
 
     public typealias LoginFlows = FerryContract.LoginFlows

@@ -9,6 +9,7 @@ import GtkAdapter
     let root: Box
     let search: TextField
     private let service: ServiceClient
+    private let pictures: AvatarPictures
     // TRANSLATORS: the heading above the rooms and people shared to lately.
     private let recentHeading = Label(trc("destinations heading", "Recent"), style: "heading")
     private let recentList = ListBox()
@@ -36,6 +37,7 @@ import GtkAdapter
 
     init(service: ServiceClient) {
         self.service = service
+        pictures = AvatarPictures(service: service)
         search = TextField(.search, placeholder: tr("Search rooms and people"))
         search.accessibleName = tr("Search rooms and people")
         search.expandsHorizontally = true
@@ -133,7 +135,9 @@ import GtkAdapter
         let name = SafeDisplay.escaped(option.displayName)
         let detail = option.detail(showingAccount: showsAccounts)
         let row = Row(title: name, subtitle: SafeDisplay.escaped(detail))
-        row.addPrefix(Avatar(name: option.displayName, size: 32))
+        let avatar = Avatar(name: option.displayName, size: 32)
+        row.addPrefix(avatar)
+        if let picture = option.avatar { pictures.show(picture, as: option.account, on: avatar) }
         if option.encrypted {
             // A lock beside the name: what is shared there is end-to-end encrypted.
             let lock = Icon(name: "channel-secure-symbolic")

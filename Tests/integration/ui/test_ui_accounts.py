@@ -7,7 +7,8 @@ from __future__ import annotations
 from ferryenv import wait_for
 from matrixflow import get_status, sign_in
 from secretstorage import bootstrap
-from test_ui_delivery import next_page, open_dialog, open_with_ferry, picture, room_messages, share
+from test_ui_delivery import (colour_near_start, gradient, next_page, open_dialog, open_with_ferry, picture,
+                              room_messages, share)
 from test_ui_dialog import keep_screenshot
 from uidesktop import T, click, find, focused, press, signed_out, type_text, ui_app, windows
 
@@ -24,6 +25,10 @@ def test_two_accounts_are_listed_each_room_says_whose_it_is_and_one_signs_out_al
     work, home = homeserver.new_user("work"), homeserver.new_user("home")
     homeserver.create_room(work.token, name="Work harbour")
     homeserver.create_room(home.token, name="Home harbour")
+    # (the personal account with a green picture of its own, the work account with none)
+    homeserver.call("PUT", f"/_matrix/client/v3/profile/{home.user_id}/avatar_url", home.token,
+                    json_body={"avatar_url": homeserver.upload(home.token, gradient("#40e040", "#00a000"),
+                                                               "image/png")})
     signed_out(ui.session)
     sign_in(ui.session, homeserver, work)
     sign_in(ui.session, homeserver, home)
@@ -42,9 +47,15 @@ def test_two_accounts_are_listed_each_room_says_whose_it_is_and_one_signs_out_al
 
         # Then it shows the account signed in last above, the other below with its own Sign Out,
         # and a way to add another
-        find(window, T("Account: {account}", account=home.user_id), timeout=15)
-        find(window, T("Account: {account}", account=work.user_id), timeout=15)
+        home_row = find(window, T("Account: {account}", account=home.user_id), timeout=15)
+        work_row = find(window, T("Account: {account}", account=work.user_id), timeout=15)
         find(window, T("Add Account…"), "push button")
+        # And the personal account's row shows its picture, the work account's its initials
+        def green(colour) -> bool:
+            return colour[1] > 150 and colour[0] < 100 and colour[2] < 100
+
+        wait_for(lambda: green(colour_near_start(ui, tmp_path, home_row)), timeout=15, what="the account's picture")
+        assert not green(colour_near_start(ui, tmp_path, work_row))
         keep_screenshot(ui, tmp_path, "main-window-accounts.png")
 
         # When the work account's Sign Out is pressed

@@ -9,8 +9,11 @@ session in as a Matrix user of its own, with rooms of its own.
 
 from __future__ import annotations
 
+import subprocess
 import threading
 import time
+
+import pyatspi
 
 import pytest
 
@@ -53,6 +56,24 @@ def friend(server, display_name: str):
     server.call("PUT", f"/_matrix/client/v3/profile/{user.user_id}/displayname", user.token,
                 json_body={"displayname": display_name})
     return user
+
+
+def gradient(top: str, bottom: str, size: int = 128) -> bytes:
+    """A picture ImageMagick draws, for a person's or a room's avatar."""
+    return subprocess.run(["convert", "-size", f"{size}x{size}", f"gradient:{top}-{bottom}", "png:-"], check=True,
+                          capture_output=True).stdout
+
+
+def colour_near_start(ui, tmp_path, node) -> tuple[int, int, int]:
+    """The colour on screen where a row shows its avatar: 28 pixels in from its start, half-way
+    down (the avatar is 32 pixels, after the row's 12-pixel margin)."""
+    extents = node.queryComponent().getExtents(pyatspi.DESKTOP_COORDS)
+    shot = tmp_path / "row.png"
+    subprocess.run(["import", "-display", ui.display, "-window", "root", str(shot)], check=True, timeout=30)
+    x, y = extents.x + 28, extents.y + extents.height // 2
+    raw = subprocess.run(["convert", str(shot), "-crop", f"1x1+{x}+{y}", "-depth", "8", "rgb:-"], check=True,
+                         capture_output=True).stdout
+    return raw[0], raw[1], raw[2]
 
 
 def room_with(server, owner, name: str, members=(), encrypted: bool = False) -> str:
@@ -167,10 +188,15 @@ def test_page_one_lists_recent_rooms_first_and_an_encrypted_room_as_a_choice_wit
         ui, homeserver, person, tmp_path):
     # Given rooms with people in them, a direct chat, one room end-to-end encrypted, and one a
     # share went to before (a recent)
+    # (Bob with a picture of his own, magenta; Holiday Photos with the room's, blue)
     ana, bob, chen = friend(homeserver, "Ana Lima"), friend(homeserver, "Bob Martin"), friend(homeserver, "Chen Wei")
+    homeserver.call("PUT", f"/_matrix/client/v3/profile/{bob.user_id}/avatar_url", bob.token,
+                    json_body={"avatar_url": homeserver.upload(bob.token, gradient("#ff40ff", "#c000c0"), "image/png")})
     team = room_with(homeserver, person, "Design Team", [ana, bob, chen])
     room_with(homeserver, person, "Secret Plans", [ana], encrypted=True)
-    room_with(homeserver, person, "Holiday Photos", [bob, chen])
+    holiday = room_with(homeserver, person, "Holiday Photos", [bob, chen])
+    homeserver.call("PUT", f"/_matrix/client/v3/rooms/{holiday}/state/m.room.avatar/", person.token,
+                    json_body={"url": homeserver.upload(person.token, gradient("#4060ff", "#0020c0"), "image/png")})
     room_with(homeserver, person, "Book Club", [ana, chen])
     direct = homeserver.create_room(person.token, is_direct=True, invite=[bob.user_id])
     homeserver.join(bob.token, direct)
@@ -194,6 +220,19 @@ def test_page_one_lists_recent_rooms_first_and_an_encrypted_room_as_a_choice_wit
     assert T("{detail} · end-to-end encrypted", detail="").strip(" ·") in secret.description
     assert T("Choose {name}", name="Secret Plans") in names_of(window, "check box")
     find(secret, "End-to-end encrypted", "image")
+    # And the direct chat shows Bob's picture and Holiday Photos the room's, where the other rows
+    # keep their initials
+    def magenta(colour) -> bool:
+        return colour[0] > 150 and colour[2] > 150 and colour[1] < 100
+
+    def blue(colour) -> bool:
+        return colour[2] > 150 and colour[0] < 100 and colour[1] < 130
+
+    bob_row, holiday_row = find(window, "Bob Martin", "list item"), find(window, "Holiday Photos", "list item")
+    wait_for(lambda: magenta(colour_near_start(ui, tmp_path, bob_row)), timeout=15, what="Bob's picture")
+    wait_for(lambda: blue(colour_near_start(ui, tmp_path, holiday_row)), timeout=15, what="the room's picture")
+    book_club = colour_near_start(ui, tmp_path, find(window, "Book Club", "list item"))
+    assert not magenta(book_club) and not blue(book_club), book_club
     # And Next waits for a choice
     assert not has_state(find(window, "Next", "push button"), "sensitive")
     wait_for(lambda: (focused(window) or window).name == T("Search rooms and people"), timeout=5, what="focus")
