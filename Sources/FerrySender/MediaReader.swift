@@ -37,22 +37,27 @@ public struct MediaHelper: MediaReading {
             logger.warning("cannot run \(executable): \(error.reason)")
             return nil
         }
-        guard outcome.status == 0, let facts = try? JSONDecoder().decode(MediaFacts.self, from: outcome.output),
-            facts.isSound
+        guard outcome.status == 0, var facts = try? JSONDecoder().decode(MediaFacts.self, from: outcome.output),
+            facts.picture?.isSound ?? true
         else {
             logger.info(
                 "a video or sound goes without its duration and poster",
                 metadata: ["status": "\(outcome.status)", "reason": "\(outcome.said)"])
             return nil
         }
+        // A duration past belief is left out; the size and poster are still good.
+        if !facts.isSound { facts.duration = nil }
         return facts
     }
 
-    /// The helper's environment: GStreamer's own variables, and where the person's cache is (GStreamer
-    /// keeps its list of plugins there, made once, so that each run does not scan every plugin).
-    /// Nothing else: not the session bus's address, nor anything a decoder that went wrong could
-    /// reach the service's secrets with.
+    /// The helper's environment: GStreamer's own variables and GdkPixbuf's (the poster is saved
+    /// through it), and where the person's cache is (GStreamer keeps its list of plugins there,
+    /// made once, so that each run does not scan every plugin). Nothing else: not the session
+    /// bus's address, nor anything a decoder that went wrong could reach the service's secrets with.
     static func environment(_ service: [String: String]) -> [String: String] {
-        service.filter { $0.key.hasPrefix("GST_") || $0.key == "HOME" || $0.key == "XDG_CACHE_HOME" }
+        service.filter {
+            $0.key.hasPrefix("GST_") || $0.key.hasPrefix("GDK_PIXBUF_") || $0.key == "HOME"
+                || $0.key == "XDG_CACHE_HOME"
+        }
     }
 }

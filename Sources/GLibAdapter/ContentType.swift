@@ -6,12 +6,23 @@ public enum ContentType {
     ///
     /// The content decides when it is recognised (a PNG named `.txt` is image/png): a name can lie,
     /// magic bytes rarely do. The name decides when the content is generic (plain text, unknown bytes).
+    /// The name also decides between the kinds of a container the content names only as the
+    /// container: a WebM recorded as a stream reads as plain Matroska.
     public static func guess(name: String?, leadingBytes data: [UInt8]) -> String {
         let byContent = rawGuess(name: nil, data: data)
-        if !byContent.uncertain, !isGeneric(byContent.type) { return byContent.type }
+        if !byContent.uncertain, !isGeneric(byContent.type) {
+            guard let kinds = containerKinds[byContent.type] else { return byContent.type }
+            let byBoth = rawGuess(name: name, data: data)
+            return kinds.contains(byBoth.type) ? byBoth.type : byContent.type
+        }
         let byBoth = rawGuess(name: name, data: data)
         return mimeType(byBoth.type)
     }
+
+    /// Containers whose content does not say what they hold, and the kinds a file's name may say.
+    static let containerKinds: [String: Set<String>] = [
+        "application/x-matroska": ["video/webm", "audio/webm", "video/x-matroska", "audio/x-matroska"]
+    ]
 
     /// Whether `type` is `supertype` or derives from it (text/x-python is text/plain).
     public static func isA(_ type: String, _ supertype: String) -> Bool {

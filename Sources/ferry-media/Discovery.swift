@@ -8,6 +8,8 @@ struct Discovery {
     var duration: UInt64?
     /// The first real video stream (cover art in a sound file is not one).
     var video: Video?
+    /// Whether its frames could be decoded here: a poster is tried only then.
+    var decodable = true
 
     struct Video {
         var width: Int
@@ -28,19 +30,31 @@ struct Discovery {
         let info = gst_discoverer_discover_uri(discoverer, uri, &error)
         defer { if let info { g_object_unref(UnsafeMutableRawPointer(info)) } }
         guard let info else { throw MediaError(consuming: error) }
-        switch gst_discoverer_info_get_result(info) {
-        case GST_DISCOVERER_OK: if error != nil { g_error_free(error) }
-        case GST_DISCOVERER_MISSING_PLUGINS:
-            if error != nil { g_error_free(error) }
-            throw MediaError("no GStreamer plugin of this system reads the file")
-        case GST_DISCOVERER_TIMEOUT:
-            if error != nil { g_error_free(error) }
-            throw MediaError("reading the file took too long")
-        default: throw MediaError(consuming: error)
+        // A file whose streams were found but not all decoded (a codec without its plugin, a broken
+        // frame) still has a duration and a size; only its poster is given up.
+        let result = gst_discoverer_info_get_result(info)
+        let failure = MediaError(consuming: error)
+        var discovery = Discovery()
+        switch result {
+        case GST_DISCOVERER_OK: break
+        case GST_DISCOVERER_MISSING_PLUGINS, GST_DISCOVERER_ERROR:
+            let streams = gst_discoverer_info_get_stream_list(info)
+            defer { gst_discoverer_stream_info_list_free(streams) }
+            guard streams != nil else {
+                throw result == GST_DISCOVERER_ERROR
+                    ? failure : MediaError("no GStreamer plugin of this system reads the file")
+            }
+            discovery.decodable = false
+        case GST_DISCOVERER_TIMEOUT: throw MediaError("reading the file took too long")
+        default: throw failure
         }
+        // A file that cannot be sought in (a WebM recorded as a stream, by a browser) does not say
+        // how long it is: GStreamer's guess from its first seconds can be far off, and no duration
+        // is better than a wrong one.
         let nanoseconds = gst_discoverer_info_get_duration(info)
-        var discovery = Discovery(
-            duration: nanoseconds == GstClockTime.max || nanoseconds == 0 ? nil : UInt64(nanoseconds))
+        if nanoseconds != GstClockTime.max, nanoseconds != 0, gst_discoverer_info_get_seekable(info) != 0 {
+            discovery.duration = UInt64(nanoseconds)
+        }
         let streams = gst_discoverer_info_get_video_streams(info)
         defer { gst_discoverer_stream_info_list_free(streams) }
         var node = streams
@@ -75,6 +89,7 @@ struct MediaError: Error {
 
     init(_ message: String) { self.message = message }
 
+    /// GStreamer's sentence, the error freed.
     init(consuming error: UnsafeMutablePointer<GError>?) {
         if let error {
             message = String(cString: error.pointee.message)

@@ -23,13 +23,31 @@ func fail(_ message: String, status: Int32 = 1) -> Never {
     exit(status)
 }
 
-/// A file that needs more than this, or longer, is not read. More address space than
-/// ferry-thumbnail's: a decoder's threads each reserve a stack and an allocator arena.
+/// A file that needs more than this, or longer, is not read, and a crash writes no core (the
+/// frames of someone's video). More address space than ferry-thumbnail's: a decoder's threads each
+/// reserve a stack and an allocator arena. Set after gst_init: the plugin scanner it may run, which
+/// writes the registry every GStreamer program of the person's reads, is not bound by them.
 func limitResources() {
     var memory = rlimit(rlim_cur: 2 << 30, rlim_max: 2 << 30)
     setrlimit(Int32(RLIMIT_AS.rawValue), &memory)
     var time = rlimit(rlim_cur: 20, rlim_max: 20)
     setrlimit(Int32(RLIMIT_CPU.rawValue), &time)
+    var core = rlimit(rlim_cur: 0, rlim_max: 0)
+    setrlimit(Int32(RLIMIT_CORE.rawValue), &core)
+}
+
+/// The largest frame a poster is decoded from: 8K UHD and a little more. A header that claims
+/// more (20000 × 20000) would need a gigabyte a frame; the file still gets its duration and size.
+let largestFrame = 40_000_000
+
+/// The file's first 64 KB.
+func head(of path: String) -> [UInt8] {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { return [] }
+    defer { close(descriptor) }
+    var bytes = [UInt8](repeating: 0, count: 65536)
+    let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+    return count > 0 ? Array(bytes.prefix(count)) : []
 }
 
 func facts(of path: String, posterAt output: String) throws(MediaError) -> MediaFacts {
@@ -39,12 +57,16 @@ func facts(of path: String, posterAt output: String) throws(MediaError) -> Media
     let name = String(cString: uri)
     let discovery = try Discovery.read(name, timeout: 10)
     var facts = MediaFacts(duration: discovery.duration.map { Int(($0 + 500_000) / 1_000_000) })
+    // A WebM recorded as a stream says no duration, and GStreamer's guess is then far off.
+    if MatroskaHead.declaresDuration(head(of: path)) == false { facts.duration = nil }
     guard let video = discovery.video,
         let shown = VideoShape.shownSize(
             width: video.width, height: video.height, parN: video.parN, parD: video.parD,
             orientation: video.orientation)
     else { return facts }
     var picture = PictureFacts(width: shown.width, height: shown.height)
+    facts.picture = picture
+    guard discovery.decodable, video.width * video.height <= largestFrame else { return facts }
     let size = ThumbnailRule.thumbnailSize(width: shown.width, height: shown.height)
     do throws(MediaError) {
         let poster = try PosterFrame.grab(name, width: size.width, height: size.height, timeout: 10)
@@ -61,8 +83,8 @@ func facts(of path: String, posterAt output: String) throws(MediaError) -> Media
 
 let arguments = CommandLine.arguments
 guard arguments.count == 3 else { fail("usage: ferry-media FILE POSTER", status: 64) }
-limitResources()
 gst_init(nil, nil)
+limitResources()
 do throws(MediaError) {
     let result = try facts(of: arguments[1], posterAt: arguments[2])
     print(CanonicalJSON.string(result.json))

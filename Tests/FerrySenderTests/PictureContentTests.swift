@@ -128,17 +128,18 @@ import Testing
     }
 }
 
-/// The video reader's process gets GStreamer's variables and the cache's place, nothing else.
+/// The video reader's process gets GStreamer's and GdkPixbuf's variables and the cache's place, nothing else.
 @Suite struct MediaHelperEnvironmentTests {
     @Test func onlyGStreamersVariablesAndTheCacheReachTheHelper() {
         let service = [
             "GST_PLUGIN_PATH": "/opt/gst", "HOME": "/home/ada", "XDG_CACHE_HOME": "/home/ada/.cache",
             "DBUS_SESSION_BUS_ADDRESS": "unix:path=/run/user/1000/bus", "FERRY_ACCESS_TOKEN": "syt_x",
-            "GDK_PIXBUF_MODULE_FILE": "/opt/loaders.cache",
+            "GDK_PIXBUF_MODULE_FILE": "/opt/loaders.cache", "LD_PRELOAD": "/tmp/x.so",
         ]
         #expect(
             MediaHelper.environment(service) == [
                 "GST_PLUGIN_PATH": "/opt/gst", "HOME": "/home/ada", "XDG_CACHE_HOME": "/home/ada/.cache",
+                "GDK_PIXBUF_MODULE_FILE": "/opt/loaders.cache",
             ])
     }
 }

@@ -42,6 +42,15 @@ struct VariantTests {
         let png: [UInt8] = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]
         #expect(ContentType.guess(name: "photo.txt", leadingBytes: png) == "image/png")
         #expect(ContentType.guess(name: "notes.txt", leadingBytes: Array("plain words\n".utf8)) == "text/plain")
+        // A WebM recorded as a stream reads as Matroska by content alone: its name says which kind.
+        let matroska: [UInt8] =
+            [0x1A, 0x45, 0xDF, 0xA3, 0x01, 0, 0, 0, 0, 0, 0, 0x10, 0x42, 0x82, 0x85] + Array("webm".utf8) + [0]
+            + [0x42, 0x87, 0x81, 0x02, 0x42, 0x85, 0x81, 0x02, 0x18, 0x53, 0x80, 0x67, 0x01, 0xFF]
+        #expect(ContentType.guess(name: "recording.webm", leadingBytes: matroska) == "video/webm")
+        // Other names do not turn it into what it is not.
+        #expect(
+            ContentType.guess(name: "notes.txt", leadingBytes: matroska)
+                == ContentType.guess(name: nil, leadingBytes: matroska))
         #expect(ContentType.isA("image/png", "image/*") || ContentType.isA("image/png", "image"))
     }
 }

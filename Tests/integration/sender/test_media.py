@@ -36,14 +36,33 @@ def phone_video(output: Path, width: int = 1280, height: int = 720, frames: int 
                "audiotestsrc num-buffers=86 ! avenc_aac ! mux.", output)
 
 
+def boxes(data: bytes, start: int, end: int):
+    """(type, start, end) of each ISO BMFF box between start and end."""
+    at = start
+    while at + 8 <= end:
+        size, kind = struct.unpack(">I4s", data[at:at + 8])
+        yield kind, at, at + size
+        at += size
+
+
 def turned_upright(mp4: bytes) -> bytes:
     """The MP4 with its video track's matrix turned a quarter clockwise, as a phone held upright
-    records: the frames stay stored landscape, players show them portrait."""
-    at = mp4.index(b"tkhd") - 4
-    version = mp4[at + 8]
-    matrix = at + 8 + 4 + (32 if version == 1 else 20) + 8 + 8
-    quarter = struct.pack(">9i", 0, 0x10000, 0, -0x10000, 0, 0, 0, 0, 0x40000000)
-    return mp4[:matrix] + quarter + mp4[matrix + 36:]
+    records: the frames stay stored landscape, players show them portrait. The video track is the
+    `trak` in `moov` whose handler is `vide`."""
+    [(_, moov, moov_end)] = [b for b in boxes(mp4, 0, len(mp4)) if b[0] == b"moov"]
+    for kind, trak, trak_end in boxes(mp4, moov + 8, moov_end):
+        if kind != b"trak":
+            continue
+        parts = {k: (s, e) for k, s, e in boxes(mp4, trak + 8, trak_end)}
+        media = parts[b"mdia"]
+        handler = {k: s for k, s, e in boxes(mp4, media[0] + 8, media[1])}[b"hdlr"]
+        if mp4[handler + 16:handler + 20] != b"vide":
+            continue
+        tkhd = parts[b"tkhd"][0]
+        matrix = tkhd + 8 + 4 + (32 if mp4[tkhd + 8] == 1 else 20) + 8 + 8
+        quarter = struct.pack(">9i", 0, 0x10000, 0, -0x10000, 0, 0, 0, 0, 0x40000000)
+        return mp4[:matrix] + quarter + mp4[matrix + 36:]
+    raise AssertionError("no video track")
 
 
 def length_ms(path: Path) -> float:
@@ -154,6 +173,34 @@ def test_a_sound_goes_with_its_duration(sender, homeserver, name, pipeline):
     assert "w" not in info and "thumbnail_url" not in info
     assert schema_errors(event) == [], event
     assert homeserver.download(user.token, content["url"]) == sound
+
+
+def test_a_webm_recorded_as_a_stream_goes_without_a_guessed_duration(sender, homeserver):
+    """A browser's recording (MediaRecorder) says no duration; GStreamer's guess from its first
+    frames was 0.36 s for this 2 s file."""
+    session, user = sender
+    path = session.files / "recording.webm"
+    gst("videotestsrc num-buffers=50 ! video/x-raw,width=320,height=240,framerate=25/1 ! vp8enc "
+        "! webmmux streamable=true ! filesink location=OUT", path)
+
+    info = send(session, homeserver, user, path, "Recording")["content"]["info"]
+
+    assert "duration" not in info
+    assert (info["w"], info["h"]) == (320, 240) and info["thumbnail_info"]["w"] == 320
+
+
+def test_a_video_whose_codec_this_system_lacks_keeps_its_duration_and_size(sender, homeserver):
+    session, user = sender
+    # An MP4 whose video says AV1, which no decoder here reads
+    landscape = phone_video(session.files / "h264.mp4", width=640, height=480, frames=25)
+    path = session.files / "VID_av1.mp4"
+    path.write_bytes(landscape.replace(b"avc1", b"av01"))
+
+    info = send(session, homeserver, user, path, "AV1")["content"]["info"]
+
+    assert (info["w"], info["h"]) == (640, 480)
+    assert abs(info["duration"] - length_ms(session.files / "h264.mp4")) <= 100
+    assert "thumbnail_url" not in info and "thumbnail_info" not in info
 
 
 def test_a_video_nothing_can_read_still_arrives_whole(sender, homeserver):
