@@ -23,27 +23,20 @@ extension Sender {
     /// without one.
     static let thumbnailAttempts = 2
 
+    /// How many files' previews are remembered; past it they are all forgotten (and read again,
+    /// should their shares still be sending).
+    static let previewsRemembered = 64
+
     /// The file's preview: a picture's facts, or a video's or a sound's, and, when there is one,
     /// the thumbnail (a video's poster frame) uploaded for the room (encrypted in an encrypted
-    /// room, like the file). Made again at each attempt: it takes a fraction of a second, and an
-    /// earlier attempt's upload of it is a second copy on the server, never a second event.
+    /// room, like the file). The file is read once; the thumbnail is uploaded for each room and
+    /// attempt (an earlier attempt's upload is a second copy on the server, never a second event).
     /// Nothing about the preview fails the share: a file its reader cannot read goes without one.
     func preview(
         _ item: ShareItem, position: Int, of run: Run, through channel: any RoomChannel
     ) async throws(DeliveryFailure) -> SentPreview? {
-        let path = spool.path(for: run.shareID, position: position)
         let thumbnailPath = spool.thumbnailPath(for: run.shareID, position: position)
-        defer { unlink(thumbnailPath) }
-        var preview: SentPreview
-        switch Composition.messageType(forContentType: item.contentType) {
-        case "m.image":
-            guard let pictures, let facts = await pictures.read(path, thumbnailPath: thumbnailPath) else { return nil }
-            preview = SentPreview(facts: facts)
-        case "m.video", "m.audio":
-            guard let media, let facts = await media.read(path, posterPath: thumbnailPath) else { return nil }
-            preview = SentPreview(facts: facts.picture, duration: facts.duration)
-        default: return nil
-        }
+        guard var preview = await read(item, position: position, of: run.shareID) else { return nil }
         guard let thumbnail = preview.facts?.thumbnail else { return preview }
         do {
             preview.thumbnailURI = try await asking(run) { () async throws(MatrixError) in
@@ -68,6 +61,30 @@ extension Sender {
             }
             preview.facts?.thumbnail = nil
         }
+        return preview
+    }
+
+    /// What the file's reader says, asked once for the file: its thumbnail, kept beside the staged
+    /// copy, goes with the share's directory. Asked again when that thumbnail is gone.
+    private func read(_ item: ShareItem, position: Int, of shareID: String) async -> SentPreview? {
+        let key = "\(shareID)/\(position)"
+        let path = spool.path(for: shareID, position: position)
+        let thumbnailPath = spool.thumbnailPath(for: shareID, position: position)
+        if let known = previewsRead[key], known?.facts?.thumbnail == nil || access(thumbnailPath, R_OK) == 0 {
+            return known
+        }
+        let preview: SentPreview?
+        switch Composition.messageType(forContentType: item.contentType) {
+        case "m.image":
+            preview = await pictures?.read(path, thumbnailPath: thumbnailPath).map { SentPreview(facts: $0) }
+        case "m.video", "m.audio":
+            preview = await media?.read(path, posterPath: thumbnailPath).map {
+                SentPreview(facts: $0.picture, duration: $0.duration)
+            }
+        default: return nil
+        }
+        if previewsRead.count >= Self.previewsRemembered { previewsRead = [:] }
+        previewsRead[key] = .some(preview)
         return preview
     }
 }

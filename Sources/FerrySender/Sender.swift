@@ -28,6 +28,9 @@ public actor Sender {
     /// Reads each video and sound for its event (duration, size, poster frame); without it they
     /// go without.
     let media: (any MediaReading)?
+    /// What the readers said of each file, by share and position (nil: nothing to say), read once
+    /// for all its rooms and attempts; the thumbnail stays beside the staged copy (Sender+Previews).
+    var previewsRead: [String: SentPreview?] = [:]
     let logger: Logger
     let clock: @Sendable () -> Int64
     /// What the sender reports, in order: read by the service that owns it (one reader).

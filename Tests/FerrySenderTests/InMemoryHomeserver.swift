@@ -16,6 +16,8 @@ final class InMemoryHomeserver: Homeserver {
         var tag: String?
         /// Whether it came through an encrypted channel (as `m.room.encrypted`).
         var encrypted = false
+        /// A file's `info`.
+        var info: MessageContent.Info? = nil
     }
 
     enum Fault {
@@ -217,7 +219,7 @@ final class InMemoryHomeserver: Homeserver {
                     Event(
                         eventID: "$\(state.nextID)", transactionID: transactionID,
                         msgtype: content.msgtype, body: content.body, tag: content.transaction,
-                        encrypted: encrypted))
+                        encrypted: encrypted, info: content.info))
                 return (.failure(MatrixError(kind: .transport, message: "hung")), .hang)
             }
             if let existing = state.transactions[transactionID] { return (.success(existing), fault) }
@@ -228,7 +230,7 @@ final class InMemoryHomeserver: Homeserver {
                 Event(
                     eventID: eventID, transactionID: transactionID,
                     msgtype: content.msgtype, body: content.body, tag: content.transaction,
-                    encrypted: encrypted))
+                    encrypted: encrypted, info: content.info))
             if fault == .lostAnswer {
                 return (.failure(MatrixError(kind: .transport, message: "connection reset")), fault)
             }
