@@ -17,12 +17,9 @@ public struct Avatars: Sendable {
         let path =
             "/_matrix/client/v1/media/thumbnail/\(MatrixHTTP.percentEncoded(uri.server))/"
             + MatrixHTTP.percentEncoded(uri.mediaID)
-        let data = try await http.bytes(
-            path, query: [("width", "\(size)"), ("height", "\(size)"), ("method", "crop")], timeout: .seconds(20))
-        guard data.count <= Self.largestThumbnail else {
-            throw MatrixError(kind: .malformed, message: "\(path): a thumbnail of \(data.count) bytes")
-        }
-        return data
+        return try await http.bytes(
+            path, query: [("width", "\(size)"), ("height", "\(size)"), ("method", "crop")], timeout: .seconds(20),
+            limit: Self.largestThumbnail)
     }
 
     /// The person's own picture from their profile; nil when they have none.

@@ -79,29 +79,34 @@ public struct MatrixHTTP: Sendable {
 
     /// Sends a GET and returns the answer's bytes as they are (media), with the same renewal of an
     /// expired token as `call`.
+    /// An answer over `limit` bytes is refused (`malformed`) without being read further.
     func bytes(
-        _ path: String, query: [(String, String)] = [], timeout: TimeAmount = .seconds(30)
+        _ path: String, query: [(String, String)] = [], timeout: TimeAmount = .seconds(30), limit: Int
     ) async throws(MatrixError) -> Data {
         let token = try await tokens?.forRequest(through: self)
         do throws(MatrixError) {
-            return try await bytes(path, query: query, timeout: timeout, token: token)
+            return try await bytes(path, query: query, timeout: timeout, limit: limit, token: token)
         } catch {
             guard try await renewedAfter(error, sentWith: token) else { throw error }
-            return try await bytes(path, query: query, timeout: timeout, token: tokens?.access)
+            return try await bytes(path, query: query, timeout: timeout, limit: limit, token: tokens?.access)
         }
     }
 
     private func bytes(
-        _ path: String, query: [(String, String)], timeout: TimeAmount, token: String?
+        _ path: String, query: [(String, String)], timeout: TimeAmount, limit: Int, token: String?
     ) async throws(MatrixError) -> Data {
         if let responder {
             let answer = await responder(
                 Exchange(
                     method: "GET", path: path, query: Dictionary(query, uniquingKeysWith: { $1 }), body: nil,
                     bearer: token))
+            guard answer.body.count <= limit else {
+                throw MatrixError(kind: .malformed, message: "\(path): an answer over \(limit) bytes")
+            }
             return try Self.success(HTTPResponseStatus(statusCode: answer.status), answer.body, HTTPHeaders())
         }
-        return try await send(.GET, path, query: query, body: nil, contentType: nil, token: token, timeout: timeout)
+        return try await send(
+            .GET, path, query: query, body: nil, contentType: nil, token: token, timeout: timeout, limit: limit)
     }
 
     /// Whether a request refused for its token (`sent`) may go again with a newer one: renewed by
@@ -147,7 +152,7 @@ public struct MatrixHTTP: Sendable {
     /// Sends a request and returns the body of a 2xx answer; anything else becomes a `MatrixError`.
     private func send(
         _ method: HTTPMethod, _ path: String, query: [(String, String)], body: HTTPClientRequest.Body?,
-        contentType: String?, token: String?, timeout: TimeAmount
+        contentType: String?, token: String?, timeout: TimeAmount, limit: Int = 16 << 20
     ) async throws(MatrixError) -> Data {
         var request = HTTPClientRequest(url: baseURL + path + Self.queryString(query))
         request.method = method
@@ -157,7 +162,17 @@ public struct MatrixHTTP: Sendable {
         let data: Data
         do {
             response = try await client.execute(request, timeout: timeout)
-            data = Data((try await response.body.collect(upTo: 16 << 20)).readableBytesView)
+        } catch {
+            throw MatrixError(kind: .transport, message: Self.describe(error))
+        }
+        // A body said or found to be over the limit is not read: it is not what was asked for.
+        if let length = response.headers.first(name: "Content-Length").flatMap(Int.init), length > limit {
+            throw MatrixError(kind: .malformed, message: "\(path): an answer of \(length) bytes, over \(limit)")
+        }
+        do {
+            data = Data((try await response.body.collect(upTo: limit)).readableBytesView)
+        } catch is NIOTooManyBytesError {
+            throw MatrixError(kind: .malformed, message: "\(path): an answer over \(limit) bytes")
         } catch {
             throw MatrixError(kind: .transport, message: Self.describe(error))
         }

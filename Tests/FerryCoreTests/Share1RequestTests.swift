@@ -71,7 +71,8 @@ struct Share1RequestTests {
         for (account, uri, size) in [
             ("@me:x", "mxc://x.org/a/b", 64), ("@me:x", "mxc://x.org/a?b", 64), ("@me:x", "mxc://x.org/", 64),
             ("@me:x", "mxc://x%2F/a", 64), ("@me:x", "http://x.org/a", 64), ("@me:x", "", 15), ("@me:x", "", 513),
-            ("me", "", 64),
+            ("me", "", 64), ("@me:x", "mxc://../config", 64), ("@me:x", "mxc://./a", 64), ("@me:x", "mxc://.x/a", 64),
+            ("@me:x", "mxc://x./a", 64), ("@me:x", "mxc://a..b/c", 64),
         ] {
             #expect(throws: ShareError.self, "\(uri) \(size)") {
                 try Share1Request(

@@ -105,6 +105,7 @@ enum DestinationJSON {
                     "last_activity": entry.lastActivity.map { Timestamp.iso8601(microseconds: $0) } ?? NSNull(),
                     "recent": entry.recent,
                     "account": entry.account ?? NSNull(),
+                    "avatar": entry.avatar ?? NSNull(),
                 ]
             })
     }

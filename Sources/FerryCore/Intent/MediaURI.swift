@@ -11,8 +11,11 @@ public struct MediaURI: Sendable, Equatable, Hashable {
         let (server, media) = (String(parts[0]), String(parts[1]))
         let serverCharacters = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:[]")
         let mediaCharacters = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
+        // A host name or an IP literal: it starts with a letter, a digit or "[", and has no empty
+        // label (so never "." or "..", which a proxy would read as a step up the path).
         guard (1...255).contains(server.count), server.allSatisfy(serverCharacters.contains),
-            (1...255).contains(media.count), media.allSatisfy(mediaCharacters.contains)
+            server.first.map({ $0.isLetter || $0.isNumber || $0 == "[" }) == true, !server.contains(".."),
+            !server.hasSuffix("."), (1...255).contains(media.count), media.allSatisfy(mediaCharacters.contains)
         else { return nil }
         self.server = server
         self.mediaID = media

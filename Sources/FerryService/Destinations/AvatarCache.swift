@@ -38,9 +38,15 @@ public actor AvatarCache {
         var media = uri
         if media == nil { media = try await profileAvatar(of: session, through: avatars) }
         guard let media else { return "" }
-        let file = "\(directory)/\(media.server)_\(media.mediaID)_\(size)"
+        // Kept for the accounts of the server that gave it: another server's copy of the same
+        // URI is that server's word, which an account elsewhere does not take.
+        let name = "\(Self.fileSafe(Self.serverName(of: userID)))~\(media.server)_\(media.mediaID)_\(size)"
+        guard name.utf8.count <= 240 else { return "" }
+        let file = "\(directory)/\(name)"
         if access(file, R_OK) == 0 { return file }
-        if let running = fetching[file] { return try await answer(of: running, for: session) }
+        // One fetch for each account and picture: a dialog's rows ask at once.
+        let key = userID + " " + file
+        if let running = fetching[key] { return try await answer(of: running, for: session) }
         let task = Task { [directory, logger] () throws -> String in
             let data: Data
             do throws(MatrixError) {
@@ -54,8 +60,12 @@ public actor AvatarCache {
                 }
                 throw error
             }
-            guard ImageSize.of([UInt8](data.prefix(4096))) != nil else {
-                logger.info("a picture is not one", metadata: ["uri": "\(media.text)"])
+            // The UI decodes the file: only a picture of a sensible size, whatever the server sends
+            // (a small file can claim to be 16384 pixels square, a gigabyte once decoded).
+            guard let shown = ImageSize.of([UInt8](data)), (1...Self.largestSide).contains(shown.width),
+                (1...Self.largestSide).contains(shown.height)
+            else {
+                logger.info("a picture is not one, or too large", metadata: ["uri": "\(media.text)"])
                 return ""
             }
             do {
@@ -67,8 +77,8 @@ public actor AvatarCache {
             }
             return file
         }
-        fetching[file] = task
-        defer { fetching[file] = nil }
+        fetching[key] = task
+        defer { fetching[key] = nil }
         return try await answer(of: task, for: session)
     }
 
@@ -80,6 +90,20 @@ public actor AvatarCache {
             if failure?.isUnknownToken == true { throw .notSignedIn }
             throw .homeserverUnreachable(session.homeserver, reason: failure?.message ?? "\(error)")
         }
+    }
+
+    /// The largest side a picture is kept with, in pixels: servers scale to their nearest size
+    /// above the one asked (Synapse: 32, 96, 320, 640, 800).
+    static let largestSide = 1024
+
+    /// The server name of a user id ("@ada:example.org" → "example.org").
+    static func serverName(of userID: String) -> String {
+        userID.firstIndex(of: ":").map { String(userID[userID.index(after: $0)...]) } ?? ""
+    }
+
+    /// A server name as a file name's part: its characters where they are a host name's, "-" elsewhere.
+    static func fileSafe(_ server: String) -> String {
+        String(server.map { $0.isASCII && ($0.isLetter || $0.isNumber || ".-:[]".contains($0)) ? $0 : "-" })
     }
 
     /// Whether the server said there is no such picture for good (gone, refused, too large), not

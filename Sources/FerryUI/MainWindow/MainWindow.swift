@@ -30,6 +30,8 @@ import GtkAdapter
     /// The account's picture, its initials until the picture arrives; a person's outline signed out.
     private let accountAvatar = Avatar(name: "", size: 32)
     private lazy var pictures = AvatarPictures(service: service)
+    /// The account whose picture the account row shows.
+    private var shownAccount: String?
 
     var onClosed: () -> Void = {}
 
@@ -101,15 +103,17 @@ import GtkAdapter
         if account.signedIn {
             accountRow.title = SafeDisplay.escaped(account.accountID)
             accountRow.subtitle = SafeDisplay.escaped(account.homeserver)
-            if accountAvatar.name != Self.avatarName(account.accountID) {
+            if shownAccount != account.accountID {
+                shownAccount = account.accountID
                 accountAvatar.name = Self.avatarName(account.accountID)
-                accountAvatar.showPicture(at: nil)
+                pictures.clear(accountAvatar)
                 pictures.show(nil, as: account.accountID, on: accountAvatar)
             }
             accountButton.title = tr("Sign Out")
         } else {
+            shownAccount = nil
             accountAvatar.name = ""
-            accountAvatar.showPicture(at: nil)
+            pictures.clear(accountAvatar)
             accountRow.title = tr("Not signed in")
             accountRow.subtitle = tr("Sign in to share into your Matrix rooms")
             accountButton.title = trc("button", "Sign In")

@@ -13,7 +13,7 @@ from urllib.parse import quote
 from gi.repository import GLib
 
 from hostileproxy import HostileProxy
-from matrixflow import list_destinations, sign_in, sign_in_call
+from matrixflow import list_destinations, png_of_size, sign_in, sign_in_call
 
 
 def square(colour: str, size: int = 200) -> bytes:
@@ -173,5 +173,30 @@ def test_a_server_that_cannot_answer_is_homeserver_unreachable_and_nothing_is_ke
         assert failing.hits == 1
         # Asked again once the server answers, the picture comes
         assert red(picture(get_avatar(session, me.user_id, uri).expect_ok()[0])[3])
+    finally:
+        proxy.stop()
+
+
+def test_what_is_not_a_small_picture_is_no_picture_and_nothing_is_kept(new_session, homeserver, matrix_user):
+    """A server answering a thumbnail with a picture 16384 pixels wide (a few KB of PNG, a
+    gigabyte once decoded in the UI), or with more than 2 MB: neither reaches the cache."""
+    me = matrix_user("bombed")
+    room = homeserver.create_room(me.token, name="Bombs")
+    uri = set_room_picture(homeserver, me, room, "red")
+    wide = png_of_size(16384, 4)
+    proxy = HostileProxy(homeserver).start()
+    proxy.answer("GET", r"/media/thumbnail/.*width=64", status=200, body=wide, headers={"Content-Type": "image/png"})
+    proxy.answer("GET", r"/media/thumbnail/.*width=96", status=200, body=b"\x89PNG" + bytes(3 << 20),
+                 headers={"Content-Type": "image/png"})
+    try:
+        session = new_session()
+        sign_in_call(session, homeserver=proxy.base_url, user=me.user_id, password=me.password).expect_ok()
+
+        assert get_avatar(session, me.user_id, uri, 64).expect_ok()[0] == ""
+        assert get_avatar(session, me.user_id, uri, 96).expect_ok()[0] == ""
+        cache = Path(session.env["XDG_CACHE_HOME"]) / "ferry" / "avatars"
+        assert not cache.exists() or not list(cache.iterdir())
+        # And the service is still up and answers the next picture
+        assert red(picture(get_avatar(session, me.user_id, uri, 128).expect_ok()[0])[3])
     finally:
         proxy.stop()

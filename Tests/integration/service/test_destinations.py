@@ -16,7 +16,7 @@ from matrixflow import (EX_NOPERM, bodies, complete_share, error_sentence, list_
                         search_user_directory, sign_in, wait_for_state)
 
 ISO_UTC = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$")
-CLI_KEYS = {"id", "kind", "name", "alias", "user_id", "members", "encrypted", "last_activity", "recent", "account"}
+CLI_KEYS = {"id", "kind", "name", "alias", "user_id", "members", "encrypted", "last_activity", "recent", "account", "avatar"}
 
 
 def tag() -> str:
