@@ -14,12 +14,23 @@ public struct Avatars: Sendable {
     /// A `size` × `size` thumbnail of `uri`, cropped square, through authenticated media
     /// (`/_matrix/client/v1/media/thumbnail`, Matrix 1.11).
     public func thumbnail(of uri: MediaURI, size: Int) async throws(MatrixError) -> Data {
-        let path =
-            "/_matrix/client/v1/media/thumbnail/\(MatrixHTTP.percentEncoded(uri.server))/"
-            + MatrixHTTP.percentEncoded(uri.mediaID)
-        return try await http.bytes(
-            path, query: [("width", "\(size)"), ("height", "\(size)"), ("method", "crop")], timeout: .seconds(20),
-            limit: Self.largestThumbnail)
+        let media = "\(MatrixHTTP.percentEncoded(uri.server))/\(MatrixHTTP.percentEncoded(uri.mediaID))"
+        let query = [("width", "\(size)"), ("height", "\(size)"), ("method", "crop")]
+        do {
+            return try await http.bytes(
+                "/_matrix/client/v1/media/thumbnail/" + media, query: query, timeout: .seconds(20),
+                limit: Self.largestThumbnail)
+        } catch let error where Self.unrecognized(error) {
+            // A server older than Matrix 1.11 has only the unauthenticated media endpoints.
+            return try await http.bytes(
+                "/_matrix/media/v3/thumbnail/" + media, query: query, timeout: .seconds(20),
+                limit: Self.largestThumbnail)
+        }
+    }
+
+    /// Whether the server does not know the endpoint (not: does not have the picture).
+    static func unrecognized(_ error: MatrixError) -> Bool {
+        error.errcode == "M_UNRECOGNIZED" || ((error.status == 404 || error.status == 400) && error.errcode == nil)
     }
 
     /// The person's own picture from their profile; nil when they have none.

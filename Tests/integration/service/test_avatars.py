@@ -200,3 +200,25 @@ def test_what_is_not_a_small_picture_is_no_picture_and_nothing_is_kept(new_sessi
         assert red(picture(get_avatar(session, me.user_id, uri, 128).expect_ok()[0])[3])
     finally:
         proxy.stop()
+
+
+def test_a_server_older_than_authenticated_media_is_asked_at_its_own_endpoint(new_session, homeserver, matrix_user):
+    """Matrix 1.11 moved thumbnails to /_matrix/client/v1/media; a server from before answers
+    M_UNRECOGNIZED there, and has them at /_matrix/media/v3."""
+    me = matrix_user("older")
+    room = homeserver.create_room(me.token, name="Older")
+    uri = set_room_picture(homeserver, me, room, "red")
+    proxy = HostileProxy(homeserver).start()
+    proxy.answer("GET", r"/_matrix/client/v1/media/thumbnail/", status=404,
+                 body={"errcode": "M_UNRECOGNIZED", "error": "Unrecognized request"})
+    older = proxy.answer("GET", r"/_matrix/media/v3/thumbnail/", status=200, body=square("blue", 96),
+                         headers={"Content-Type": "image/png"})
+    try:
+        session = new_session()
+        sign_in_call(session, homeserver=proxy.base_url, user=me.user_id, password=me.password).expect_ok()
+
+        path = get_avatar(session, me.user_id, uri).expect_ok()[0]
+
+        assert older.hits == 1 and blue(picture(path)[3])
+    finally:
+        proxy.stop()
