@@ -256,3 +256,25 @@ def test_an_encrypted_rooms_video_poster_is_encrypted_like_the_video(encrypting,
     assert info["thumbnail_info"] == {"w": 800, "h": 450, "mimetype": "image/jpeg", "size": len(poster)}
     stored = homeserver.download(friend.token, info["thumbnail_file"]["url"])
     assert stored != poster and not stored.startswith(b"\xff\xd8")
+
+
+@pytest.mark.parametrize("kind", READERS)
+def test_an_encrypted_rooms_recording_keeps_its_duration(encrypting, homeserver, matrix_user, nio_reader, kind):
+    session, me = encrypting
+    friend = matrix_user("listener")
+    reader = nio_reader(kind, friend)
+    room = homeserver.create_room(me.token, name="Secret memos", encrypted=True, invite=[friend.user_id])
+    homeserver.join(friend.token, room)
+    path = session.files / "memo.ogg"
+    sound = gst("audiotestsrc num-buffers=108 ! audio/x-raw,rate=44100 ! vorbisenc ! oggmux ! filesink location=OUT",
+                path)
+
+    done = session.ferry("send", path, "--to", room)
+    assert done.returncode == EX_OK, done.stderr
+
+    [event] = [e for e in reader.encrypted_messages(room) if e["sender"] == me.user_id]
+    assert event["decrypted"], event
+    content = event["content"]
+    assert content["msgtype"] == "m.audio"
+    assert reader.download(content["file"])["sha256"] == hashlib.sha256(sound).hexdigest()
+    assert abs(content["info"]["duration"] - length_ms(path)) <= 100
