@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Logging
 
 /// One run of a reader helper (`ferry-thumbnail`, `ferry-media`): a program that reads a file from
 /// anywhere with a system's decoders, in a process of its own, given `timeLimit` seconds and then
@@ -52,6 +53,33 @@ struct HelperProcess {
         process.waitUntilExit()
         stop.cancel()
         return .success(Outcome(status: process.terminationStatus, output: answer, said: said.text))
+    }
+}
+
+extension HelperProcess {
+    /// What the helper at `locate()` says of a file, decoded as `Facts` and kept when `sound`: nil
+    /// (and said in the log as `without`) when it is not installed, could not run, failed, or
+    /// said what cannot be so. Never an error: a file the helper cannot read goes without.
+    static func facts<Facts: Decodable>(
+        _: Facts.Type, from locate: () -> String?, arguments: [String], timeLimit: Double,
+        environment: [String: String], logger: Logger, without: Logger.Message, sound: (Facts) -> Bool
+    ) async -> Facts? {
+        guard let executable = locate() else {
+            logger.debug("\(without): the helper is not installed")
+            return nil
+        }
+        let helper = HelperProcess(executable: executable, timeLimit: timeLimit, environment: environment)
+        let outcome: Outcome
+        do { outcome = try await helper.run(arguments) } catch {
+            logger.warning("cannot run \(executable): \(error.reason)")
+            return nil
+        }
+        guard outcome.status == 0, let facts = try? JSONDecoder().decode(Facts.self, from: outcome.output), sound(facts)
+        else {
+            logger.info(without, metadata: ["status": "\(outcome.status)", "reason": "\(outcome.said)"])
+            return nil
+        }
+        return facts
     }
 }
 

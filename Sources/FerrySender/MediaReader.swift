@@ -25,26 +25,13 @@ public struct MediaHelper: MediaReading {
     }
 
     public func read(_ path: String, posterPath: String) async -> MediaFacts? {
-        guard let executable = locate() else {
-            logger.debug("a video or sound goes without its duration: ferry-media is not installed")
-            return nil
-        }
-        let helper = HelperProcess(
-            executable: executable, timeLimit: timeLimit,
-            environment: Self.environment(ProcessInfo.processInfo.environment))
-        let outcome: HelperProcess.Outcome
-        do { outcome = try await helper.run([path, posterPath]) } catch {
-            logger.warning("cannot run \(executable): \(error.reason)")
-            return nil
-        }
-        guard outcome.status == 0, var facts = try? JSONDecoder().decode(MediaFacts.self, from: outcome.output),
-            facts.picture?.isSound ?? true
-        else {
-            logger.info(
-                "a video or sound goes without its duration and poster",
-                metadata: ["status": "\(outcome.status)", "reason": "\(outcome.said)"])
-            return nil
-        }
+        guard
+            var facts = await HelperProcess.facts(
+                MediaFacts.self, from: locate, arguments: [path, posterPath], timeLimit: timeLimit,
+                environment: Self.environment(ProcessInfo.processInfo.environment), logger: logger,
+                without: "a video or sound goes without its duration and poster",
+                sound: { $0.picture?.isSound ?? true })
+        else { return nil }
         // A duration past belief is left out; the size and poster are still good.
         if !facts.isSound { facts.duration = nil }
         return facts

@@ -25,27 +25,10 @@ public struct ThumbnailHelper: PictureReading {
     }
 
     public func read(_ path: String, thumbnailPath: String) async -> PictureFacts? {
-        guard let executable = locate() else {
-            logger.debug("a picture goes without a thumbnail: ferry-thumbnail is not installed")
-            return nil
-        }
-        let helper = HelperProcess(
-            executable: executable, timeLimit: timeLimit,
-            environment: Self.environment(ProcessInfo.processInfo.environment))
-        let outcome: HelperProcess.Outcome
-        do { outcome = try await helper.run([path, thumbnailPath]) } catch {
-            logger.warning("cannot run \(executable): \(error.reason)")
-            return nil
-        }
-        guard outcome.status == 0, let facts = try? JSONDecoder().decode(PictureFacts.self, from: outcome.output),
-            facts.isSound
-        else {
-            logger.info(
-                "a picture goes without a thumbnail",
-                metadata: ["status": "\(outcome.status)", "reason": "\(outcome.said)"])
-            return nil
-        }
-        return facts
+        await HelperProcess.facts(
+            PictureFacts.self, from: locate, arguments: [path, thumbnailPath], timeLimit: timeLimit,
+            environment: Self.environment(ProcessInfo.processInfo.environment), logger: logger,
+            without: "a picture goes without a thumbnail", sound: \.isSound)
     }
 
     /// The helper's environment: GdkPixbuf's own variables and nothing else. Not the session bus's

@@ -17,25 +17,6 @@ import PixbufAdapter
 import Glibc
 #endif
 
-func fail(_ message: String, status: Int32 = 1) -> Never {
-    let line = Array("ferry-media: \(message)\n".utf8)
-    _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
-    exit(status)
-}
-
-/// A file that needs more than this, or longer, is not read, and a crash writes no core (the
-/// frames of someone's video). More address space than ferry-thumbnail's: a decoder's threads each
-/// reserve a stack and an allocator arena. Set after gst_init: the plugin scanner it may run, which
-/// writes the registry every GStreamer program of the person's reads, is not bound by them.
-func limitResources() {
-    var memory = rlimit(rlim_cur: 2 << 30, rlim_max: 2 << 30)
-    setrlimit(Int32(RLIMIT_AS.rawValue), &memory)
-    var time = rlimit(rlim_cur: 20, rlim_max: 20)
-    setrlimit(Int32(RLIMIT_CPU.rawValue), &time)
-    var core = rlimit(rlim_cur: 0, rlim_max: 0)
-    setrlimit(Int32(RLIMIT_CORE.rawValue), &core)
-}
-
 /// The largest frame a poster is decoded from: 8K UHD and a little more. A header that claims
 /// more (20000 × 20000) would need a gigabyte a frame; the file still gets its duration and size.
 let largestFrame = 40_000_000
@@ -82,12 +63,15 @@ func facts(of path: String, posterAt output: String) throws(MediaError) -> Media
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count == 3 else { fail("usage: ferry-media FILE POSTER", status: 64) }
+guard arguments.count == 3 else { HelperRun.fail("ferry-media", "usage: ferry-media FILE POSTER", status: 64) }
 gst_init(nil, nil)
-limitResources()
+// More address space than ferry-thumbnail: a decoder's threads each reserve a stack and an
+// allocator arena. Set after gst_init: the plugin scanner it may run, which writes the registry
+// every GStreamer program of the person's reads, is not bound by it.
+HelperRun.limit(addressSpace: 2 << 30)
 do throws(MediaError) {
     let result = try facts(of: arguments[1], posterAt: arguments[2])
     print(CanonicalJSON.string(result.json))
 } catch {
-    fail(error.message)
+    HelperRun.fail("ferry-media", error.message)
 }

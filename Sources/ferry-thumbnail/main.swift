@@ -16,21 +16,6 @@ import PixbufAdapter
 import Glibc
 #endif
 
-func fail(_ message: String, status: Int32 = 1) -> Never {
-    let line = Array("ferry-thumbnail: \(message)\n".utf8)
-    _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
-    exit(status)
-}
-
-/// A picture that needs more than this, or longer, is not read: a crafted file cannot make the
-/// helper take the machine's memory or hold a share up for long.
-func limitResources() {
-    var memory = rlimit(rlim_cur: 1 << 30, rlim_max: 1 << 30)
-    setrlimit(Int32(RLIMIT_AS.rawValue), &memory)
-    var time = rlimit(rlim_cur: 20, rlim_max: 20)
-    setrlimit(Int32(RLIMIT_CPU.rawValue), &time)
-}
-
 func facts(of path: String, thumbnailAt output: String) throws(PictureError) -> PictureFacts {
     guard let stored = Picture.storedSize(of: path) else {
         throw PictureError("no image loader of this system reads the file")
@@ -62,11 +47,13 @@ func facts(of path: String, thumbnailAt output: String) throws(PictureError) -> 
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count == 3 else { fail("usage: ferry-thumbnail PICTURE THUMBNAIL", status: 64) }
-limitResources()
+guard arguments.count == 3 else {
+    HelperRun.fail("ferry-thumbnail", "usage: ferry-thumbnail PICTURE THUMBNAIL", status: 64)
+}
+HelperRun.limit(addressSpace: 1 << 30)
 do throws(PictureError) {
     let result = try facts(of: arguments[1], thumbnailAt: arguments[2])
     print(CanonicalJSON.string(result.json))
 } catch {
-    fail(error.message)
+    HelperRun.fail("ferry-thumbnail", error.message)
 }
