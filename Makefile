@@ -72,6 +72,10 @@ help:
 	@echo "make clean        remove build products (distclean: also dependencies and the venv)"
 
 build: $(if $(filter release,$(CONFIG)),$(STATIC_CXX_DIR)/libstdc++.a)
+	@# The link order is the linker's input, which SwiftPM does not know of: programs linked
+	@# before the list changed are removed, so that they are linked again with it.
+	@if [[ "$(CONFIG)" == release && -d .build/release ]]; then \
+	    find -L .build/release -maxdepth 1 -type f -perm -u+x ! -newer scripts/link-order.txt -delete; fi
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS)
 	scripts/build-kde-plugin.sh
 
