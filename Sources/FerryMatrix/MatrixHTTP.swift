@@ -68,45 +68,47 @@ public struct MatrixHTTP: Sendable {
         json: (any Encodable)? = nil, timeout: TimeAmount = .seconds(30),
         as _: Answer.Type = Answer.self
     ) async throws(MatrixError) -> Answer {
-        let token = try await tokens?.forRequest(through: self)
-        do throws(MatrixError) {
-            return try await call(method, path, query: query, json: json, timeout: timeout, token: token)
+        var encoded: Data?
+        if let json {
+            do {
+                encoded = try JSONEncoder().encode(json)
+            } catch {
+                throw MatrixError(kind: .malformed, message: "cannot encode the request: \(error)")
+            }
+        }
+        let bytes = try await renewing { token async throws(MatrixError) in
+            try await exchange(method, path, query: query, json: encoded, timeout: timeout, token: token)
+        }
+        do {
+            return try JSONDecoder().decode(Answer.self, from: bytes)
         } catch {
-            guard try await renewedAfter(error, sentWith: token) else { throw error }
-            return try await call(method, path, query: query, json: json, timeout: timeout, token: tokens?.access)
+            throw MatrixError(kind: .malformed, message: "\(path): \(error)")
         }
     }
 
     /// Sends a GET and returns the answer's bytes as they are (media), with the same renewal of an
-    /// expired token as `call`.
-    /// An answer over `limit` bytes is refused (`malformed`) without being read further.
+    /// expired token as `call`. An answer over `limit` bytes is refused (`malformed`) without being
+    /// read further.
     func bytes(
         _ path: String, query: [(String, String)] = [], timeout: TimeAmount = .seconds(30), limit: Int
     ) async throws(MatrixError) -> Data {
-        let token = try await tokens?.forRequest(through: self)
-        do throws(MatrixError) {
-            return try await bytes(path, query: query, timeout: timeout, limit: limit, token: token)
-        } catch {
-            guard try await renewedAfter(error, sentWith: token) else { throw error }
-            return try await bytes(path, query: query, timeout: timeout, limit: limit, token: tokens?.access)
+        try await renewing { token async throws(MatrixError) in
+            try await exchange(.GET, path, query: query, json: nil, timeout: timeout, limit: limit, token: token)
         }
     }
 
-    private func bytes(
-        _ path: String, query: [(String, String)], timeout: TimeAmount, limit: Int, token: String?
-    ) async throws(MatrixError) -> Data {
-        if let responder {
-            let answer = await responder(
-                Exchange(
-                    method: "GET", path: path, query: Dictionary(query, uniquingKeysWith: { $1 }), body: nil,
-                    bearer: token))
-            guard answer.body.count <= limit else {
-                throw MatrixError(kind: .malformed, message: "\(path): an answer over \(limit) bytes")
-            }
-            return try Self.success(HTTPResponseStatus(statusCode: answer.status), answer.body, HTTPHeaders())
+    /// Runs `request` with the access token, and once more with a newer one when the first was
+    /// refused for it and has been renewed (`renewedAfter`).
+    private func renewing<Result>(
+        _ request: (String?) async throws(MatrixError) -> Result
+    ) async throws(MatrixError) -> Result {
+        let token = try await tokens?.forRequest(through: self)
+        do throws(MatrixError) {
+            return try await request(token)
+        } catch {
+            guard try await renewedAfter(error, sentWith: token) else { throw error }
+            return try await request(tokens?.access)
         }
-        return try await send(
-            .GET, path, query: query, body: nil, contentType: nil, token: token, timeout: timeout, limit: limit)
     }
 
     /// Whether a request refused for its token (`sent`) may go again with a newer one: renewed by
@@ -118,35 +120,25 @@ public struct MatrixHTTP: Sendable {
         return try await tokens.renew(replacing: sent, through: self)
     }
 
-    private func call<Answer: Decodable>(
-        _ method: HTTPMethod, _ path: String, query: [(String, String)], json: (any Encodable)?,
-        timeout: TimeAmount, token: String?
-    ) async throws(MatrixError) -> Answer {
-        var encoded: Data?
-        if let json {
-            do {
-                encoded = try JSONEncoder().encode(json)
-            } catch {
-                throw MatrixError(kind: .malformed, message: "cannot encode the request: \(error)")
-            }
-        }
-        let bytes: Data
+    /// One request sent with `token`, to the responder (unit tests) or the server: the body of a
+    /// 2xx answer of at most `limit` bytes; anything else becomes a `MatrixError`.
+    private func exchange(
+        _ method: HTTPMethod, _ path: String, query: [(String, String)], json encoded: Data?,
+        timeout: TimeAmount, limit: Int = 16 << 20, token: String?
+    ) async throws(MatrixError) -> Data {
         if let responder {
             let answer = await responder(
                 Exchange(
                     method: method.rawValue, path: path, query: Dictionary(query, uniquingKeysWith: { $1 }),
                     body: encoded, bearer: token))
-            bytes = try Self.success(HTTPResponseStatus(statusCode: answer.status), answer.body, HTTPHeaders())
-        } else {
-            bytes = try await send(
-                method, path, query: query, body: encoded.map { .bytes(ByteBuffer(bytes: Array($0))) },
-                contentType: encoded == nil ? nil : "application/json", token: token, timeout: timeout)
+            guard answer.body.count <= limit else {
+                throw MatrixError(kind: .malformed, message: "\(path): an answer over \(limit) bytes")
+            }
+            return try Self.success(HTTPResponseStatus(statusCode: answer.status), answer.body, HTTPHeaders())
         }
-        do {
-            return try JSONDecoder().decode(Answer.self, from: bytes)
-        } catch {
-            throw MatrixError(kind: .malformed, message: "\(path): \(error)")
-        }
+        return try await send(
+            method, path, query: query, body: encoded.map { .bytes(ByteBuffer(bytes: Array($0))) },
+            contentType: encoded == nil ? nil : "application/json", token: token, timeout: timeout, limit: limit)
     }
 
     /// Sends a request and returns the body of a 2xx answer; anything else becomes a `MatrixError`.

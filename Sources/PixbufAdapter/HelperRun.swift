@@ -20,8 +20,13 @@ public enum HelperRun {
     /// Says `message` on stderr as `program` and exits with `status` (1: the file could not be
     /// read; 64: a wrong command line).
     public static func fail(_ program: String, _ message: String, status: Int32 = 1) -> Never {
+        say(program, message)
+        exit(status)
+    }
+
+    /// Says `message` on stderr as `program`: one line, which the sender logs.
+    public static func say(_ program: String, _ message: String) {
         let line = Array("\(program): \(message)\n".utf8)
         _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
-        exit(status)
     }
 }

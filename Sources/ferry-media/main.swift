@@ -55,8 +55,7 @@ func facts(of path: String, posterAt output: String) throws(MediaError) -> Media
         picture.blurhash = poster.blurhash
     } catch {
         // The duration and size still go; only the poster is missing.
-        let line = Array("ferry-media: no poster frame: \(error.message)\n".utf8)
-        _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+        HelperRun.say("ferry-media", "no poster frame: \(error.message)")
     }
     facts.picture = picture
     return facts

@@ -72,11 +72,7 @@ struct LoginCommand: FerrySubcommand {
     }
 
     /// The server part of a user id: `@me:example.org` → `example.org`.
-    static func serverName(of user: String) -> String? {
-        guard user.hasPrefix("@"), let colon = user.firstIndex(of: ":") else { return nil }
-        let server = user[user.index(after: colon)...]
-        return server.isEmpty ? nil : String(server)
-    }
+    static func serverName(of user: String) -> String? { Destination.serverName(ofUser: user) }
 
     static func secretFromStandardInput(_ what: StandardInputSecret) throws(CommandFailure) -> String {
         guard let text = StandardInput.readAllUTF8() else {

@@ -12,6 +12,13 @@ public enum Destination {
         case userID
     }
 
+    /// The server part of a user id: `@me:example.org` → `example.org`; nil for what is not one.
+    public static func serverName(ofUser user: String) -> String? {
+        guard user.hasPrefix("@"), let colon = user.firstIndex(of: ":") else { return nil }
+        let server = user[user.index(after: colon)...]
+        return server.isEmpty ? nil : String(server)
+    }
+
     /// The kind of `destination`, or nil when it is none of them (a wrong sigil, whitespace, no server, over 255
     /// bytes).
     public static func kind(of destination: String) -> Kind? {

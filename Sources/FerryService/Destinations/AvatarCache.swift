@@ -40,7 +40,8 @@ public actor AvatarCache {
         guard let media else { return "" }
         // Kept for the accounts of the server that gave it: another server's copy of the same
         // URI is that server's word, which an account elsewhere does not take.
-        let name = "\(Self.fileSafe(Self.serverName(of: userID)))~\(media.server)_\(media.mediaID)_\(size)"
+        let server = Self.fileSafe(Destination.serverName(ofUser: userID) ?? "")
+        let name = "\(server)~\(media.server)_\(media.mediaID)_\(size)"
         guard name.utf8.count <= 240 else { return "" }
         let file = "\(directory)/\(name)"
         if access(file, R_OK) == 0 { return file }
@@ -95,11 +96,6 @@ public actor AvatarCache {
     /// The largest side a picture is kept with, in pixels: servers scale to their nearest size
     /// above the one asked (Synapse: 32, 96, 320, 640, 800).
     static let largestSide = 1024
-
-    /// The server name of a user id ("@ada:example.org" → "example.org").
-    static func serverName(of userID: String) -> String {
-        userID.firstIndex(of: ":").map { String(userID[userID.index(after: $0)...]) } ?? ""
-    }
 
     /// A server name as a file name's part: its characters where they are a host name's, "-" elsewhere.
     static func fileSafe(_ server: String) -> String {
