@@ -110,6 +110,16 @@ class Libolm:
     def group_outbound():
         return LibolmOutboundGroup()
 
+    @staticmethod
+    def group_import(exported: str):
+        """A session from its export (version 1), as a restored backup or a forwarded key gives it."""
+        return LibolmInboundGroup(olm.InboundGroupSession.import_session(exported))
+
+    @staticmethod
+    def backup_key():
+        """A key backup's private key, as Element makes one (libolm's PkDecryption)."""
+        return LibolmBackupKey()
+
 
 class LibolmInboundGroup:
     def __init__(self, session) -> None:
@@ -137,6 +147,21 @@ class LibolmOutboundGroup:
 
     def encrypt(self, plaintext: bytes) -> str:
         return self.session.encrypt(plaintext.decode())
+
+
+class LibolmBackupKey:
+    """Reads `session_data` of `m.megolm_backup.v1.curve25519-aes-sha2` (libolm checks the MAC)."""
+
+    def __init__(self) -> None:
+        self.key = olm.PkDecryption()
+
+    @property
+    def public_key(self) -> str:
+        return self.key.public_key
+
+    def decrypt(self, session_data: dict) -> bytes:
+        message = olm.pk.PkMessage(session_data["ephemeral"], session_data["mac"], session_data["ciphertext"])
+        return self.key.decrypt(message, unicode_errors="strict").encode()
 
 
 class Vodozemac:
@@ -192,6 +217,14 @@ class Vodozemac:
     def group_outbound():
         return VodozemacOutboundGroup()
 
+    @staticmethod
+    def group_import(exported: str):
+        return VodozemacInboundGroup(vodozemac.InboundGroupSession.import_session(vodozemac.ExportedSessionKey(exported)))
+
+    @staticmethod
+    def backup_key():
+        return VodozemacBackupKey()
+
 
 class VodozemacInboundGroup:
     def __init__(self, session) -> None:
@@ -207,6 +240,19 @@ class VodozemacInboundGroup:
 
     def export_at(self, index: int) -> str:
         return self.session.export_at(index).to_base64()
+
+
+class VodozemacBackupKey:
+    def __init__(self) -> None:
+        self.key = vodozemac.PkDecryption()
+
+    @property
+    def public_key(self) -> str:
+        return self.key.public_key.to_base64()
+
+    def decrypt(self, session_data: dict) -> bytes:
+        return bytes(self.key.decrypt(vodozemac.Message.from_base64(
+            session_data["ciphertext"], session_data["mac"], session_data["ephemeral"])))
 
 
 class VodozemacOutboundGroup:

@@ -147,6 +147,15 @@ func phase(_ verification: SasVerification) -> JSONValue {
         return ["plaintext": .string(String(decoding: plaintext, as: UTF8.self)), "index": .int(Int64(index))]
     case "megolm_export_at":
         return ["exported": inbound!.export(at: request.index!).map(JSONValue.string) ?? .null]
+    case "backup_key_data":
+        // The outbound session's key from the index it is at, for the backup `json` describes
+        // (its auth_data), trusted by `master_key` or by this probe's device (`device_id`).
+        let backup = try KeyBackup(
+            version: "1", algorithm: request.reason ?? KeyBackup.algorithm, authData: request.json!,
+            userID: request.user_id ?? "@probe:localhost",
+            trustedMaster: request.master_key, device: (request.device_id ?? "PROBE", account.ed25519))
+        return try backup.keyBackupData(
+            exported: outbound!.exportedKey, senderKey: account.curve25519, senderEd25519: account.ed25519)
     case "attachment_encrypt":
         var encryptor = AttachmentEncryptor()
         let plain = bytes(request.body), step = max(16, (request.chunk ?? 65536) / 16 * 16)
@@ -258,6 +267,8 @@ func phase(_ verification: SasVerification) -> JSONValue {
             "verified_master_key": verification.verifiedMasterKey.map(JSONValue.string) ?? .null,
             "they_are_done": .bool(verification.theyAreDone), "we_started": .bool(verification.weStarted),
         ]
+    case "sign_json":
+        return ["signature": .string(account.sign(CanonicalJSON.encode(request.json ?? .null)))]
     case "canonical":
         return ["canonical": .string(CanonicalJSON.string(request.json ?? .null))]
     default:

@@ -181,3 +181,90 @@ def test_attachment_decrypts_with_openssl(probe, size, chunk):
 
 def base64url(text: str) -> bytes:
     return unb64(text.replace("-", "+").replace("_", "/"))
+
+
+# Server-side key backup (m.megolm_backup.v1.curve25519-aes-sha2): Ferry writes, they restore.
+
+def _master_signed(auth_data: dict, user_id: str = "@probe:localhost"):
+    """`auth_data` signed by a master key made here (cryptography's Ed25519); returns it and the
+    key's base64."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+    master = Ed25519PrivateKey.generate()
+    public = b64(master.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw))
+    signature = b64(master.sign(canonical(strip(auth_data))))
+    return {**auth_data, "signatures": {user_id: {f"ed25519:{public}": signature}}}, public
+
+
+def test_key_backup_from_ferry_restores_in_theirs(probe, peer):
+    account = probe("account", count=0)
+    key = peer.backup_key()
+    auth_data, master = _master_signed({"public_key": key.public_key})
+    created = probe("megolm_new")
+    backed_up = probe("backup_key_data", json=auth_data, master_key=master)
+    assert backed_up["first_message_index"] == 0 and backed_up["forwarded_count"] == 0
+    assert backed_up["is_verified"] is True
+    assert set(backed_up["session_data"]) == {"ephemeral", "ciphertext", "mac"}
+    session = json.loads(key.decrypt(backed_up["session_data"]))
+    assert session["algorithm"] == "m.megolm.v1.aes-sha2"
+    assert session["sender_key"] == account["curve25519"]
+    assert session["sender_claimed_keys"] == {"ed25519": account["ed25519"]}
+    assert session["forwarded_curve25519_key_chain"] == []
+    restored = peer.group_import(session["session_key"])
+    assert restored.session_id == created["session_id"]
+    for position, text in enumerate(MESSAGES):
+        assert restored.decrypt(probe("megolm_encrypt", plaintext=text)["ciphertext"]) == (text.encode(), position)
+
+
+def test_key_backup_taken_later_starts_at_the_session_index(probe, peer):
+    probe("account", count=0)
+    key = peer.backup_key()
+    auth_data, master = _master_signed({"public_key": key.public_key})
+    probe("megolm_new")
+    early = [probe("megolm_encrypt", plaintext=f"before {n}")["ciphertext"] for n in range(3)]
+    backed_up = probe("backup_key_data", json=auth_data, master_key=master)
+    assert backed_up["first_message_index"] == 3
+    restored = peer.group_import(json.loads(key.decrypt(backed_up["session_data"]))["session_key"])
+    assert restored.decrypt(probe("megolm_encrypt", plaintext="after")["ciphertext"]) == (b"after", 3)
+    with pytest.raises(Exception):
+        restored.decrypt(early[0])
+
+
+def test_key_backup_mac_is_the_one_they_check(probe, peer):
+    """Restoring clients check the MAC libolm computes (over an empty input): a changed one is
+    refused, so the one Ferry writes is proven right by their accepting it."""
+    probe("account", count=0)
+    key = peer.backup_key()
+    auth_data, master = _master_signed({"public_key": key.public_key})
+    probe("megolm_new")
+    data = probe("backup_key_data", json=auth_data, master_key=master)["session_data"]
+    mac = bytearray(unb64(data["mac"]))
+    mac[0] ^= 1
+    with pytest.raises(Exception):
+        key.decrypt({**data, "mac": b64(bytes(mac))})
+    assert json.loads(key.decrypt(data))["algorithm"] == "m.megolm.v1.aes-sha2"
+
+
+def test_key_backup_ferry_cannot_trust_gets_nothing(probe, peer):
+    account = probe("account", count=0, device_id="FERRYDEV")
+    key = peer.backup_key()
+    probe("megolm_new")
+    signed, master = _master_signed({"public_key": key.public_key})
+    _, other_master = _master_signed({"public_key": key.public_key})
+    refused = {
+        "unsigned": dict(json={"public_key": key.public_key}, master_key=master),
+        "signed by another master key": dict(json=signed, master_key=other_master),
+        "no master key trusted": dict(json=signed),
+        "public key swapped after signing": dict(json={**signed, "public_key": peer.backup_key().public_key},
+                                                 master_key=master),
+        "another algorithm": dict(json=signed, master_key=master, reason="m.megolm_backup.v1.aes-hmac-sha2"),
+        "no public key": dict(json={"signatures": signed["signatures"]}, master_key=master),
+    }
+    for case, fields in refused.items():
+        answer = probe("backup_key_data", **fields)
+        assert "error" in answer, case
+    # Signed by Ferry's own device (its Ed25519 over the canonical auth_data): trusted.
+    own = {"public_key": key.public_key}
+    own["signatures"] = {"@probe:localhost": {"ed25519:FERRYDEV": probe("sign_json", json=own)["signature"]}}
+    assert "session_data" in probe("backup_key_data", json=own, device_id="FERRYDEV")
+    assert account["ed25519"]
