@@ -61,6 +61,7 @@ extension Encryption {
                 device: session, ours: ours, listedIn: after, with: try pending.identity.selfSigningKey(), api: api)
             // Ferry made this master key: it is the one trusted (`verification(of:)`).
             try store(for: session).write([CryptoStore.set(Self.trustedMaster(session), pending.identity.masterKey)])
+            knownBackup = nil // a backup signed by it is trusted from now on
         } catch {
             throw Self.failure(error)
         }

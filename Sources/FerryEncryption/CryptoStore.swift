@@ -103,4 +103,9 @@ struct RoomRecord: Codable, Sendable {
     /// The `shared_history` its key was shared with: a change of the room's history visibility
     /// needs a new session.
     var sharedHistory: Bool? = nil
+    /// The session's key from its first index (the unsigned export), for the key backup: the
+    /// backup then reads every message of the session, whenever it is written.
+    var exportedKey: String? = nil
+    /// The version of the key backup that holds the session's key.
+    var backedUpTo: String? = nil
 }

@@ -113,6 +113,7 @@ extension Encryption {
     /// elsewhere since is why a person verifies again).
     public func forgetTrustedMaster(of session: Session) throws(EncryptionFailure) {
         try store(for: session).write([CryptoStore.delete(Self.trustedMaster(session))])
+        knownBackup = nil
     }
 
     /// The public master key whose private key secret storage holds, or nil when it holds none.
@@ -218,6 +219,8 @@ extension Encryption {
                 master.map { CryptoStore.set(Self.trustedMaster(session), $0) }
                     ?? CryptoStore.delete(Self.trustedMaster(session))
             ])
+            // The backup is judged again under the master key trusted now.
+            knownBackup = nil
         } catch {
             throw Self.failure(error)
         }

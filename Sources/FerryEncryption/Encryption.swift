@@ -42,6 +42,10 @@ public actor Encryption {
     var verificationListening: VerificationListening?
     var nextListener = 0
 
+    /// The account's key backup as last asked (RoomKeyBackup); forgotten when the master key
+    /// Ferry trusts changes.
+    var knownBackup: KnownBackup?
+
     /// What is known of encrypted rooms' readers, for one sign-in, from which sync token
     /// (ReaderTracking).
     var tracking: Tracking?
@@ -116,6 +120,7 @@ public actor Encryption {
         opened = nil
         device = nil
         tracking = nil
+        knownBackup = nil
         roomRecords = [:]
     }
 

@@ -54,9 +54,10 @@ extension Encryption {
             record = nil
         }
         if record == nil {
+            let new = OutboundGroupSession()
             record = RoomRecord(
-                session: OutboundGroupSession().state, created: clock(), messages: 0, sharedWith: [:],
-                sharedHistory: readers.sharedHistory)
+                session: new.state, created: clock(), messages: 0, sharedWith: [:],
+                sharedHistory: readers.sharedHistory, exportedKey: new.exportedKey)
             try keep(record!, as: roomName, in: store)
         }
         var room = record!
@@ -65,6 +66,9 @@ extension Encryption {
             // Nothing was sent there unencrypted."
             throw .crypto(tr("the kept room session does not decode"))
         }
+        try await backUp(
+            &room, as: roomName, roomID: roomID, outbound: outbound, device: device, store: store, session: session,
+            http: http)
 
         let recipients = room.recipients(among: devices, verified: verified)
         let sharing = KeySharing(store: store, sender: sender, api: DeviceKeysAPI(http: http), logger: logger)
@@ -129,7 +133,7 @@ extension Encryption {
     }
 
     /// Writes the room's record (with `other` changes, in one transaction), then remembers it.
-    private func keep(
+    func keep(
         _ room: RoomRecord, as name: String, in store: CryptoStore,
         with other: [CryptoStore.Change] = []
     ) throws(EncryptionFailure) {

@@ -36,6 +36,11 @@ final class TestHomeserver: Sendable {
         var changedRooms: Set<String> = []
         var requests: [String] = []
         var toDevice: [ToDevice] = []
+        /// The account's key backup (version, algorithm, auth_data), and what was put into it
+        /// (`room|session|version` → KeyBackupData); PUTs to fail with 502 before one is taken.
+        var backup: (version: String, algorithm: String, authData: JSONValue)?
+        var backedUp: [String: JSONValue] = [:]
+        var failingBackupPuts = 0
     }
 
     private let state = Mutex(State())
@@ -94,7 +99,18 @@ final class TestHomeserver: Sendable {
         state.withLock { _ = $0.exhausted.insert(user + "|" + deviceID) }
     }
 
+    /// The account's key backup is now this one (a new version replaces the last).
+    func makeBackup(version: String, authData: JSONValue, algorithm: String = KeyBackup.algorithm) {
+        state.withLock { $0.backup = (version, algorithm, authData) }
+    }
+
+    /// The next `count` room keys put into the backup are answered 502.
+    func failBackupPuts(_ count: Int) { state.withLock { $0.failingBackupPuts = count } }
+
     // MARK: What a test reads
+
+    /// What the backup holds, by `room|session|version`.
+    var backedUp: [String: JSONValue] { state.withLock { $0.backedUp } }
 
     var requests: [String] { state.withLock { $0.requests } }
     var toDevice: [ToDevice] { state.withLock { $0.toDevice } }
@@ -137,6 +153,23 @@ final class TestHomeserver: Sendable {
                 case "claim": return Self.ok(claim(body, &state))
                 default: break
                 }
+            case ("GET", "room_keys") where parts == ["room_keys", "version"]:
+                guard let backup = state.backup else { return Self.error(404, "M_NOT_FOUND") }
+                return Self.ok([
+                    "version": .string(backup.version), "algorithm": .string(backup.algorithm),
+                    "auth_data": backup.authData, "count": 0, "etag": "0",
+                ])
+            case ("PUT", "room_keys") where parts.count == 4 && parts[1] == "keys":
+                guard let backup = state.backup, exchange.query["version"] == backup.version else {
+                    return Self.error(403, "M_WRONG_ROOM_KEYS_VERSION")
+                }
+                if state.failingBackupPuts > 0 {
+                    state.failingBackupPuts -= 1
+                    return Self.error(502, "M_UNKNOWN")
+                }
+                let (room, session) = (parts[2].removingPercentEncoding ?? "", parts[3].removingPercentEncoding ?? "")
+                state.backedUp["\(room)|\(session)|\(backup.version)"] = body
+                return Self.ok(["count": 1, "etag": "1"])
             case ("PUT", "sendToDevice") where parts.count == 3:
                 let messages = (body?["messages"]?.objectValue ?? [:]).mapValues { $0.objectValue ?? [:] }
                 state.toDevice.append(ToDevice(type: parts[1], messages: messages))
