@@ -46,6 +46,10 @@ public actor Encryption {
     /// Ferry trusts changes.
     var knownBackup: KnownBackup?
 
+    /// Olm messages and room-key requests syncs took, to handle before the next event
+    /// (ToDeviceInbox).
+    var inbox: [ToDeviceEvent] = []
+
     /// What is known of encrypted rooms' readers, for one sign-in, from which sync token
     /// (ReaderTracking).
     var tracking: Tracking?
@@ -250,6 +254,11 @@ public actor Encryption {
         }
         device = (kept, clock())
         return (store, kept)
+    }
+
+    /// The device as it is now kept (a session started from one of its one-time keys took it).
+    func keptDevice(_ record: DeviceRecord) {
+        device = (record, device?.checked ?? clock())
     }
 
     /// A sync said the server holds no unused fallback key for this device: someone claimed it

@@ -88,11 +88,12 @@ extension KeySharing {
         var withheld: [DeviceIdentity] = []
     }
 
-    /// Sends `roomKey` to `devices`. Olm sessions are kept (their chains stepped) before the
-    /// request; the key counts as received once the server took the request.
+    /// Sends `roomKey` (an `m.room_key`, or an `m.forwarded_room_key` as `type`) to `devices`.
+    /// Olm sessions are kept (their chains stepped) before the request; the key counts as
+    /// received once the server took the request.
     func share(
-        _ roomKey: JSONValue, with devices: [DeviceIdentity], withheld alreadyTold: [String: [String]],
-        roomID: String, sessionID: String
+        _ roomKey: JSONValue, type: String = "m.room_key", with devices: [DeviceIdentity],
+        withheld alreadyTold: [String: [String]], roomID: String, sessionID: String
     ) async throws(EncryptionFailure) -> Outcome {
         var sessions: [String: OlmSession] = [:]
         var needSession: [DeviceIdentity] = []
@@ -128,7 +129,7 @@ extension KeySharing {
         outcome.withheld = devices.filter {
             sessions[$0.curve25519] == nil && !(alreadyTold[$0.userID] ?? []).contains($0.deviceID)
         }
-        for batch in try Self.batches(roomKey, to: reachable, sessions: &sessions, sender: sender) {
+        for batch in try Self.batches(roomKey, type: type, to: reachable, sessions: &sessions, sender: sender) {
             // Each chain step kept before the request that carries it.
             try store.write(batch.changes)
             do {

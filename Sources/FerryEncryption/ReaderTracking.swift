@@ -20,6 +20,7 @@ extension Encryption {
         let changes: RoomChanges
         do { changes = try await RoomChanges.since(asked, http: http) } catch { throw .server(error) }
         take(changes, asked: asked)
+        await handleInbox(session: session, http: http)
         if let unused = changes.unusedFallbackKeyTypes, !unused.contains("signed_curve25519") {
             try await replaceUsedFallbackKey(session)
         }
@@ -70,6 +71,7 @@ extension Encryption {
     func take(_ changes: RoomChanges, asked since: String?) {
         guard tracking?.take(changes, asked: since) == true else { return }
         keepVerificationMessages(changes.toDevice)
+        keepInbox(changes.toDevice)
     }
 }
 

@@ -39,7 +39,8 @@ extension KeySharing {
     /// steps), in requests of at most `size` devices: one request for thousands of devices is
     /// one the server refuses.
     static func batches(
-        _ roomKey: JSONValue, to devices: [DeviceIdentity], sessions: inout [String: OlmSession],
+        _ roomKey: JSONValue, type: String = "m.room_key", to devices: [DeviceIdentity],
+        sessions: inout [String: OlmSession],
         sender: EncryptedEvents.Sender, size: Int = batch
     ) throws(EncryptionFailure) -> [Batch] {
         var batches: [Batch] = []
@@ -49,7 +50,7 @@ extension KeySharing {
                 guard var session = sessions[device.curve25519] else { continue }
                 do {
                     request.messages[device.userID, default: [:]][device.deviceID] = try EncryptedEvents.toDevice(
-                        type: "m.room_key", content: roomKey, from: sender, to: device, session: &session)
+                        type: type, content: roomKey, from: sender, to: device, session: &session)
                 } catch {
                     throw .crypto("\(error)")
                 }

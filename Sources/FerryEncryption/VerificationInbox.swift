@@ -36,6 +36,8 @@ extension Encryption {
             throw .server(error)
         }
         take(changes, asked: since)
+        // Verification messages that came encrypted join the inbox once decrypted.
+        await handleInbox(session: session, http: http(session))
         return takeKept(token) ?? []
     }
 

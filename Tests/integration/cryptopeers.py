@@ -94,6 +94,10 @@ class Libolm:
         self.account.remove_one_time_keys(self.session)
         return self.session.decrypt(message).encode()
 
+    def matches(self, body: str) -> bool:
+        """Whether a pre-key message belongs to the session held."""
+        return self.session.matches(olm.OlmPreKeyMessage(body))
+
     def encrypt(self, plaintext: bytes) -> tuple[int, str]:
         message = self.session.encrypt(plaintext.decode())
         return message.message_type, message.ciphertext
@@ -201,6 +205,9 @@ class Vodozemac:
         self.session, plaintext = self.account.create_inbound_session(
             vodozemac.Curve25519PublicKey.from_base64(sender_key), vodozemac.PreKeyMessage.from_base64(body))
         return bytes(plaintext)
+
+    def matches(self, body: str) -> bool:
+        return self.session.session_matches(vodozemac.PreKeyMessage.from_base64(body))
 
     def encrypt(self, plaintext: bytes) -> tuple[int, str]:
         kind, raw = self.session.encrypt(plaintext).to_parts()
