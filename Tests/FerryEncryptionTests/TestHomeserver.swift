@@ -41,6 +41,10 @@ final class TestHomeserver: Sendable {
         var backup: (version: String, algorithm: String, authData: JSONValue)?
         var backedUp: [String: JSONValue] = [:]
         var failingBackupPuts = 0
+        /// Ferry's one-time keys as uploaded (key id → signed key), and to-device messages for
+        /// Ferry's device, given with the next sync.
+        var ferryOneTimeKeys: [String: JSONValue] = [:]
+        var forFerry: [JSONValue] = []
     }
 
     private let state = Mutex(State())
@@ -102,6 +106,25 @@ final class TestHomeserver: Sendable {
     /// The account's key backup is now this one (a new version replaces the last).
     func makeBackup(version: String, authData: JSONValue, algorithm: String = KeyBackup.algorithm) {
         state.withLock { $0.backup = (version, algorithm, authData) }
+    }
+
+    /// The Olm account of a device `addDevice` made.
+    func account(_ deviceID: String, of user: String) -> OlmAccount? {
+        state.withLock { $0.devices[user]?[deviceID] }
+    }
+
+    /// Takes one of Ferry's uploaded one-time keys (as `/keys/claim` would): its base64 key.
+    func claimFerrysOneTimeKey() -> String? {
+        state.withLock { state in
+            guard let (id, signed) = state.ferryOneTimeKeys.first else { return nil }
+            state.ferryOneTimeKeys[id] = nil
+            return signed["key"]?.stringValue
+        }
+    }
+
+    /// A to-device message for Ferry's device, in the next sync.
+    func sendToFerry(type: String, sender: String, content: JSONValue) {
+        state.withLock { $0.forFerry.append(["type": .string(type), "sender": .string(sender), "content": content]) }
     }
 
     /// The next `count` room keys put into the backup are answered 502.
@@ -190,7 +213,9 @@ final class TestHomeserver: Sendable {
         defer {
             state.changedUsers = []
             state.changedRooms = []
+            state.forFerry = []
         }
+        if !state.forFerry.isEmpty { answer["to_device"] = ["events": .array(state.forFerry)] }
         // A first sync gives a token to start from: what changed before it is not said later.
         guard since != nil else { return .object(answer) }
         answer["device_lists"] = ["changed": .array(state.changedUsers.sorted().map(JSONValue.string))]
@@ -227,6 +252,7 @@ final class TestHomeserver: Sendable {
             state.uploaded[user, default: [:]][device] = keys
         }
         state.oneTimeKeys += body?["one_time_keys"]?.objectValue?.count ?? 0
+        state.ferryOneTimeKeys.merge(body?["one_time_keys"]?.objectValue ?? [:]) { _, new in new }
         if let fallback = body?["fallback_keys"]?.objectValue, !fallback.isEmpty {
             state.fallbackKeys += fallback.keys.sorted()
             state.fallbackClaimed = false
