@@ -15,7 +15,7 @@ public struct CrossSigningSetup: Sendable {
 /// (a timeout, a server error, the password asked for) goes on with the same identity and key.
 struct PendingSetUp: Sendable {
     let identity: NewCrossSigningIdentity
-    let keyBytes: [UInt8]
+    let key: SymmetricKey
     let keyID: String
 }
 
@@ -40,13 +40,13 @@ extension Encryption {
             pendingSetUps[user]
             ?? PendingSetUp(
                 identity: NewCrossSigningIdentity(userID: user),
-                keyBytes: SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) },
+                key: SymmetricKey(size: .bits256),
                 keyID: Self.newKeyID())
         do {
             try await Self.checkNothingToReplace(pending, api: api, data: data, user: user)
             pendingSetUps[user] = pending
             let storage = try SecretStorageKey(
-                keyID: pending.keyID, keyBytes: pending.keyBytes,
+                keyID: pending.keyID, key: pending.key,
                 description: ["algorithm": .string(SecretStorageKey.algorithm)])
             try await data.put("m.secret_storage.key.\(pending.keyID)", try storage.description())
             for secret in pending.identity.secrets() {
@@ -68,7 +68,7 @@ extension Encryption {
         pendingSetUps[user] = nil
         let state: DeviceVerification
         do { state = try await verification(of: session) } catch { state = .unverified }
-        return CrossSigningSetup(recoveryKey: RecoveryKey(keyBytes: pending.keyBytes).encoded, verification: state)
+        return CrossSigningSetup(recoveryKey: RecoveryKey(key: pending.key).encoded, verification: state)
     }
 
     /// Refuses when the account has an identity, secret storage or stored cross-signing keys that

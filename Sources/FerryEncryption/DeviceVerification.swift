@@ -1,3 +1,4 @@
+import Crypto
 import FerryCore
 import FerryCrypto
 import FerryMatrix
@@ -284,15 +285,17 @@ extension Encryption {
         secret: VerificationSecret
     ) throws(VerificationFailure) -> SecretStorageKey {
         do {
-            var bytes = recoveryKey?.keyBytes ?? []
+            let key: SymmetricKey
             switch secret {
             case .passphrase(let passphrase):
-                bytes = try SecretStorageKey.keyBytes(passphrase: passphrase, description: description)
+                key = try SecretStorageKey.key(passphrase: passphrase, description: description)
             case .keyShaped(let text) where recoveryKey == nil:
-                bytes = try SecretStorageKey.keyBytes(passphrase: text, description: description)
-            default: break
+                key = try SecretStorageKey.key(passphrase: text, description: description)
+            default:
+                // A recovery key was given (keyShaped texts that decode are one).
+                key = recoveryKey?.key ?? SymmetricKey(size: .bits256)
             }
-            return try SecretStorageKey(keyID: keyID, keyBytes: bytes, description: description)
+            return try SecretStorageKey(keyID: keyID, key: key, description: description)
         } catch {
             throw failure(error, passphrase: recoveryKey == nil)
         }

@@ -10,14 +10,14 @@ struct RecoveryKeyTests {
     let bytes = (0..<32).map { UInt8($0 * 7 & 0xFF) }
 
     @Test func aKeyReadsBackFromHowItIsShown() throws {
-        let shown = RecoveryKey(keyBytes: bytes).encoded
+        let shown = RecoveryKey(key: SymmetricKey(data: bytes)).encoded
         #expect(shown.hasPrefix("Es"))
         #expect(Array(shown).split(separator: Character(" ")).dropLast().allSatisfy { $0.count == 4 })
-        #expect(try RecoveryKey(decoding: shown).keyBytes == bytes)
+        #expect(try RecoveryKey(decoding: shown).bytes == bytes)
         // Pasted without spaces, or across lines
-        #expect(try RecoveryKey(decoding: shown.replacingOccurrences(of: " ", with: "")).keyBytes == bytes)
+        #expect(try RecoveryKey(decoding: shown.replacingOccurrences(of: " ", with: "")).bytes == bytes)
         #expect(
-            try RecoveryKey(decoding: "  " + shown.replacingOccurrences(of: " ", with: "\n") + "\n").keyBytes == bytes)
+            try RecoveryKey(decoding: "  " + shown.replacingOccurrences(of: " ", with: "\n") + "\n").bytes == bytes)
     }
 
     @Test func base58KeepsLeadingZeros() {
@@ -27,7 +27,7 @@ struct RecoveryKeyTests {
     }
 
     @Test func everyMistypedCharacterIsCaught() throws {
-        let shown = Array(RecoveryKey(keyBytes: bytes).encoded.replacingOccurrences(of: " ", with: ""))
+        let shown = Array(RecoveryKey(key: SymmetricKey(data: bytes)).encoded.replacingOccurrences(of: " ", with: ""))
         for index in shown.indices {
             for replacement in ["2", "z", "E"] where Character(replacement) != shown[index] {
                 var typo = shown
@@ -38,7 +38,7 @@ struct RecoveryKeyTests {
     }
 
     @Test func eachProblemIsSaidForWhatItIs() {
-        let shown = RecoveryKey(keyBytes: bytes).encoded
+        let shown = RecoveryKey(key: SymmetricKey(data: bytes)).encoded
         #expect(throws: RecoveryKey.Problem.empty) { try RecoveryKey(decoding: " \n") }
         #expect(throws: RecoveryKey.Problem.notBase58("0")) { try RecoveryKey(decoding: "Es0" + shown.dropFirst(3)) }
         #expect(throws: RecoveryKey.Problem.wrongLength) { try RecoveryKey(decoding: String(shown.dropLast(5))) }
@@ -70,7 +70,7 @@ struct SecretStorageKeyTests {
     /// 32 zero bytes encrypted under the name "".
     func description(for bytes: [UInt8], passphrase: JSONValue? = nil) throws -> JSONValue {
         let key = try SecretStorageKey(
-            keyID: "k", keyBytes: bytes, description: ["algorithm": .string(SecretStorageKey.algorithm)])
+            keyID: "k", key: SymmetricKey(data: bytes), description: ["algorithm": .string(SecretStorageKey.algorithm)])
         let check = try key.seal(secret: String(decoding: [UInt8](repeating: 0, count: 32), as: UTF8.self), name: "")
         var object: [String: JSONValue] = [
             "algorithm": .string(SecretStorageKey.algorithm),
@@ -82,7 +82,7 @@ struct SecretStorageKeyTests {
 
     @Test func theRightKeyOpensTheSecretAndAWrongOneDoesNot() throws {
         let description = try description(for: keyBytes)
-        let key = try SecretStorageKey(keyID: "k", keyBytes: keyBytes, description: description)
+        let key = try SecretStorageKey(keyID: "k", key: SymmetricKey(data: keyBytes), description: description)
         let stored = try key.seal(secret: "c2VjcmV0", name: "m.cross_signing.self_signing")
         #expect(try key.open("m.cross_signing.self_signing", from: stored) == "c2VjcmV0")
         // Another name derives other keys: a secret cannot be passed off as another
@@ -92,18 +92,19 @@ struct SecretStorageKeyTests {
         var wrong = keyBytes
         wrong[0] ^= 1
         #expect(throws: SecretStorageKey.Problem.wrongKey) {
-            try SecretStorageKey(keyID: "k", keyBytes: wrong, description: description)
+            try SecretStorageKey(keyID: "k", key: SymmetricKey(data: wrong), description: description)
         }
         // Without a check in the description, the secret's MAC still refuses the wrong key
         let unchecked = try SecretStorageKey(
-            keyID: "k", keyBytes: wrong, description: ["algorithm": .string(SecretStorageKey.algorithm)])
+            keyID: "k", key: SymmetricKey(data: wrong), description: ["algorithm": .string(SecretStorageKey.algorithm)])
         #expect(throws: SecretStorageKey.Problem.wrongKey) {
             try unchecked.open("m.cross_signing.self_signing", from: stored)
         }
     }
 
     @Test func aChangedCiphertextIsRefused() throws {
-        let key = try SecretStorageKey(keyID: "k", keyBytes: keyBytes, description: try description(for: keyBytes))
+        let key = try SecretStorageKey(
+            keyID: "k", key: SymmetricKey(data: keyBytes), description: try description(for: keyBytes))
         let stored = try key.seal(secret: "c2VjcmV0", name: "n")
         var bytes = UnpaddedBase64.decode(stored["encrypted"]!["k"]!["ciphertext"]!.stringValue!)!
         bytes[0] ^= 0x80
@@ -123,7 +124,8 @@ struct SecretStorageKeyTests {
 
     @Test func sealedIVsHaveBit63Clear() throws {
         let key = try SecretStorageKey(
-            keyID: "k", keyBytes: keyBytes, description: ["algorithm": .string(SecretStorageKey.algorithm)])
+            keyID: "k", key: SymmetricKey(data: keyBytes),
+            description: ["algorithm": .string(SecretStorageKey.algorithm)])
         for _ in 0..<32 {
             let iv = UnpaddedBase64.decode(
                 try key.seal(secret: "s", name: "n")["encrypted"]!["k"]!["iv"]!.stringValue!)!
@@ -133,7 +135,8 @@ struct SecretStorageKeyTests {
 
     @Test func anotherAlgorithmIsNotRead() {
         #expect(throws: SecretStorageKey.Problem.unsupported("m.secret_storage.v2")) {
-            try SecretStorageKey(keyID: "k", keyBytes: keyBytes, description: ["algorithm": "m.secret_storage.v2"])
+            try SecretStorageKey(
+                keyID: "k", key: SymmetricKey(data: keyBytes), description: ["algorithm": "m.secret_storage.v2"])
         }
     }
 
@@ -141,9 +144,9 @@ struct SecretStorageKeyTests {
     /// (`hashlib.pbkdf2_hmac("sha512", b"password", b"salt", 1, 32)`).
     @Test func aPassphraseDerivesThePBKDF2Key() throws {
         let settings: JSONValue = ["algorithm": "m.pbkdf2", "salt": "salt", "iterations": 1]
-        let derived = try SecretStorageKey.keyBytes(passphrase: "password", description: ["passphrase": settings])
+        let derived = try SecretStorageKey.key(passphrase: "password", description: ["passphrase": settings])
         #expect(
-            derived.map { String(format: "%02x", $0) }.joined()
+            derived.withUnsafeBytes { Array($0) }.map { String(format: "%02x", $0) }.joined()
                 == "867f70cf1ade02cff3752599a3a53dc4af34c7a669815ae5d513554e1c8cf252")
     }
 
@@ -157,14 +160,14 @@ struct SecretStorageKeyTests {
             ["algorithm": "m.pbkdf2", "salt": "s"],
         ] {
             #expect(throws: SecretStorageKey.Problem.self) {
-                try SecretStorageKey.keyBytes(passphrase: "p", description: ["passphrase": settings])
+                try SecretStorageKey.key(passphrase: "p", description: ["passphrase": settings])
             }
         }
         #expect(throws: SecretStorageKey.Problem.noPassphrase) {
-            try SecretStorageKey.keyBytes(passphrase: "p", description: ["algorithm": "x"])
+            try SecretStorageKey.key(passphrase: "p", description: ["algorithm": "x"])
         }
         #expect(throws: SecretStorageKey.Problem.unsupported("m.argon2")) {
-            try SecretStorageKey.keyBytes(passphrase: "p", description: ["passphrase": ["algorithm": "m.argon2"]])
+            try SecretStorageKey.key(passphrase: "p", description: ["passphrase": ["algorithm": "m.argon2"]])
         }
     }
 }
@@ -216,9 +219,11 @@ struct SecretStorageKnownAnswerTests {
             165, 78, 236, 106, 108, 73, 83, 243, 173, 192, 185, 110, 157, 145, 173, 163,
         ]
         #expect(
-            try RecoveryKey(decoding: "EsT           pRvZTnjck8    YrhRAtw XLS84Nr2r9S9LGAWDaExVAPBvLRK   ").keyBytes
+            try RecoveryKey(decoding: "EsT           pRvZTnjck8    YrhRAtw XLS84Nr2r9S9LGAWDaExVAPBvLRK   ").bytes
                 == bytes)
-        #expect(RecoveryKey(keyBytes: bytes).encoded == "EsTp RvZT njck 8Yrh RAtw XLS8 4Nr2 r9S9 LGAW DaEx VAPB vLRK")
+        #expect(
+            RecoveryKey(key: SymmetricKey(data: bytes)).encoded
+                == "EsTp RvZT njck 8Yrh RAtw XLS8 4Nr2 r9S9 LGAW DaEx VAPB vLRK")
         #expect(throws: RecoveryKey.Problem.parity) {
             try RecoveryKey(decoding: "EsTpRvZTnjck8YrhRAtwXLS84Nr2r9S9LGAWDaExVAPBvLRk")
         }
@@ -229,7 +234,7 @@ struct SecretStorageKnownAnswerTests {
 
     @Test func matrixJSSDKsCountingKeyBeginsEsSz() throws {
         let counting = (0..<32).map(UInt8.init)
-        let shown = RecoveryKey(keyBytes: counting).encoded
+        let shown = RecoveryKey(key: SymmetricKey(data: counting)).encoded
         #expect(shown.hasPrefix("EsSz "))
         #expect(throws: RecoveryKey.Problem.self) {
             try RecoveryKey(decoding: shown.replacingOccurrences(of: "EsSz", with: "EsSZ"))
@@ -241,10 +246,11 @@ struct SecretStorageKnownAnswerTests {
             "algorithm": .string(SecretStorageKey.algorithm), "iv": "xv5b6/p3ExEw++wTyfSHEg==",
             "mac": "ujBBbXahnTAMkmPUX2/0+VTfUh63pGyVRuBcDMgmJC8=",
         ]
-        let key = try RecoveryKey(decoding: "EsTj 3yST y93F SLpB jJsz eAXc 2XzA ygD3 w69H fGaN TKBj jXEd").keyBytes
-        _ = try SecretStorageKey(keyID: "k", keyBytes: key, description: byKey)
+        let key = try RecoveryKey(decoding: "EsTj 3yST y93F SLpB jJsz eAXc 2XzA ygD3 w69H fGaN TKBj jXEd").key
+        _ = try SecretStorageKey(keyID: "k", key: key, description: byKey)
         #expect(throws: SecretStorageKey.Problem.wrongKey) {
-            try SecretStorageKey(keyID: "k", keyBytes: [UInt8](repeating: 1, count: 32), description: byKey)
+            try SecretStorageKey(
+                keyID: "k", key: SymmetricKey(data: [UInt8](repeating: 1, count: 32)), description: byKey)
         }
 
         let byPassphrase: JSONValue = [
@@ -252,11 +258,16 @@ struct SecretStorageKnownAnswerTests {
             "mac": "9Lw12m5SKDipNghdQXKjgpfdj1/K7HFI2brO+UWAGoM",
             "passphrase": ["algorithm": "m.pbkdf2", "salt": "IuLnH7S85YtZmkkBJKwNUKxWF42g9O1H", "iterations": 10],
         ]
-        let derived = try SecretStorageKey.keyBytes(passphrase: "It's a secret to everybody", description: byPassphrase)
-        _ = try SecretStorageKey(keyID: "k", keyBytes: derived, description: byPassphrase)
-        let other = try SecretStorageKey.keyBytes(passphrase: "It's a secret to nobody", description: byPassphrase)
+        let derived = try SecretStorageKey.key(passphrase: "It's a secret to everybody", description: byPassphrase)
+        _ = try SecretStorageKey(keyID: "k", key: derived, description: byPassphrase)
+        let other = try SecretStorageKey.key(passphrase: "It's a secret to nobody", description: byPassphrase)
         #expect(throws: SecretStorageKey.Problem.wrongKey) {
-            try SecretStorageKey(keyID: "k", keyBytes: other, description: byPassphrase)
+            try SecretStorageKey(keyID: "k", key: other, description: byPassphrase)
         }
     }
+}
+
+extension RecoveryKey {
+    /// The key's bytes, for comparing in tests.
+    var bytes: [UInt8] { key.withUnsafeBytes { Array($0) } }
 }

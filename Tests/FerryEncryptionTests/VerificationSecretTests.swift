@@ -1,3 +1,4 @@
+import Crypto
 import FerryCrypto
 import Testing
 @testable import FerryEncryption
@@ -5,7 +6,7 @@ import Testing
 /// One field for a recovery key or a passphrase: what looks like a key is a key (so a typo in it
 /// is reported as one), the rest is a passphrase.
 struct VerificationSecretTests {
-    let key = RecoveryKey(keyBytes: [UInt8](repeating: 42, count: 32)).encoded
+    let key = RecoveryKey(key: SymmetricKey(data: [UInt8](repeating: 42, count: 32))).encoded
 
     func isKey(_ text: String) -> Bool {
         if case .keyShaped = VerificationSecret.either(text) { return true }

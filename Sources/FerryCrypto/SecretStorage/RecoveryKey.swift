@@ -1,16 +1,19 @@
+import Crypto
+
 /// A secret storage key as a person keeps it: `0x8B 0x01`, the 32 key bytes and a parity byte
 /// (the XOR of all before it), in base58, in groups of four characters ("EsTc …"). The
 /// prefix and parity catch a mistyped or half-pasted key before any server is asked.
 public struct RecoveryKey: Sendable {
-    /// The secret storage key itself. Used and dropped: nothing keeps it.
-    public let keyBytes: [UInt8]
+    /// The secret storage key itself. Used and dropped: nothing keeps it, and swift-crypto zeroes
+    /// its bytes when it is released.
+    public let key: SymmetricKey
 
     static let prefix: [UInt8] = [0x8B, 0x01]
 
-    /// The recovery key of a 32-byte secret storage key.
-    public init(keyBytes: [UInt8]) {
-        precondition(keyBytes.count == 32, "a secret storage key is 32 bytes")
-        self.keyBytes = keyBytes
+    /// The recovery key of a 256-bit secret storage key.
+    public init(key: SymmetricKey) {
+        precondition(key.bitCount == 256, "a secret storage key is 32 bytes")
+        self.key = key
     }
 
     /// The key `text` spells, spaces and line breaks anywhere ignored.
@@ -19,21 +22,24 @@ public struct RecoveryKey: Sendable {
         guard !compact.isEmpty else { throw .empty }
         // A key is 48 characters; a longer text is not one, and is not decoded at all.
         guard compact.count <= 64 else { throw .wrongLength }
-        let bytes: [UInt8]
+        var bytes: [UInt8]
         switch Base58.decode(compact) {
         case .success(let decoded): bytes = decoded
         case .failure(let bad): throw .notBase58(bad.character)
         }
+        defer { wipe(&bytes) }
         guard bytes.count == Self.prefix.count + 32 + 1 else { throw .wrongLength }
         guard Array(bytes.prefix(2)) == Self.prefix else { throw .notARecoveryKey }
         guard bytes.reduce(0, ^) == 0 else { throw .parity }
-        keyBytes = Array(bytes[2..<34])
+        key = bytes.withUnsafeBufferPointer { SymmetricKey(data: $0[2..<34]) }
     }
 
     /// How a person is shown the key: base58 in groups of four.
     public var encoded: String {
-        let bytes = Self.prefix + keyBytes
-        let text = Array(Base58.encode(bytes + [bytes.reduce(0, ^)]))
+        var bytes = Self.prefix + key.withUnsafeBytes { Array($0) }
+        bytes.append(bytes.reduce(0, ^))
+        defer { wipe(&bytes) }
+        let text = Array(Base58.encode(bytes))
         return stride(from: 0, to: text.count, by: 4).map { String(text[$0..<min($0 + 4, text.count)]) }.joined(
             separator: " ")
     }

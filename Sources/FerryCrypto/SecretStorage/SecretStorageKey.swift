@@ -20,12 +20,12 @@ public struct SecretStorageKey: Sendable {
     /// The key `keyBytes` is said to be for the description `description`: true when the
     /// description's check (the MAC of 32 zero bytes encrypted under the name "") matches. A
     /// description without a check accepts any key; opening a secret then tells.
-    public init(keyID: String, keyBytes: [UInt8], description: JSONValue) throws(Problem) {
+    public init(keyID: String, key: SymmetricKey, description: JSONValue) throws(Problem) {
         guard description["algorithm"]?.stringValue == Self.algorithm else {
             throw .unsupported(description["algorithm"]?.stringValue ?? "none")
         }
         self.keyID = keyID
-        key = SymmetricKey(data: keyBytes)
+        self.key = key
         if let iv = description["iv"]?.stringValue, let mac = description["mac"]?.stringValue {
             guard let sealed = try? seal([UInt8](repeating: 0, count: 32), name: "", iv: Self.bytes(iv, count: 16)),
                 let expected = UnpaddedBase64.decode(mac), Self.equal(sealed.mac, expected)
@@ -48,7 +48,7 @@ public struct SecretStorageKey: Sendable {
 
     /// The key a passphrase gives under the description's `passphrase` (`m.pbkdf2`:
     /// PBKDF2-HMAC-SHA-512 over the salt, its rounds, 256 bits).
-    public static func keyBytes(passphrase: String, description: JSONValue) throws(Problem) -> [UInt8] {
+    public static func key(passphrase: String, description: JSONValue) throws(Problem) -> SymmetricKey {
         guard let settings = description["passphrase"], settings.objectValue != nil else { throw .noPassphrase }
         guard settings["algorithm"]?.stringValue == "m.pbkdf2" else {
             throw .unsupported(settings["algorithm"]?.stringValue ?? "none")
@@ -57,14 +57,16 @@ public struct SecretStorageKey: Sendable {
             let rounds = settings["iterations"]?.intValue.map(Int.init), rounds >= 1, rounds <= maximumRounds,
             (settings["bits"]?.intValue ?? 256) == 256
         else { throw .malformed("its passphrase settings") }
+        var text = Array(passphrase.utf8)
+        defer { wipe(&text) }
         guard
             let derived = try? KDF.Insecure.PBKDF2.deriveKey(
-                from: Array(passphrase.utf8), salt: Array(salt.utf8), using: .sha512,
+                from: text, salt: Array(salt.utf8), using: .sha512,
                 outputByteCount: 32, unsafeUncheckedRounds: rounds)
         else {
             throw .malformed("its passphrase settings")
         }
-        return derived.withUnsafeBytes { Array($0) }
+        return derived
     }
 
     /// The secret `name` (e.g. `m.cross_signing.self_signing`) from its account data

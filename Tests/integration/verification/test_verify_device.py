@@ -378,3 +378,26 @@ def test_once_verified_a_master_key_the_server_swaps_in_later_makes_the_device_u
     wait_for(lambda: status_json(session)["device_verification"] == "unverified", timeout=15,
              what="the status to ask the server again")
     assert "master key" in session.log_path.read_text(errors="replace")
+
+
+@pytest.mark.parametrize("how", ["recovery key", "passphrase"])
+def test_the_storage_key_is_gone_from_the_services_memory_after_verifying(ferry, homeserver, how):
+    from processmemory import places_holding
+    from secretstorage import decode_recovery_key, passphrase_key
+    session, user, device = ferry
+    # Given secret storage whose key Ferry is given as the recovery key or as its passphrase
+    passphrase = "correct horse battery staple" if how == "passphrase" else None
+    identity, storage = bootstrap(homeserver, user, passphrase=passphrase)
+    given = passphrase if passphrase else storage.recovery_key
+    done = session.ferry("verify", *(["--passphrase"] if passphrase else []), input=given + "\n", timeout=60)
+    assert done.returncode == EX_OK, done.stderr
+
+    # Then the 32 bytes of the storage key, which opened the self-signing key, are nowhere in the
+    # running service's memory: used, then zeroed (the typed text itself is GLib's and Swift's
+    # strings, which nothing can zero, and is not looked for)
+    key = decode_recovery_key(storage.recovery_key)
+    pid = session.name_owner_pid()
+    assert pid
+    # (Halves too: a freed block's first 16 bytes are overwritten by malloc's own pointers.)
+    assert places_holding(pid, {"the storage key": key, "its first half": key[:16], "its second half": key[16:]}) == []
+    assert places_holding(pid, {"the user id": user.user_id.encode()}), "the memory was read"
