@@ -125,6 +125,7 @@ public actor Encryption {
         device = nil
         tracking = nil
         knownBackup = nil
+        inbox = []
         roomRecords = [:]
     }
 
@@ -240,8 +241,9 @@ public actor Encryption {
         if onServer < Self.oneTimeKeyTarget / 2 {
             var account = try Self.account(kept)
             account.generateOneTimeKeys(Self.oneTimeKeyTarget - onServer)
-            // Ferry never reads pre-key messages sent to it, so claimed keys are never used up
-            // here: only the newest are kept, enough for what the server holds and some in flight.
+            // Keys claimed by devices that never sent a message with them are never used up: only
+            // the newest are kept, enough for what the server holds and some in flight. A late
+            // message on a forgotten one does not decrypt, and its device gets a new session.
             account.forgetOldestOneTimeKeys(keeping: Self.oneTimeKeyTarget * 2)
             kept.account = account.state
             try store.write([CryptoStore.set("account", kept)])

@@ -124,6 +124,11 @@ extension KeySharing {
             }
             sessions.merge(Self.sessions(from: claimed, for: batch, account: sender.account)) { kept, _ in kept }
         }
+        // Whose each new session is: a message naming its key may not make Ferry replace it for
+        // someone else (ToDeviceInbox).
+        let started = Dictionary(
+            needSession.filter { sessions[$0.curve25519] != nil }.map { ($0.curve25519, $0.userID) },
+            uniquingKeysWith: { first, _ in first })
         var outcome = Outcome()
         let reachable = devices.filter { sessions[$0.curve25519] != nil }
         outcome.withheld = devices.filter {
@@ -131,7 +136,11 @@ extension KeySharing {
         }
         for batch in try Self.batches(roomKey, type: type, to: reachable, sessions: &sessions, sender: sender) {
             // Each chain step kept before the request that carries it.
-            try store.write(batch.changes)
+            try store.write(
+                batch.changes
+                    + batch.devices.compactMap { device in
+                        started[device.curve25519].map { CryptoStore.set("olm-owner:\(device.curve25519)", $0) }
+                    })
             do {
                 try await api.sendToDevice(
                     type: "m.room.encrypted", transactionID: Self.transactionID(), messages: batch.messages)

@@ -53,6 +53,8 @@ extension Encryption {
             return
         }
         room.backedUpTo = backup.version
+        // Kept from here on: a later backup gets the session from this index, not a later one.
+        room.exportedKey = exported
         try keep(room, as: roomName, in: store)
         logger.info("room key put into the key backup", metadata: ["version": "\(backup.version)"])
     }
@@ -70,12 +72,15 @@ extension Encryption {
         let listed: KeyBackupAPI.Version?
         do { listed = try await KeyBackupAPI(http: http).current() } catch {
             logger.warning("the account's key backup could not be read", metadata: ["error": "\(error)"])
+            // Asked again in a minute, not before every event of a server that keeps failing.
+            knownBackup = KnownBackup(
+                userID: session.userID, backup: nil, checked: clock() - Self.keyBackupCheckInterval + 60_000_000)
             return nil
         }
         var backup: KeyBackup?
         if let listed {
             do {
-                let trusted = try store.load(Self.trustedMaster(session), as: String.self)
+                let trusted = try await currentTrustedMaster(session: session, store: store, http: http)
                 backup = try KeyBackup(
                     version: listed.version, algorithm: listed.algorithm, authData: listed.authData,
                     userID: session.userID, trustedMaster: trusted, device: (session.deviceID, account.ed25519))
@@ -87,5 +92,20 @@ extension Encryption {
         }
         knownBackup = KnownBackup(userID: session.userID, backup: backup, checked: clock())
         return backup
+    }
+
+    /// The master key Ferry trusts, when the server still lists it as the account's: after an
+    /// identity reset elsewhere, a backup signed by the old one is not the person's any more.
+    private func currentTrustedMaster(
+        session: Session, store: CryptoStore, http: MatrixHTTP
+    ) async throws -> String? {
+        guard let trusted = try store.load(Self.trustedMaster(session), as: String.self) else { return nil }
+        let answer = try await DeviceKeysAPI(http: http).queryAnswer(users: [session.userID])
+        let listed = CrossSigning.masterKey(answer["master_keys"]?[session.userID], userID: session.userID)
+        guard listed == trusted else {
+            logger.warning("the account's master key is not the one Ferry trusts; no backup is trusted by it")
+            return nil
+        }
+        return trusted
     }
 }

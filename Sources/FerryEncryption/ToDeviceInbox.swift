@@ -3,26 +3,34 @@ import FerryCrypto
 import FerryMatrix
 
 /// What other devices send to Ferry's device, taken from the syncs Ferry makes anyway (before each
-/// encrypted event, and while an emoji verification listens):
+/// encrypted event, and while an emoji verification listens), handled in Ferry's turn
+/// (`exclusively`), so that no Olm session is stepped by two tasks:
 ///
 /// - **Olm messages** (`m.room.encrypted`) are decrypted with the device's kept session, or a new
 ///   one their pre-key message starts (the sender lost the old one and made another: Ferry's next
-///   room keys go over it). A verification message that came encrypted goes to the verification
-///   inbox; `m.dummy` only brings the session.
+///   room keys go over it, and the rooms' current keys go to it again). A verification message
+///   that came encrypted goes to the verification inbox; `m.dummy` only brings the session; room
+///   keys other devices send Ferry are dropped (Ferry reads no room).
 /// - **A message that does not decrypt** means the sender's session with Ferry is wedged: Ferry
 ///   starts a new one and sends `m.dummy` over it, at most once an hour for each device, as the
-///   spec asks.
+///   spec asks, and only to the user whose session it is.
 /// - **Room-key requests** (`m.room_key_request`) from the person's own devices that they verified
 ///   under the master key Ferry trusts get the room's current session by `m.forwarded_room_key`;
 ///   anyone else's are never answered.
 ///
-/// None of it may fail what Ferry is sending: each message's trouble is logged and it is dropped
-/// (the server has already handed it over).
+/// A message is handled once: a pre-key message of a session Ferry holds that does not decrypt on
+/// it is a replay (never a new session), and digests of the last messages are kept. None of it may
+/// fail what Ferry is sending: trouble is logged, and the message is dropped (the server has
+/// already handed it over).
 extension Encryption {
     /// Messages held at most between two reads: a sender flooding Ferry's device gets no more.
     static let inboxLimit = 200
     /// How often a device gets a new session and `m.dummy` from Ferry (µs): an hour.
     static let unwedgeInterval: Int64 = 3_600_000_000
+    /// New sessions Ferry starts in one pass: each costs a claim, and junk must not make a send wait.
+    static let unwedgesPerPass = 5
+    /// Digests of handled messages kept, to know a message handed over again.
+    static let seenLimit = 400
 
     /// Keeps the messages of a sync this inbox handles (the rest are verification's, or nobody's).
     func keepInbox(_ events: [ToDeviceEvent]) {
@@ -30,120 +38,199 @@ extension Encryption {
         inbox += wanted.prefix(max(0, Self.inboxLimit - inbox.count))
     }
 
-    /// Handles what the inbox holds, in the order it came.
+    /// Handles what the inbox holds, in the order it came. Called in Ferry's turn.
     func handleInbox(session: Session, http: MatrixHTTP) async {
         guard !inbox.isEmpty else { return }
         let messages = inbox
         inbox = []
-        for message in messages {
-            do {
-                if message.type == "m.room.encrypted" {
-                    try await receiveOlm(message, session: session, http: http)
-                } else {
-                    try await answerKeyRequest(message.content, from: message.sender, session: session, http: http)
-                }
-            } catch {
-                logger.error(
-                    "a message to this device could not be handled",
-                    metadata: ["type": "\(message.type)", "error": "\(error)"])
-            }
+        do { try await handle(messages, session: session, http: http) } catch {
+            logger.error("messages to this device could not be handled", metadata: ["error": "\(error)"])
         }
     }
 
-    // MARK: - Olm
+    /// What one pass found: decrypted payloads to act on, requests, and senders to repair.
+    private struct Pass {
+        var payloads: [(sender: String, curve25519: String, payload: IncomingOlm.Payload)] = []
+        var requests: [(sender: String, content: JSONValue)] = []
+        var wedged: [(sender: String, curve25519: String)] = []
+        /// Sessions as they are after this pass, by the other device's identity key.
+        var sessions: [String: OlmSession] = [:]
+        /// Identity keys whose session is new in this pass, with the user who started it.
+        var started: [String: String] = [:]
+    }
 
-    private func receiveOlm(
-        _ message: ToDeviceEvent, session: Session, http: MatrixHTTP
-    ) async throws(EncryptionFailure) {
+    private func handle(_ messages: [ToDeviceEvent], session: Session, http: MatrixHTTP) async throws(EncryptionFailure)
+    {
         var (store, record) = try await ready(session)
         var account = try Self.account(record)
-        let envelope: IncomingOlm.Envelope
-        do { envelope = try IncomingOlm.envelope(message.content, ourCurve25519: account.curve25519) } catch {
-            logger.notice("an encrypted to-device message not for this device", metadata: ["why": "\(error)"])
-            return
-        }
-        let name = "olm:\(envelope.senderKey)"
-        var decrypted: (session: OlmSession, plaintext: [UInt8], newSession: Bool)?
-        if let state = try store.load(name, as: OlmSession.State.self), var kept = try? OlmSession(state: state),
-            let plaintext = try? kept.decrypt(type: envelope.type, body: envelope.body)
-        {
-            decrypted = (kept, plaintext, false)
-        } else if envelope.type == 0 {
-            var updated = account
-            if let (new, plaintext) = try? OlmSession.inbound(
-                to: &updated, theirIdentityKey: envelope.senderKey, preKeyMessage: envelope.body)
-            {
-                decrypted = (new, plaintext, true)
-                account = updated
+        var seen = try store.load("inbox-seen", as: [String].self) ?? []
+        var pass = Pass()
+        for message in messages {
+            if message.type == "m.room_key_request" {
+                pass.requests.append((message.sender, message.content))
+                continue
+            }
+            let envelope: IncomingOlm.Envelope
+            do { envelope = try IncomingOlm.envelope(message.content, ourCurve25519: account.curve25519) } catch {
+                logger.notice("an encrypted to-device message not for this device", metadata: ["why": "\(error)"])
+                continue
+            }
+            guard !seen.contains(envelope.digest) else { continue }
+            seen.append(envelope.digest)
+            guard
+                let plaintext = try decrypt(
+                    envelope, from: message.sender, account: &account, pass: &pass, store: store)
+            else { continue }
+            do {
+                let payload = try IncomingOlm.payload(
+                    plaintext, sender: message.sender, recipient: session.userID, recipientEd25519: account.ed25519)
+                pass.payloads.append((message.sender, envelope.senderKey, payload))
+            } catch {
+                logger.warning("an Olm message refused", metadata: ["user": "\(message.sender)", "why": "\(error)"])
             }
         }
-        guard let decrypted else {
-            logger.notice("an Olm message that does not decrypt; its sender gets a new session")
-            try await unwedge(user: message.sender, curve25519: envelope.senderKey, session: session, http: http)
-            return
-        }
-        // Kept before anything is acted on: a chain step is never taken twice, and a one-time key
-        // a session was started from is gone for good.
-        var changes = [CryptoStore.set(name, decrypted.session.state)]
-        if decrypted.newSession {
+        // Kept, in one transaction, before anything is acted on: a chain step is never taken
+        // twice, a one-time key a session was started from is gone for good, and a message handed
+        // over again is known.
+        var changes = pass.sessions.map { CryptoStore.set("olm:\($0.key)", $0.value.state) }
+        changes += pass.started.map { CryptoStore.set("olm-owner:\($0.key)", $0.value) }
+        if !pass.started.isEmpty {
             record.account = account.state
             changes.append(CryptoStore.set("account", record))
         }
+        changes.append(CryptoStore.set("inbox-seen", Array(seen.suffix(Self.seenLimit))))
         try store.write(changes)
-        if decrypted.newSession {
+        if !pass.started.isEmpty {
             keptDevice(record)
-            logger.info("a device started a new Olm session with this one", metadata: ["user": "\(message.sender)"])
+            try giveRoomKeysAgain(to: Set(pass.started.keys), store: store)
+            logger.info(
+                "devices started new Olm sessions with this one", metadata: ["devices": "\(pass.started.count)"])
         }
-        let payload: IncomingOlm.Payload
-        do {
-            payload = try IncomingOlm.payload(
-                decrypted.plaintext, sender: message.sender, recipient: session.userID,
-                recipientEd25519: account.ed25519)
-        } catch {
-            logger.warning("an Olm message refused", metadata: ["user": "\(message.sender)", "why": "\(error)"])
-            return
+        try await act(on: pass, account: account, session: session, http: http)
+    }
+
+    /// The plaintext of one message, with the session that decrypted it noted in `pass`; nil
+    /// (and the sender noted as wedged, or the message dropped) when it does not decrypt.
+    private func decrypt(
+        _ envelope: IncomingOlm.Envelope, from sender: String, account: inout OlmAccount, pass: inout Pass,
+        store: CryptoStore
+    ) throws(EncryptionFailure) -> [UInt8]? {
+        let key = envelope.senderKey
+        var kept = pass.sessions[key]
+        if kept == nil, let state = try store.load("olm:\(key)", as: OlmSession.State.self) {
+            kept = try? OlmSession(state: state)
         }
-        guard
-            try await listedDevice(
-                of: message.sender, curve25519: envelope.senderKey, session: session, http: http)?.ed25519
-                == payload.senderEd25519
-        else {
-            logger.warning(
-                "an Olm message whose sender's keys are not the ones listed for its device; dropped",
-                metadata: ["user": "\(message.sender)"])
-            return
+        if var session = kept {
+            if let plaintext = try? session.decrypt(type: envelope.type, body: envelope.body) {
+                pass.sessions[key] = session
+                return plaintext
+            }
+            if envelope.type == 0 && session.matches(preKeyMessage: envelope.body) {
+                logger.notice("a pre-key message of a kept session that does not decrypt on it; dropped")
+                return nil
+            }
         }
-        switch payload.type {
-        case let type where type.hasPrefix("m.key.verification."):
-            keepVerificationMessages([ToDeviceEvent(sender: message.sender, type: type, content: payload.content)])
-        case "m.room_key_request":
-            try await answerKeyRequest(payload.content, from: message.sender, session: session, http: http)
-        case "m.dummy": break
-        default:
-            logger.debug(
-                "an encrypted to-device message of a type Ferry does not act on", metadata: ["type": "\(payload.type)"])
+        if envelope.type == 0 {
+            // The pre-key message's own key agreement proves the sender holds this identity key.
+            var updated = account
+            if let (session, plaintext) = try? OlmSession.inbound(
+                to: &updated, theirIdentityKey: key, preKeyMessage: envelope.body)
+            {
+                account = updated
+                pass.sessions[key] = session
+                pass.started[key] = sender
+                return plaintext
+            }
+        }
+        logger.notice("an Olm message that does not decrypt", metadata: ["user": "\(sender)"])
+        pass.wedged.append((sender, key))
+        return nil
+    }
+
+    /// Acts on what the pass decrypted, then answers requests, then repairs wedged sessions.
+    private func act(
+        on pass: Pass, account: OlmAccount, session: Session, http: MatrixHTTP
+    ) async throws(EncryptionFailure) {
+        var listed: [String: KeySharing.Listed] = [:]
+        for (sender, key, payload) in pass.payloads {
+            let acted = payload.type.hasPrefix("m.key.verification.") || payload.type == "m.room_key_request"
+            // Room keys others send, m.dummy: nothing to do, and no query for them.
+            guard acted else { continue }
+            // The Ed25519 key the payload claims must be the one listed for the sending device.
+            if listed[sender] == nil {
+                listed[sender] = try await KeySharing.devices(
+                    of: [sender], except: session, api: DeviceKeysAPI(http: http), logger: logger)
+            }
+            guard
+                listed[sender]?.devices[sender]?.values.first(where: { $0.curve25519 == key })?.ed25519
+                    == payload.senderEd25519
+            else {
+                logger.warning(
+                    "an Olm message whose sender's keys are not the ones listed for its device; dropped",
+                    metadata: ["user": "\(sender)"])
+                continue
+            }
+            if payload.type == "m.room_key_request" {
+                try await answerKeyRequest(payload.content, from: sender, session: session, http: http)
+            } else {
+                keepVerificationMessages([ToDeviceEvent(sender: sender, type: payload.type, content: payload.content)])
+            }
+        }
+        for request in pass.requests {
+            try await answerKeyRequest(request.content, from: request.sender, session: session, http: http)
+        }
+        for wedged in pass.wedged.prefix(Self.unwedgesPerPass) {
+            try await unwedge(
+                user: wedged.sender, curve25519: wedged.curve25519, account: account, session: session, http: http)
+        }
+    }
+
+    /// The rooms whose current key a device with a new session had: it is given again with the
+    /// room's next event (the device may have lost it with its old session).
+    private func giveRoomKeysAgain(to keys: Set<String>, store: CryptoStore) throws(EncryptionFailure) {
+        let names: [String]
+        do { names = try records.cryptoRecords(prefix: "room:").map(\.name) } catch { throw .storage("\(error)") }
+        for name in names {
+            var kept = roomRecords[name]
+            if kept == nil { kept = try store.load(name, as: RoomRecord.self) }
+            guard var room = kept else { continue }
+            let before = room.sharedWith
+            room.sharedWith = before.mapValues { $0.filter { !keys.contains($0.value) } }.filter { !$0.value.isEmpty }
+            guard room.sharedWith != before else { continue }
+            try keep(room, as: name, in: store)
         }
     }
 
     /// A new Olm session to the device with `curve25519`, and `m.dummy` over it: the device can
-    /// read Ferry's messages again. Once an hour for each device; one whose keys the server does
-    /// not list (or that do not verify) gets nothing.
+    /// read Ferry's messages again. Once an hour for each device; never for a user other than the
+    /// one whose session Ferry holds under that key (anyone can name another's identity key in a
+    /// message that does not decrypt); one the server does not list gets nothing.
     private func unwedge(
-        user: String, curve25519: String, session: Session, http: MatrixHTTP
+        user: String, curve25519: String, account: OlmAccount, session: Session, http: MatrixHTTP
     ) async throws(EncryptionFailure) {
-        let (store, record) = try await ready(session)
+        let (store, _) = try await ready(session)
         let mark = "unwedged:\(curve25519)"
         if let last = try store.load(mark, as: Int64.self), clock() - last < Self.unwedgeInterval, clock() >= last {
             logger.notice("a device was given a new session less than an hour ago; not again yet")
             return
         }
-        guard let device = try await listedDevice(of: user, curve25519: curve25519, session: session, http: http)
-        else {
+        // Sessions from before owners were kept have none: only the other side's own new
+        // session (whose pre-key message proves its key) replaces those.
+        let owner = try store.load("olm-owner:\(curve25519)", as: String.self)
+        let held = try store.load("olm:\(curve25519)", as: OlmSession.State.self) != nil
+        if owner.map({ $0 != user }) ?? held {
+            logger.warning(
+                "an undecryptable message names the identity key of a session Ferry holds with someone else; ignored",
+                metadata: ["user": "\(user)"])
+            return
+        }
+        let listed = try await KeySharing.devices(
+            of: [user], except: session, api: DeviceKeysAPI(http: http), logger: logger)
+        guard let device = listed.devices[user]?.values.first(where: { $0.curve25519 == curve25519 }) else {
             logger.notice(
                 "an undecryptable message from a device the server does not list", metadata: ["user": "\(user)"])
             return
         }
-        let account = try Self.account(record)
         let api = DeviceKeysAPI(http: http)
         let claimed: JSONValue
         do { claimed = try await api.claim([user: [device.deviceID]]) } catch { throw .server(error) }
@@ -159,7 +246,11 @@ extension Encryption {
         } catch {
             throw .crypto("\(error)")
         }
-        try store.write([CryptoStore.set("olm:\(curve25519)", olm.state), CryptoStore.set(mark, clock())])
+        try store.write([
+            CryptoStore.set("olm:\(curve25519)", olm.state), CryptoStore.set("olm-owner:\(curve25519)", user),
+            CryptoStore.set(mark, clock()),
+        ])
+        try giveRoomKeysAgain(to: [curve25519], store: store)
         do {
             try await api.sendToDevice(
                 type: "m.room.encrypted", transactionID: KeySharing.transactionID(),
@@ -169,15 +260,6 @@ extension Encryption {
         }
         logger.info(
             "sent m.dummy over a new Olm session", metadata: ["user": "\(user)", "device": "\(device.deviceID)"])
-    }
-
-    /// The device of `user` the server lists with this identity key, its keys self-signed.
-    private func listedDevice(
-        of user: String, curve25519: String, session: Session, http: MatrixHTTP
-    ) async throws(EncryptionFailure) -> DeviceIdentity? {
-        let listed = try await KeySharing.devices(
-            of: [user], except: session, api: DeviceKeysAPI(http: http), logger: logger)
-        return listed.devices[user]?.values.first { $0.curve25519 == curve25519 }
     }
 
     // MARK: - Room-key requests

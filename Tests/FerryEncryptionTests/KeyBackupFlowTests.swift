@@ -56,6 +56,7 @@ import Testing
 
     /// Ferry trusts `master` as the account's master key (as after a recovery-key verification).
     private func trustMaster() async throws {
+        server.listMasterKey(masterKey, of: "@me:test")
         try await encryption.store(for: session).write([
             CryptoStore.set(Encryption.trustedMaster(session), masterKey)
         ])
@@ -126,6 +127,30 @@ import Testing
         now.pass(minutes: 11)
         #expect(try await send("t3") == id)
         #expect(server.backedUp["!r:test|\(id)|2"]?["first_message_index"]?.intValue == 0)
+    }
+
+    @Test("after an identity reset elsewhere (the server lists another master key), the old one vouches for no backup")
+    func masterKeyNoLongerListed() async throws {
+        try await trustMaster()
+        server.listMasterKey(
+            UnpaddedBase64.encode(Curve25519.Signing.PrivateKey().publicKey.rawRepresentation), of: "@me:test")
+        server.makeBackup(version: "1", authData: try authData(signedBy: master))
+        try await send("t1")
+        #expect(server.backedUp.isEmpty)
+    }
+
+    @Test("a server that cannot say which backup it has is asked again in a minute, not before every event")
+    func failingBackupQuestionIsCached() async throws {
+        try await trustMaster()
+        server.failBackupVersion(true)
+        try await send("t1")
+        try await send("t2")
+        #expect(server.requests.filter { $0 == "GET room_keys/version" }.count == 1)
+        server.failBackupVersion(false)
+        server.makeBackup(version: "1", authData: try authData(signedBy: master))
+        now.pass(minutes: 2)
+        let id = try await send("t3")
+        #expect(server.backedUp["!r:test|\(id)|1"] != nil)
     }
 
     @Test("no backup at all: one question, then none for ten minutes")

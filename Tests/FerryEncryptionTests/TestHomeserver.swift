@@ -45,6 +45,11 @@ final class TestHomeserver: Sendable {
         /// Ferry's device, given with the next sync.
         var ferryOneTimeKeys: [String: JSONValue] = [:]
         var forFerry: [JSONValue] = []
+        /// Users' master keys as /keys/query lists them (base64).
+        var masterKeys: [String: String] = [:]
+        var backupVersionFails = false
+        /// Device keys listed in place of what an account would give (a forger's).
+        var forged: [String: [String: JSONValue]] = [:]
     }
 
     private let state = Mutex(State())
@@ -107,6 +112,31 @@ final class TestHomeserver: Sendable {
     func makeBackup(version: String, authData: JSONValue, algorithm: String = KeyBackup.algorithm) {
         state.withLock { $0.backup = (version, algorithm, authData) }
     }
+
+    /// `GET /room_keys/version` answers 502 (or no longer does).
+    func failBackupVersion(_ fails: Bool) { state.withLock { $0.backupVersionFails = fails } }
+
+    /// A device of `user` whose listed keys carry `victim`'s identity key under the device's own
+    /// Ed25519 signature: what anyone can upload. Its one-time keys are claimable.
+    func addDevice(_ deviceID: String, of user: String, copyingIdentityKeyOf victim: OlmAccount) {
+        var account = OlmAccount()
+        account.generateOneTimeKeys(5)
+        let keys: [String: JSONValue] = [
+            "user_id": .string(user), "device_id": .string(deviceID),
+            "algorithms": ["m.olm.v1.curve25519-aes-sha2", "m.megolm.v1.aes-sha2"],
+            "keys": .object([
+                "curve25519:\(deviceID)": .string(victim.curve25519), "ed25519:\(deviceID)": .string(account.ed25519),
+            ]),
+        ]
+        let signed = account.signed(keys, userID: user, deviceID: deviceID)
+        state.withLock {
+            $0.devices[user, default: [:]][deviceID] = account
+            $0.forged[user, default: [:]][deviceID] = signed
+        }
+    }
+
+    /// The master key the server lists for `user` (nil: none).
+    func listMasterKey(_ key: String?, of user: String) { state.withLock { $0.masterKeys[user] = key } }
 
     /// The Olm account of a device `addDevice` made.
     func account(_ deviceID: String, of user: String) -> OlmAccount? {
@@ -177,6 +207,7 @@ final class TestHomeserver: Sendable {
                 default: break
                 }
             case ("GET", "room_keys") where parts == ["room_keys", "version"]:
+                if state.backupVersionFails { return Self.error(502, "M_UNKNOWN") }
                 guard let backup = state.backup else { return Self.error(404, "M_NOT_FOUND") }
                 return Self.ok([
                     "version": .string(backup.version), "algorithm": .string(backup.algorithm),
@@ -265,11 +296,17 @@ final class TestHomeserver: Sendable {
         for user in body?["device_keys"]?.objectValue?.keys ?? [:].keys {
             var devices = state.uploaded[user] ?? [:]
             for (id, account) in state.devices[user] ?? [:] {
-                devices[id] = account.deviceKeys(userID: user, deviceID: id)
+                devices[id] = state.forged[user]?[id] ?? account.deviceKeys(userID: user, deviceID: id)
             }
             answer[user] = .object(devices)
         }
-        return ["device_keys": .object(answer)]
+        var masters: [String: JSONValue] = [:]
+        for (user, key) in state.masterKeys where body?["device_keys"]?[user] != nil {
+            masters[user] = [
+                "user_id": .string(user), "usage": ["master"], "keys": .object(["ed25519:\(key)": .string(key)]),
+            ]
+        }
+        return ["device_keys": .object(answer), "master_keys": .object(masters)]
     }
 
     private func claim(_ body: JSONValue?, _ state: inout State) -> JSONValue {

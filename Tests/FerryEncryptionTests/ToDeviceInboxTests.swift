@@ -18,6 +18,7 @@ import Testing
     let session = Session(
         userID: "@me:test", homeserver: "http://127.0.0.1:9", deviceID: "FERRYDEVICE", accessToken: "t", signIn: 1)
     let directory: TemporaryFolder
+    let records = InMemoryCryptoRecords()
 
     init() throws {
         directory = try TemporaryFolder()
@@ -25,7 +26,7 @@ import Testing
             toFile: directory.path + "/encryption-key", atomically: true, encoding: .utf8)
         let logger = Logger(label: "test")
         encryption = Encryption(
-            records: InMemoryCryptoRecords(), vault: .encryptionKey(stateDirectory: directory.path, logger: logger),
+            records: records, vault: .encryptionKey(stateDirectory: directory.path, logger: logger),
             logger: logger, clock: { 1_000_000 }, responder: server.responder)
     }
 
@@ -34,7 +35,7 @@ import Testing
     /// test forges another).
     private func olmMessage(type: String, content: JSONValue, claiming: String? = nil) async throws -> JSONValue {
         let ferry = try await encryption.prepareDevice(for: session)
-        server.addDevice("OTHER", of: "@me:test")
+        if server.account("OTHER", of: "@me:test") == nil { server.addDevice("OTHER", of: "@me:test") }
         let other = try #require(server.account("OTHER", of: "@me:test"))
         let oneTime = try #require(server.claimFerrysOneTimeKey())
         var olm = try OlmSession.outbound(from: other, theirIdentityKey: ferry.curve25519, theirOneTimeKey: oneTime)
@@ -84,5 +85,52 @@ import Testing
         #expect(try await received(after: message).isEmpty)
         let dummies = server.toDevice.filter { $0.type == "m.room.encrypted" }
         #expect(dummies.count == 1 && dummies.first?.messages["@me:test"]?["OTHER"] != nil)
+    }
+
+    @Test("a message handed over again (a sync from no token after a restart) is acted on once, and repairs nothing")
+    func replayedMessage() async throws {
+        let message = try await olmMessage(type: "m.key.verification.ready", content: ["transaction_id": "t1"])
+        #expect(try await received(after: message).count == 1)
+        #expect(try await received(after: message).isEmpty)
+        #expect(server.toDevice.isEmpty, "no m.dummy for a replay")
+    }
+
+    @Test("an identity key copied into a stranger's device does not get the stranger Ferry's session with its owner")
+    func copiedIdentityKey() async throws {
+        // Ferry holds a session with OTHER, started by OTHER
+        _ = try await received(after: try await olmMessage(type: "m.dummy", content: [:]))
+        let other = try #require(server.account("OTHER", of: "@me:test"))
+        let name = "olm:\(other.curve25519)"
+        let before = records.cryptoRecord(name)
+        // Eve lists a device of hers with OTHER's identity key, and sends junk naming it
+        server.addDevice("EVE1", of: "@eve:test", copyingIdentityKeyOf: other)
+        let ferry = try await encryption.prepareDevice(for: session)
+        server.sendToFerry(
+            type: "m.room.encrypted", sender: "@eve:test",
+            content: [
+                "algorithm": "m.olm.v1.curve25519-aes-sha2", "sender_key": .string(other.curve25519),
+                "ciphertext": .object([ferry.curve25519: ["type": 1, "body": "AwoAAAAAAAAAAAAAAAAA"]]),
+            ])
+        _ = try await received(after: [:])
+        #expect(server.toDevice.isEmpty, "no new session, no m.dummy to Eve")
+        #expect(records.cryptoRecord(name) == before)
+    }
+
+    @Test("a device that started a new session gets the room's current key again, over it")
+    func newSessionGetsTheKeyAgain() async throws {
+        server.makeRoom("!r:test", members: ["@me:test"])
+        server.addDevice("OTHER", of: "@me:test")
+        let other = try #require(server.account("OTHER", of: "@me:test"))
+        let first = try await encryption.encrypt(
+            ["msgtype": "m.text", "body": "1"], type: "m.room.message", roomID: "!r:test", transactionID: "t1",
+            session: session)
+        #expect(server.keysSentTo == [other.curve25519])
+        server.sendToFerry(
+            type: "m.room.encrypted", sender: "@me:test", content: try await olmMessage(type: "m.dummy", content: [:]))
+        let second = try await encryption.encrypt(
+            ["msgtype": "m.text", "body": "2"], type: "m.room.message", roomID: "!r:test", transactionID: "t2",
+            session: session)
+        #expect(first["session_id"] == second["session_id"])
+        #expect(server.keysSentTo == [other.curve25519, other.curve25519])
     }
 }

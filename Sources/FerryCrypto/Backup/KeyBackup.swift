@@ -54,7 +54,7 @@ public struct KeyBackup: Sendable {
         let firstIndex = bytes[1..<5].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
         let plaintext: JSONValue = [
             "algorithm": "m.megolm.v1.aes-sha2",
-            "forwarded_curve25519_key_chain": [],
+            "forwarding_curve25519_key_chain": [],
             "sender_key": .string(senderKey),
             "sender_claimed_keys": ["ed25519": .string(senderEd25519)],
             "session_key": .string(exported),

@@ -1,3 +1,4 @@
+import Crypto
 import FerryCore
 import Foundation
 
@@ -15,6 +16,13 @@ public enum IncomingOlm {
         /// 0: a pre-key message (it may start a session); 1: a normal one.
         public var type: Int
         public var body: String
+
+        /// A short digest of the message, to know it again: a sync from no token (after a
+        /// restart) hands over the messages the last one did, and a message is acted on once.
+        public var digest: String {
+            let hash = SHA256.hash(data: Array("\(senderKey)|\(type)|\(body)".utf8))
+            return String(UnpaddedBase64.encode(Array(hash)).prefix(22))
+        }
     }
 
     /// The envelope of `content` for the device whose identity key is `ourCurve25519`.

@@ -141,6 +141,14 @@ public struct OlmSession: Sendable {
         return (0, UnpaddedBase64.encode(envelope.bytes))
     }
 
+    /// Whether a pre-key message (base64) belongs to this session: one that does not decrypt on
+    /// it is a replay or a forgery, never a reason to start the session anew.
+    public func matches(preKeyMessage body: String) -> Bool {
+        guard let bytes = UnpaddedBase64.decode(body), let envelope = try? OlmPreKeyMessage(bytes) else { return false }
+        return Self.id(aliceIdentity: envelope.identityKey, base: envelope.baseKey, oneTime: envelope.oneTimeKey)
+            == sessionID
+    }
+
     /// Decrypts a message of type 0 or 1 sent on this session.
     public mutating func decrypt(type: Int, body: String) throws(CryptoError) -> [UInt8] {
         guard let bytes = UnpaddedBase64.decode(body) else { throw .malformed("an Olm message that is not base64") }

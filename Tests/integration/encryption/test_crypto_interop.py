@@ -209,7 +209,7 @@ def test_key_backup_from_ferry_restores_in_theirs(probe, peer):
     assert session["algorithm"] == "m.megolm.v1.aes-sha2"
     assert session["sender_key"] == account["curve25519"]
     assert session["sender_claimed_keys"] == {"ed25519": account["ed25519"]}
-    assert session["forwarded_curve25519_key_chain"] == []
+    assert session["forwarding_curve25519_key_chain"] == []
     restored = peer.group_import(session["session_key"])
     assert restored.session_id == created["session_id"]
     for position, text in enumerate(MESSAGES):

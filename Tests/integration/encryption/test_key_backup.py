@@ -81,7 +81,7 @@ def test_a_device_added_later_reads_every_event_from_the_backup_with_libolm_and_
     # Then the backup holds the room's session from its first index, as Ferry's own
     [(session_id, (_, held, plain))] = first.restore().items()
     assert (held["first_message_index"], held["forwarded_count"], held["is_verified"]) == (0, 0, True)
-    assert plain["algorithm"] == MEGOLM and plain["forwarded_curve25519_key_chain"] == []
+    assert plain["algorithm"] == MEGOLM and plain["forwarding_curve25519_key_chain"] == []
     # And a device that has nothing but the backup reads both events, and the file's bytes
     events = first.read_events(room, me.user_id)
     assert [e.get("error") for e in events] == [None, None], events
