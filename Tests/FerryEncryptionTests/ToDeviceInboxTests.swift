@@ -133,4 +133,44 @@ import Testing
         #expect(first["session_id"] == second["session_id"])
         #expect(server.keysSentTo == [other.curve25519, other.curve25519])
     }
+
+    @Test("a normal Olm message handed over again is known, not taken for a wedged session")
+    func replayedNormalMessage() async throws {
+        // OTHER starts a session with Ferry, and Ferry answers on it (a room key)
+        server.makeRoom("!r:test", members: ["@me:test"])
+        let ferry = try await encryption.prepareDevice(for: session)
+        server.addDevice("OTHER", of: "@me:test")
+        let other = try #require(server.account("OTHER", of: "@me:test"))
+        var olm = try OlmSession.outbound(
+            from: other, theirIdentityKey: ferry.curve25519,
+            theirOneTimeKey: try #require(server.claimFerrysOneTimeKey()))
+        func message(_ type: String, _ content: JSONValue) throws -> JSONValue {
+            let payload: JSONValue = [
+                "type": .string(type), "content": content, "sender": "@me:test", "sender_device": "OTHER",
+                "keys": ["ed25519": .string(other.ed25519)], "recipient": "@me:test",
+                "recipient_keys": ["ed25519": .string(ferry.ed25519)],
+            ]
+            let (kind, body) = try olm.encrypt(CanonicalJSON.encode(payload))
+            return [
+                "algorithm": "m.olm.v1.curve25519-aes-sha2", "sender_key": .string(other.curve25519),
+                "ciphertext": .object([ferry.curve25519: ["type": .int(Int64(kind)), "body": .string(body)]]),
+            ]
+        }
+        server.sendToFerry(type: "m.room.encrypted", sender: "@me:test", content: try message("m.dummy", [:]))
+        _ = try await encryption.encrypt(
+            ["msgtype": "m.text", "body": "1"], type: "m.room.message", roomID: "!r:test", transactionID: "t1",
+            session: session)
+        let answer = try #require(
+            server.toDevice.last?.messages["@me:test"]?["OTHER"]?["ciphertext"]?[other.curve25519])
+        #expect(answer["type"]?.intValue == 1)
+        _ = try olm.decrypt(type: 1, body: try #require(answer["body"]?.stringValue))
+        let sent = server.toDevice.count
+
+        // A normal message from OTHER, handed over twice
+        let ready = try message("m.key.verification.ready", ["transaction_id": "t1"])
+        #expect(ready["ciphertext"]?[ferry.curve25519]?["type"]?.intValue == 1)
+        #expect(try await received(after: ready).count == 1)
+        #expect(try await received(after: ready).isEmpty)
+        #expect(server.toDevice.count == sent, "no m.dummy: the session is not wedged")
+    }
 }
