@@ -108,4 +108,9 @@ struct RoomRecord: Codable, Sendable {
     var exportedKey: String? = nil
     /// The version of the key backup that holds the session's key.
     var backedUpTo: String? = nil
+    /// Identity keys of devices that had the key and started a new Olm session since (they may
+    /// have lost it with the old one): given it again with the next event. Kept apart from
+    /// `sharedWith`, which rotation reads ("a member left"). Optional: records from before it
+    /// decode without it.
+    var resend: [String]? = nil
 }

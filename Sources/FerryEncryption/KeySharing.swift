@@ -98,6 +98,14 @@ extension KeySharing {
         var sessions: [String: OlmSession] = [:]
         var needSession: [DeviceIdentity] = []
         for device in devices {
+            if let owner = try store.load("olm-owner:\(device.curve25519)", as: String.self), owner != device.userID {
+                // Another user's session under this identity key (a device listing a key copied
+                // from someone else's): never used for, nor replaced by, this one. Unreachable.
+                logger.warning(
+                    "a device lists an identity key Ferry holds a session for with another user; left out",
+                    metadata: ["user": "\(device.userID)", "device": "\(device.deviceID)"])
+                continue
+            }
             guard let state = try store.load("olm:\(device.curve25519)", as: OlmSession.State.self) else {
                 needSession.append(device)
                 continue

@@ -79,8 +79,14 @@ extension Encryption {
         }
         var backup: KeyBackup?
         if let listed {
+            let trusted: String?
+            do { trusted = try await currentTrustedMaster(session: session, store: store, http: http) } catch {
+                logger.warning("the account's master key could not be read", metadata: ["error": "\(error)"])
+                knownBackup = KnownBackup(
+                    userID: session.userID, backup: nil, checked: clock() - Self.keyBackupCheckInterval + 60_000_000)
+                return nil
+            }
             do {
-                let trusted = try await currentTrustedMaster(session: session, store: store, http: http)
                 backup = try KeyBackup(
                     version: listed.version, algorithm: listed.algorithm, authData: listed.authData,
                     userID: session.userID, trustedMaster: trusted, device: (session.deviceID, account.ed25519))

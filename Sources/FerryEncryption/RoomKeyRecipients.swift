@@ -19,7 +19,7 @@ extension RoomRecord {
         // Sorted, so that the requests made from this are the same for the same state.
         let lacking = devices.keys.sorted().flatMap { user in
             devices[user, default: [:]].values.sorted { $0.deviceID < $1.deviceID }
-                .filter { sharedWith[user]?[$0.deviceID] != $0.curve25519 }
+                .filter { sharedWith[user]?[$0.deviceID] != $0.curve25519 || (resend ?? []).contains($0.curve25519) }
         }
         guard let verified else { return RoomKeyRecipients(missing: lacking, untold: []) }
         let untold = lacking.filter {
@@ -31,6 +31,9 @@ extension RoomRecord {
     /// The devices that received the session's key, by their identity key at the time.
     mutating func shared(with devices: [DeviceIdentity]) {
         for device in devices { sharedWith[device.userID, default: [:]][device.deviceID] = device.curve25519 }
+        let given = Set(devices.map(\.curve25519))
+        resend = resend?.filter { !given.contains($0) }
+        if resend?.isEmpty == true { resend = nil }
     }
 
     /// The devices told the key is withheld from them.

@@ -55,8 +55,10 @@ extension Encryption {
         var wedged: [(sender: String, curve25519: String)] = []
         /// Sessions as they are after this pass, by the other device's identity key.
         var sessions: [String: OlmSession] = [:]
-        /// Identity keys whose session is new in this pass, with the user who started it.
-        var started: [String: String] = [:]
+        /// Identity keys whose session is new in this pass (the account lost a one-time key).
+        var started: Set<String> = []
+        /// Whose each new session is, once its payload named this user's sender: the user.
+        var owners: [String: String] = [:]
     }
 
     private func handle(_ messages: [ToDeviceEvent], session: Session, http: MatrixHTTP) async throws(EncryptionFailure)
@@ -76,14 +78,16 @@ extension Encryption {
                 continue
             }
             guard !seen.contains(envelope.digest) else { continue }
-            seen.append(envelope.digest)
             guard
                 let plaintext = try decrypt(
                     envelope, from: message.sender, account: &account, pass: &pass, store: store)
             else { continue }
+            // Only what decrypted: junk must not push the digests of real messages out.
+            seen.append(envelope.digest)
             do {
                 let payload = try IncomingOlm.payload(
                     plaintext, sender: message.sender, recipient: session.userID, recipientEd25519: account.ed25519)
+                if pass.started.contains(envelope.senderKey) { pass.owners[envelope.senderKey] = message.sender }
                 pass.payloads.append((message.sender, envelope.senderKey, payload))
             } catch {
                 logger.warning("an Olm message refused", metadata: ["user": "\(message.sender)", "why": "\(error)"])
@@ -93,7 +97,7 @@ extension Encryption {
         // twice, a one-time key a session was started from is gone for good, and a message handed
         // over again is known.
         var changes = pass.sessions.map { CryptoStore.set("olm:\($0.key)", $0.value.state) }
-        changes += pass.started.map { CryptoStore.set("olm-owner:\($0.key)", $0.value) }
+        changes += pass.owners.map { CryptoStore.set("olm-owner:\($0.key)", $0.value) }
         if !pass.started.isEmpty {
             record.account = account.state
             changes.append(CryptoStore.set("account", record))
@@ -102,11 +106,11 @@ extension Encryption {
         try store.write(changes)
         if !pass.started.isEmpty {
             keptDevice(record)
-            try giveRoomKeysAgain(to: Set(pass.started.keys), store: store)
             logger.info(
                 "devices started new Olm sessions with this one", metadata: ["devices": "\(pass.started.count)"])
         }
-        try await act(on: pass, account: account, session: session, http: http)
+        if !pass.owners.isEmpty { try giveRoomKeysAgain(to: Set(pass.owners.keys), store: store) }
+        await act(on: pass, account: account, session: session, http: http)
     }
 
     /// The plaintext of one message, with the session that decrypted it noted in `pass`; nil
@@ -138,7 +142,7 @@ extension Encryption {
             {
                 account = updated
                 pass.sessions[key] = session
-                pass.started[key] = sender
+                pass.started.insert(key)
                 return plaintext
             }
         }
@@ -147,96 +151,126 @@ extension Encryption {
         return nil
     }
 
-    /// Acts on what the pass decrypted, then answers requests, then repairs wedged sessions.
-    private func act(
-        on pass: Pass, account: OlmAccount, session: Session, http: MatrixHTTP
-    ) async throws(EncryptionFailure) {
-        var listed: [String: KeySharing.Listed] = [:]
+    /// Acts on what the pass decrypted, then answers requests, then repairs wedged sessions; each
+    /// on its own, so that one failing does not drop the rest.
+    private func act(on pass: Pass, account: OlmAccount, session: Session, http: MatrixHTTP) async {
+        var listed: KeySharing.Listed?
         for (sender, key, payload) in pass.payloads {
-            let acted = payload.type.hasPrefix("m.key.verification.") || payload.type == "m.room_key_request"
-            // Room keys others send, m.dummy: nothing to do, and no query for them.
-            guard acted else { continue }
-            // The Ed25519 key the payload claims must be the one listed for the sending device.
-            if listed[sender] == nil {
-                listed[sender] = try await KeySharing.devices(
-                    of: [sender], except: session, api: DeviceKeysAPI(http: http), logger: logger)
-            }
-            guard
-                listed[sender]?.devices[sender]?.values.first(where: { $0.curve25519 == key })?.ed25519
-                    == payload.senderEd25519
-            else {
-                logger.warning(
-                    "an Olm message whose sender's keys are not the ones listed for its device; dropped",
-                    metadata: ["user": "\(sender)"])
-                continue
-            }
-            if payload.type == "m.room_key_request" {
-                try await answerKeyRequest(payload.content, from: sender, session: session, http: http)
-            } else {
-                keepVerificationMessages([ToDeviceEvent(sender: sender, type: payload.type, content: payload.content)])
+            // Ferry acts only on its own person's verification messages and key requests; room
+            // keys others send, m.dummy and anything else cost nothing, not even a query.
+            guard sender == session.userID,
+                payload.type.hasPrefix("m.key.verification.") || payload.type == "m.room_key_request"
+            else { continue }
+            do {
+                // The Ed25519 key the payload claims must be the one listed for the sending device.
+                if listed == nil {
+                    listed = try await KeySharing.devices(
+                        of: [sender], except: session, api: DeviceKeysAPI(http: http), logger: logger)
+                }
+                guard
+                    listed?.devices[sender]?.values.first(where: { $0.curve25519 == key })?.ed25519
+                        == payload.senderEd25519
+                else {
+                    logger.warning("an Olm message whose sender's keys are not the ones listed for its device; dropped")
+                    continue
+                }
+                if payload.type == "m.room_key_request" {
+                    try await answerKeyRequest(payload.content, from: sender, session: session, http: http)
+                } else {
+                    keepVerificationMessages([
+                        ToDeviceEvent(sender: sender, type: payload.type, content: payload.content)
+                    ])
+                }
+            } catch {
+                logger.error("a message to this device could not be acted on", metadata: ["error": "\(error)"])
             }
         }
         for request in pass.requests {
-            try await answerKeyRequest(request.content, from: request.sender, session: session, http: http)
+            do { try await answerKeyRequest(request.content, from: request.sender, session: session, http: http) } catch
+            {
+                logger.error("a room-key request could not be answered", metadata: ["error": "\(error)"])
+            }
         }
-        for wedged in pass.wedged.prefix(Self.unwedgesPerPass) {
-            try await unwedge(
-                user: wedged.sender, curve25519: wedged.curve25519, account: account, session: session, http: http)
+        var repaired: Set<String> = []
+        var seenKeys: Set<String> = []
+        for wedged in pass.wedged where seenKeys.insert(wedged.curve25519).inserted {
+            guard seenKeys.count <= Self.unwedgesPerPass else { break }
+            do {
+                if try await unwedge(
+                    user: wedged.sender, curve25519: wedged.curve25519, account: account, session: session, http: http)
+                {
+                    repaired.insert(wedged.curve25519)
+                }
+            } catch {
+                logger.error("a wedged Olm session could not be repaired", metadata: ["error": "\(error)"])
+            }
+        }
+        if !repaired.isEmpty {
+            do { try giveRoomKeysAgain(to: repaired, store: try store(for: session)) } catch {
+                logger.error("devices given new sessions could not be marked for their rooms' keys")
+            }
         }
     }
 
     /// The rooms whose current key a device with a new session had: it is given again with the
-    /// room's next event (the device may have lost it with its old session).
+    /// room's next event (the device may have lost it with its old session). Marked apart from
+    /// `sharedWith`, which rotation reads. A record not read in this process is written without
+    /// being remembered: its first use still checks it against the room (`isBehindTheRoom`).
     private func giveRoomKeysAgain(to keys: Set<String>, store: CryptoStore) throws(EncryptionFailure) {
         let names: [String]
         do { names = try records.cryptoRecords(prefix: "room:").map(\.name) } catch { throw .storage("\(error)") }
         for name in names {
-            var kept = roomRecords[name]
+            let cached = roomRecords[name]
+            var kept = cached
             if kept == nil { kept = try store.load(name, as: RoomRecord.self) }
             guard var room = kept else { continue }
-            let before = room.sharedWith
-            room.sharedWith = before.mapValues { $0.filter { !keys.contains($0.value) } }.filter { !$0.value.isEmpty }
-            guard room.sharedWith != before else { continue }
-            try keep(room, as: name, in: store)
+            let had = room.sharedWith.values.flatMap(\.values).filter { keys.contains($0) }
+            let again = Set(had).subtracting(room.resend ?? [])
+            guard !again.isEmpty else { continue }
+            room.resend = (room.resend ?? []) + again.sorted()
+            if cached != nil {
+                try keep(room, as: name, in: store)
+            } else {
+                try store.write([CryptoStore.set(name, room)])
+            }
         }
     }
 
     /// A new Olm session to the device with `curve25519`, and `m.dummy` over it: the device can
-    /// read Ferry's messages again. Once an hour for each device; never for a user other than the
-    /// one whose session Ferry holds under that key (anyone can name another's identity key in a
-    /// message that does not decrypt); one the server does not list gets nothing.
+    /// read Ferry's messages again. Only for a session Ferry holds with that very user (anyone can
+    /// name another's identity key in a message that does not decrypt, and a device with no
+    /// session gets a new one with Ferry's next room key anyway); sessions from before owners
+    /// were kept are repaired by the other side's own new session, whose pre-key message proves
+    /// its key. Once an hour for each device (marked before any request). True when sent.
     private func unwedge(
         user: String, curve25519: String, account: OlmAccount, session: Session, http: MatrixHTTP
-    ) async throws(EncryptionFailure) {
+    ) async throws(EncryptionFailure) -> Bool {
         let (store, _) = try await ready(session)
+        guard try store.load("olm-owner:\(curve25519)", as: String.self) == user else {
+            logger.notice(
+                "an undecryptable message naming a session Ferry does not hold with its sender; ignored",
+                metadata: ["user": "\(user)"])
+            return false
+        }
         let mark = "unwedged:\(curve25519)"
         if let last = try store.load(mark, as: Int64.self), clock() - last < Self.unwedgeInterval, clock() >= last {
             logger.notice("a device was given a new session less than an hour ago; not again yet")
-            return
+            return false
         }
-        // Sessions from before owners were kept have none: only the other side's own new
-        // session (whose pre-key message proves its key) replaces those.
-        let owner = try store.load("olm-owner:\(curve25519)", as: String.self)
-        let held = try store.load("olm:\(curve25519)", as: OlmSession.State.self) != nil
-        if owner.map({ $0 != user }) ?? held {
-            logger.warning(
-                "an undecryptable message names the identity key of a session Ferry holds with someone else; ignored",
-                metadata: ["user": "\(user)"])
-            return
-        }
+        try store.write([CryptoStore.set(mark, clock())])
         let listed = try await KeySharing.devices(
             of: [user], except: session, api: DeviceKeysAPI(http: http), logger: logger)
         guard let device = listed.devices[user]?.values.first(where: { $0.curve25519 == curve25519 }) else {
             logger.notice(
                 "an undecryptable message from a device the server does not list", metadata: ["user": "\(user)"])
-            return
+            return false
         }
         let api = DeviceKeysAPI(http: http)
         let claimed: JSONValue
         do { claimed = try await api.claim([user: [device.deviceID]]) } catch { throw .server(error) }
         guard var olm = KeySharing.sessions(from: claimed, for: [device], account: account)[curve25519] else {
             logger.notice("no one-time key to start a new session with", metadata: ["user": "\(user)"])
-            return
+            return false
         }
         let sender = EncryptedEvents.Sender(userID: session.userID, deviceID: session.deviceID, account: account)
         let content: JSONValue
@@ -246,11 +280,7 @@ extension Encryption {
         } catch {
             throw .crypto("\(error)")
         }
-        try store.write([
-            CryptoStore.set("olm:\(curve25519)", olm.state), CryptoStore.set("olm-owner:\(curve25519)", user),
-            CryptoStore.set(mark, clock()),
-        ])
-        try giveRoomKeysAgain(to: [curve25519], store: store)
+        try store.write([CryptoStore.set("olm:\(curve25519)", olm.state)])
         do {
             try await api.sendToDevice(
                 type: "m.room.encrypted", transactionID: KeySharing.transactionID(),
@@ -260,6 +290,7 @@ extension Encryption {
         }
         logger.info(
             "sent m.dummy over a new Olm session", metadata: ["user": "\(user)", "device": "\(device.deviceID)"])
+        return true
     }
 
     // MARK: - Room-key requests

@@ -37,7 +37,7 @@ extension Encryption {
         }
         take(changes, asked: since)
         // Verification messages that came encrypted join the inbox once decrypted.
-        await exclusively { await handleInbox(session: session, http: http(session)) }
+        if !inbox.isEmpty { await exclusively { await handleInbox(session: session, http: http(session)) } }
         return takeKept(token) ?? []
     }
 

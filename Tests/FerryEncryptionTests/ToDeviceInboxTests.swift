@@ -33,14 +33,17 @@ import Testing
     /// An Olm message from the person's other device OTHER to Ferry's device, its payload as the
     /// spec has it; `claiming` is the Ed25519 key the payload says OTHER has (its own unless a
     /// test forges another).
-    private func olmMessage(type: String, content: JSONValue, claiming: String? = nil) async throws -> JSONValue {
+    private func olmMessage(
+        type: String, content: JSONValue, claiming: String? = nil, from user: String = "@me:test",
+        device: String = "OTHER"
+    ) async throws -> JSONValue {
         let ferry = try await encryption.prepareDevice(for: session)
-        if server.account("OTHER", of: "@me:test") == nil { server.addDevice("OTHER", of: "@me:test") }
-        let other = try #require(server.account("OTHER", of: "@me:test"))
+        if server.account(device, of: user) == nil { server.addDevice(device, of: user) }
+        let other = try #require(server.account(device, of: user))
         let oneTime = try #require(server.claimFerrysOneTimeKey())
         var olm = try OlmSession.outbound(from: other, theirIdentityKey: ferry.curve25519, theirOneTimeKey: oneTime)
         let payload: JSONValue = [
-            "type": .string(type), "content": content, "sender": "@me:test", "sender_device": "OTHER",
+            "type": .string(type), "content": content, "sender": .string(user), "sender_device": .string(device),
             "keys": ["ed25519": .string(claiming ?? other.ed25519)], "recipient": "@me:test",
             "recipient_keys": ["ed25519": .string(ferry.ed25519)],
         ]
@@ -51,8 +54,8 @@ import Testing
         ]
     }
 
-    private func received(after message: JSONValue) async throws -> [ToDeviceEvent] {
-        server.sendToFerry(type: "m.room.encrypted", sender: "@me:test", content: message)
+    private func received(after message: JSONValue, from user: String = "@me:test") async throws -> [ToDeviceEvent] {
+        server.sendToFerry(type: "m.room.encrypted", sender: user, content: message)
         let token = await encryption.listenForVerification(userID: "@me:test")
         return try await encryption.verificationMessages(session: session, wait: 0, token: token)
     }
@@ -76,15 +79,49 @@ import Testing
 
     @Test("a message that does not decrypt reaches no inbox, and its device gets a new session and m.dummy")
     func undecryptable() async throws {
-        var message = try await olmMessage(type: "m.key.verification.ready", content: ["transaction_id": "t1"])
+        // Ferry holds a session with OTHER (OTHER started it)
+        _ = try await received(after: try await olmMessage(type: "m.dummy", content: [:]))
         let ferry = try await encryption.prepareDevice(for: session)
-        message = [
-            "algorithm": message["algorithm"]!, "sender_key": message["sender_key"]!,
+        let other = try #require(server.account("OTHER", of: "@me:test"))
+        let junk: JSONValue = [
+            "algorithm": "m.olm.v1.curve25519-aes-sha2", "sender_key": .string(other.curve25519),
             "ciphertext": .object([ferry.curve25519: ["type": 1, "body": "AwoAAAAAAAAAAAAAAAAA"]]),
         ]
-        #expect(try await received(after: message).isEmpty)
+        #expect(try await received(after: junk).isEmpty)
         let dummies = server.toDevice.filter { $0.type == "m.room.encrypted" }
         #expect(dummies.count == 1 && dummies.first?.messages["@me:test"]?["OTHER"] != nil)
+    }
+
+    @Test("junk naming a device Ferry holds no session with repairs nothing, and costs no request")
+    func undecryptableFromAStranger() async throws {
+        let ferry = try await encryption.prepareDevice(for: session)
+        server.addDevice("EVE1", of: "@eve:test")
+        let eve = try #require(server.account("EVE1", of: "@eve:test"))
+        let before = server.requests.count
+        let junk: JSONValue = [
+            "algorithm": "m.olm.v1.curve25519-aes-sha2", "sender_key": .string(eve.curve25519),
+            "ciphertext": .object([ferry.curve25519: ["type": 1, "body": "AwoAAAAAAAAAAAAAAAAA"]]),
+        ]
+        #expect(try await received(after: junk, from: "@eve:test").isEmpty)
+        #expect(server.toDevice.isEmpty)
+        #expect(Array(server.requests.dropFirst(before)) == ["GET sync"])
+    }
+
+    @Test("a member whose device started a new session and who then left still ends the room's session")
+    func newSessionDoesNotHideALeave() async throws {
+        server.makeRoom("!r:test", members: ["@me:test", "@bob:test"])
+        server.addDevice("BOB1", of: "@bob:test")
+        let first = try await encryption.encrypt(
+            ["msgtype": "m.text", "body": "1"], type: "m.room.message", roomID: "!r:test", transactionID: "t1",
+            session: session)
+        server.sendToFerry(
+            type: "m.room.encrypted", sender: "@bob:test",
+            content: try await olmMessage(type: "m.dummy", content: [:], from: "@bob:test", device: "BOB1"))
+        server.set("@bob:test", "leave", in: "!r:test")
+        let second = try await encryption.encrypt(
+            ["msgtype": "m.text", "body": "2"], type: "m.room.message", roomID: "!r:test", transactionID: "t2",
+            session: session)
+        #expect(first["session_id"] != second["session_id"])
     }
 
     @Test("a message handed over again (a sync from no token after a restart) is acted on once, and repairs nothing")

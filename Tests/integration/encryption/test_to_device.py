@@ -82,7 +82,10 @@ def test_a_message_ferry_cannot_decrypt_gets_its_sender_a_new_session_and_m_dumm
     room = encrypted_room(homeserver, me, friend)
     peer = OlmDevice(homeserver, friend, Vodozemac())
 
-    # Given a device whose Olm message to Ferry cannot be decrypted (a session Ferry does not have)
+    # Given a device Ferry holds a session with (it sent it the room's key)
+    share_text(session, "before", room)
+    assert [p["type"] for p in peer.payloads()] == ["m.room_key"]
+    # And an Olm message from it that Ferry cannot decrypt (a session Ferry does not have)
     junk = {"type": 1, "body": base64.b64encode(b"\x03" + os.urandom(80)).decode().rstrip("=")}
     ferry_curve = peer.keys_of(me.user_id, device)["curve25519"]
     content = {"algorithm": "m.olm.v1.curve25519-aes-sha2", "sender_key": peer.peer.curve25519,
@@ -93,7 +96,7 @@ def test_a_message_ferry_cannot_decrypt_gets_its_sender_a_new_session_and_m_dumm
     share_text(session, "after the junk", room)
 
     # Then the device gets m.dummy from Ferry over a new session it can start from the pre-key
-    # message, and the room key over the same session
+    # message, and the room's key again over the same session
     payloads = peer.payloads()
     assert [p.get("error") for p in payloads] == [None] * len(payloads), payloads
     assert [p["type"] for p in payloads] == ["m.dummy", "m.room_key"], payloads
