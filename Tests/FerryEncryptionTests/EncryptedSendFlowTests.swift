@@ -16,19 +16,12 @@ import Testing
 @Suite struct EncryptedSendFlowTests {
     let server = TestHomeserver()
     let encryption: Encryption
-    let session = Session(
-        userID: "@me:test", homeserver: "http://127.0.0.1:9", deviceID: "FERRYDEVICE", accessToken: "t", signIn: 1)
+    let session = Session.underTest
     let directory: TemporaryFolder
 
     init() throws {
         directory = try TemporaryFolder()
-        // The seal key in its private file, found there first: the Secret Service is never asked.
-        try Data(StateSeal().keyBytes).base64EncodedString().write(
-            toFile: directory.path + "/encryption-key", atomically: true, encoding: .utf8)
-        let logger = Logger(label: "test")
-        encryption = Encryption(
-            records: InMemoryCryptoRecords(), vault: .encryptionKey(stateDirectory: directory.path, logger: logger),
-            logger: logger, clock: { 1_000_000 }, responder: server.responder)
+        encryption = try .underTest(server: server, directory: directory)
     }
 
     /// Encrypts a text for `room`; returns the event's Megolm session id.

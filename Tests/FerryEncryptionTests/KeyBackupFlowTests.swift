@@ -16,8 +16,7 @@ import Testing
 @Suite struct KeyBackupFlowTests {
     let server = TestHomeserver()
     let encryption: Encryption
-    let session = Session(
-        userID: "@me:test", homeserver: "http://127.0.0.1:9", deviceID: "FERRYDEVICE", accessToken: "t", signIn: 1)
+    let session = Session.underTest
     let directory: TemporaryFolder
     let now = Clock()
     let master = Curve25519.Signing.PrivateKey()
@@ -29,13 +28,8 @@ import Testing
 
     init() throws {
         directory = try TemporaryFolder()
-        try Data(StateSeal().keyBytes).base64EncodedString().write(
-            toFile: directory.path + "/encryption-key", atomically: true, encoding: .utf8)
-        let logger = Logger(label: "test")
         let now = now
-        encryption = Encryption(
-            records: InMemoryCryptoRecords(), vault: .encryptionKey(stateDirectory: directory.path, logger: logger),
-            logger: logger, clock: { now.microseconds.withLock { $0 } }, responder: server.responder)
+        encryption = try .underTest(server: server, directory: directory, clock: { now.microseconds.withLock { $0 } })
         server.makeRoom("!r:test", members: ["@me:test", "@bob:test"])
         server.addDevice("BOB1", of: "@bob:test")
     }

@@ -2,7 +2,11 @@ import FerryCore
 import FerryCrypto
 import FerryMatrix
 import Foundation
+import Logging
 import Synchronization
+@testable import FerryEncryption
+import FerryAccount
+import FerryOutbox
 
 /// A homeserver in process for the encryption's unit tests: the endpoints an encrypted send
 /// asks (a filtered sync, a room's encryption, history visibility and members, keys upload,
@@ -333,4 +337,26 @@ final class TestHomeserver: Sendable {
     private static func error(_ status: Int, _ code: String) -> (status: Int, body: Data) {
         (status, Data(CanonicalJSON.encode(["errcode": .string(code), "error": "test homeserver"])))
     }
+}
+
+extension Encryption {
+    /// An encryption actor answered by `server`, as the unit tests run it: its seal key in a
+    /// private file in `directory`, found there first (the Secret Service is never asked).
+    static func underTest(
+        server: TestHomeserver, directory: TemporaryFolder, records: InMemoryCryptoRecords = InMemoryCryptoRecords(),
+        clock: @escaping @Sendable () -> Int64 = { 1_000_000 }
+    ) throws -> Encryption {
+        try Data(StateSeal().keyBytes).base64EncodedString().write(
+            toFile: directory.path + "/encryption-key", atomically: true, encoding: .utf8)
+        let logger = Logger(label: "test")
+        return Encryption(
+            records: records, vault: .encryptionKey(stateDirectory: directory.path, logger: logger),
+            logger: logger, clock: clock, responder: server.responder)
+    }
+}
+
+extension Session {
+    /// The signed-in person of the unit tests: @me:test on device FERRYDEVICE.
+    static let underTest = Session(
+        userID: "@me:test", homeserver: "http://127.0.0.1:9", deviceID: "FERRYDEVICE", accessToken: "t", signIn: 1)
 }

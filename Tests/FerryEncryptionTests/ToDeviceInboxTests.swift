@@ -15,19 +15,13 @@ import Testing
 @Suite struct ToDeviceInboxTests {
     let server = TestHomeserver()
     let encryption: Encryption
-    let session = Session(
-        userID: "@me:test", homeserver: "http://127.0.0.1:9", deviceID: "FERRYDEVICE", accessToken: "t", signIn: 1)
+    let session = Session.underTest
     let directory: TemporaryFolder
     let records = InMemoryCryptoRecords()
 
     init() throws {
         directory = try TemporaryFolder()
-        try Data(StateSeal().keyBytes).base64EncodedString().write(
-            toFile: directory.path + "/encryption-key", atomically: true, encoding: .utf8)
-        let logger = Logger(label: "test")
-        encryption = Encryption(
-            records: records, vault: .encryptionKey(stateDirectory: directory.path, logger: logger),
-            logger: logger, clock: { 1_000_000 }, responder: server.responder)
+        encryption = try .underTest(server: server, directory: directory, records: records)
     }
 
     /// An Olm message from the person's other device OTHER to Ferry's device, its payload as the
