@@ -113,4 +113,8 @@ struct RoomRecord: Codable, Sendable {
     /// `sharedWith`, which rotation reads ("a member left"). Optional: records from before it
     /// decode without it.
     var resend: [String]? = nil
+
+    /// The session's key from its first index, for a backup or a forwarded key; a record from
+    /// before it was kept gives the key from where `outbound` is now.
+    func firstKey(of outbound: OutboundGroupSession) -> String { exportedKey ?? outbound.exportedKey }
 }

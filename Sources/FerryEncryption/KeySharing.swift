@@ -38,6 +38,11 @@ struct KeySharing {
 }
 
 extension KeySharing.Listed {
+    /// `user`'s listed device with this identity key.
+    func device(of user: String, curve25519: String) -> DeviceIdentity? {
+        devices[user]?.values.first { $0.curve25519 == curve25519 }
+    }
+
     /// The devices of `users` in a `/keys/query` answer, each checked, without the one device
     /// `exceptUser`'s `device` (Ferry's own). Plain values, no I/O (DeviceListingTests).
     init(_ answer: JSONValue, of users: [String], exceptUser: String, device: String, logger: Logger) {

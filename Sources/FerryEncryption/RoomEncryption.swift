@@ -67,7 +67,7 @@ extension Encryption {
             throw .crypto(tr("the kept room session does not decode"))
         }
         try await backUp(
-            &room, as: roomName, roomID: roomID, outbound: outbound, device: device, store: store, session: session,
+            &room, as: roomName, roomID: roomID, outbound: outbound, account: account, store: store, session: session,
             http: http)
 
         let recipients = room.recipients(among: devices, verified: verified)

@@ -25,15 +25,12 @@ extension Encryption {
     /// keeping the room's record throws; the backup's own failures are logged and tried again.
     func backUp(
         _ room: inout RoomRecord, as roomName: String, roomID: String, outbound: OutboundGroupSession,
-        device: DeviceRecord, store: CryptoStore, session: Session, http: MatrixHTTP
+        account: OlmAccount, store: CryptoStore, session: Session, http: MatrixHTTP
     ) async throws(EncryptionFailure) {
-        let account = try Self.account(device)
         guard let backup = await currentBackup(session: session, account: account, store: store, http: http),
             room.backedUpTo != backup.version
         else { return }
-        // A record from before backups were written has no key from its start: the key from
-        // where the session is now reads every message from here on.
-        let exported = room.exportedKey ?? outbound.exportedKey
+        let exported = room.firstKey(of: outbound)
         do {
             let data = try backup.keyBackupData(
                 exported: exported, senderKey: account.curve25519, senderEd25519: account.ed25519)

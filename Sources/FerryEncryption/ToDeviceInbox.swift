@@ -167,15 +167,14 @@ extension Encryption {
                     listed = try await KeySharing.devices(
                         of: [sender], except: session, api: DeviceKeysAPI(http: http), logger: logger)
                 }
-                guard
-                    listed?.devices[sender]?.values.first(where: { $0.curve25519 == key })?.ed25519
-                        == payload.senderEd25519
+                guard listed?.device(of: sender, curve25519: key)?.ed25519 == payload.senderEd25519
                 else {
                     logger.warning("an Olm message whose sender's keys are not the ones listed for its device; dropped")
                     continue
                 }
                 if payload.type == "m.room_key_request" {
-                    try await answerKeyRequest(payload.content, from: sender, session: session, http: http)
+                    try await answerKeyRequest(
+                        payload.content, from: sender, account: account, session: session, http: http)
                 } else {
                     keepVerificationMessages([
                         ToDeviceEvent(sender: sender, type: payload.type, content: payload.content)
@@ -186,8 +185,10 @@ extension Encryption {
             }
         }
         for request in pass.requests {
-            do { try await answerKeyRequest(request.content, from: request.sender, session: session, http: http) } catch
-            {
+            do {
+                try await answerKeyRequest(
+                    request.content, from: request.sender, account: account, session: session, http: http)
+            } catch {
                 logger.error("a room-key request could not be answered", metadata: ["error": "\(error)"])
             }
         }
@@ -258,14 +259,13 @@ extension Encryption {
             return false
         }
         try store.write([CryptoStore.set(mark, clock())])
-        let listed = try await KeySharing.devices(
-            of: [user], except: session, api: DeviceKeysAPI(http: http), logger: logger)
-        guard let device = listed.devices[user]?.values.first(where: { $0.curve25519 == curve25519 }) else {
+        let api = DeviceKeysAPI(http: http)
+        let listed = try await KeySharing.devices(of: [user], except: session, api: api, logger: logger)
+        guard let device = listed.device(of: user, curve25519: curve25519) else {
             logger.notice(
                 "an undecryptable message from a device the server does not list", metadata: ["user": "\(user)"])
             return false
         }
-        let api = DeviceKeysAPI(http: http)
         let claimed: JSONValue
         do { claimed = try await api.claim([user: [device.deviceID]]) } catch { throw .server(error) }
         guard var olm = KeySharing.sessions(from: claimed, for: [device], account: account)[curve25519] else {
@@ -299,7 +299,7 @@ extension Encryption {
     /// person's own devices that they verified under the master key Ferry trusts. Everything else
     /// is left unanswered: a key is never forwarded to a device Ferry cannot vouch for.
     private func answerKeyRequest(
-        _ request: JSONValue, from sender: String, session: Session, http: MatrixHTTP
+        _ request: JSONValue, from sender: String, account: OlmAccount, session: Session, http: MatrixHTTP
     ) async throws(EncryptionFailure) {
         guard request["action"]?.stringValue == "request",
             request["body"]?["algorithm"]?.stringValue == Self.megolm,
@@ -311,7 +311,7 @@ extension Encryption {
             logger.notice("a room-key request from another user's device; not answered")
             return
         }
-        let (store, record) = try await ready(session)
+        let store = try store(for: session)
         guard let room = try store.load("room:\(roomID)", as: RoomRecord.self),
             let outbound = OutboundGroupSession(state: room.session), outbound.sessionID == sessionID
         else { return }
@@ -319,25 +319,24 @@ extension Encryption {
             logger.notice("a room-key request, and no master key Ferry trusts to judge the device by; not answered")
             return
         }
-        let listed = try await KeySharing.devices(
-            of: [session.userID], except: session, api: DeviceKeysAPI(http: http), logger: logger)
+        let api = DeviceKeysAPI(http: http)
+        let listed = try await KeySharing.devices(of: [session.userID], except: session, api: api, logger: logger)
         guard listed.masterKeys[session.userID] == trusted, let device = listed.devices[session.userID]?[deviceID],
             listed.verifiedByOwner.contains(device.curve25519)
         else {
             logger.notice("a room-key request from a device its owner has not verified; not answered")
             return
         }
-        let account = try Self.account(record)
         let forwarded: JSONValue = [
             "algorithm": .string(Self.megolm), "room_id": .string(roomID), "session_id": .string(sessionID),
-            "session_key": .string(room.exportedKey ?? outbound.exportedKey),
+            "session_key": .string(room.firstKey(of: outbound)),
             "sender_key": .string(account.curve25519), "sender_claimed_ed25519_key": .string(account.ed25519),
             "forwarding_curve25519_key_chain": [],
         ]
         let sharing = KeySharing(
             store: store,
             sender: EncryptedEvents.Sender(userID: session.userID, deviceID: session.deviceID, account: account),
-            api: DeviceKeysAPI(http: http), logger: logger)
+            api: api, logger: logger)
         let outcome = try await sharing.share(
             forwarded, type: "m.forwarded_room_key", with: [device], withheld: [:], roomID: roomID,
             sessionID: sessionID)

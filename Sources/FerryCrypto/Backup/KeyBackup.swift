@@ -85,13 +85,3 @@ public struct KeyBackup: Sendable {
         ]
     }
 }
-
-extension OutboundGroupSession {
-    /// The session as it is exported (version 1, unsigned) from its current index: what a key
-    /// backup keeps. Taken when the session is new, it reads every message the session sends.
-    public var exportedKey: String {
-        var bytes: [UInt8] = [1]
-        withUnsafeBytes(of: ratchet.index.bigEndian) { bytes += $0 }
-        return UnpaddedBase64.encode(bytes + ratchet.bytes + signingKey.publicKey.rawRepresentation)
-    }
-}

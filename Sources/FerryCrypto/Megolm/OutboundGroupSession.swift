@@ -36,12 +36,21 @@ public struct OutboundGroupSession: Sendable, Equatable {
     /// The room key for the current index, signed (version 2): what `m.room_key` carries.
     /// A device given it reads this message and every later one, none before.
     public var sessionKey: String {
-        var bytes: [UInt8] = [2]
+        let bytes = key(version: 2)
+        return UnpaddedBase64.encode(bytes + Array(try! signingKey.signature(for: bytes)))
+    }
+
+    /// The session as it is exported (version 1, unsigned) from its current index: what a key
+    /// backup keeps and a forwarded key carries. Taken when the session is new, it reads every
+    /// message the session sends.
+    public var exportedKey: String { UnpaddedBase64.encode(key(version: 1)) }
+
+    /// `version ‖ index (u32, big-endian) ‖ the 128 ratchet bytes ‖ the Ed25519 public key`: the
+    /// part both formats share.
+    private func key(version: UInt8) -> [UInt8] {
+        var bytes: [UInt8] = [version]
         withUnsafeBytes(of: ratchet.index.bigEndian) { bytes += $0 }
-        bytes += ratchet.bytes
-        bytes += signingKey.publicKey.rawRepresentation
-        bytes += Array(try! signingKey.signature(for: bytes))
-        return UnpaddedBase64.encode(bytes)
+        return bytes + ratchet.bytes + signingKey.publicKey.rawRepresentation
     }
 
     /// Encrypts `plaintext` (the JSON of `{type, content, room_id}`) at the current index and
