@@ -55,6 +55,8 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                // SHA-256 for PKCE (OAuth 2.0 sign-in).
+                .product(name: "Crypto", package: "swift-crypto"),
             ]),
         // The sign-in step: the account, its token in the Secret Service (or a private file).
         .target(

@@ -166,8 +166,7 @@ public final class Account: @unchecked Sendable {
         if remote {
             // Signed out here whatever the server says: a token it still holds is the server's to expire.
             do {
-                let http = MatrixHTTP(session: session)
-                try await FerryMatrix.SignIn.logout(http)
+                try await FerryMatrix.SignIn.end(session)
             } catch {
                 logger.notice("the homeserver did not end the session", metadata: ["error": "\(error)"])
             }

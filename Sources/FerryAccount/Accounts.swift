@@ -21,12 +21,17 @@ public final class Accounts: Sendable {
     /// their object: a sign-in again reuses it).
     private let known: Mutex<[Account]>
     private let browser = BrowserSignInSlot()
+    /// Ferry's registrations at OAuth 2.0 authorization servers.
+    private let clients: OAuthClients
     private let signInLost = Mutex<(@Sendable (_ userID: String) -> Void)?>(nil)
 
     /// Reads who was signed in from the outbox (without GRDB: this is on the cold path), and each
     /// token from its storage in the background (`Account`).
-    public init(outbox: Outbox, vault: TokenVault, otherVaults: [TokenVault] = [], logger: Logger) {
+    public init(
+        outbox: Outbox, vault: TokenVault, otherVaults: [TokenVault] = [], clients: OAuthClients, logger: Logger
+    ) {
         self.outbox = outbox
+        self.clients = clients
         self.vault = vault
         self.otherVaults = otherVaults
         self.logger = logger
@@ -79,7 +84,7 @@ public final class Accounts: Sendable {
     /// (a sign-in it replaces, on another device, is ended at the server once the new one is kept).
     public func signIn(_ credentials: Credentials) async throws(SignInError) -> Session {
         await tokenRead()
-        let flow = SignInFlow(credentials: credentials, logger: logger) { [self] user, homeserver in
+        let flow = SignInFlow(credentials: credentials, clients: clients, logger: logger) { [self] user, homeserver in
             deviceToKeep(user: user, homeserver: homeserver)
         }
         let session = try await flow.run(browser: browser)
@@ -155,8 +160,7 @@ public final class Accounts: Sendable {
 
     private func end(_ session: Session, why: String) async {
         do {
-            try await FerryMatrix.SignIn.logout(
-                MatrixHTTP(session: session))
+            try await FerryMatrix.SignIn.end(session)
             logger.info(
                 "ended a sign-in at its server",
                 metadata: ["user": "\(session.userID)", "device": "\(session.deviceID)", "why": "\(why)"])

@@ -25,6 +25,11 @@ public enum SignInError: Error, Sendable, Equatable {
     case tooManyAccounts(limit: Int)
     /// The outbox could not record the sign-in.
     case storage(OutboxError)
+    /// The homeserver's authorization server (OAuth 2.0 API) cannot be used: what it says about
+    /// itself, or how it answered, is not safe or not complete (`reason`).
+    case unusableSignInService(homeserver: String, reason: String)
+    /// The person did not allow the sign-in on the server's page.
+    case declined
     /// Anything else that stopped it, in the words of what failed (the loopback listener).
     case failed(reason: String)
 
@@ -66,6 +71,13 @@ extension ShareError {
                     "Ferry holds {count} account at a time; sign one out first.",
                     "Ferry holds {count} accounts at a time; sign one out first.", limit))
         case .storage(let error): self = .storageFailed(.signIn, reason: error.reason)
+        case .unusableSignInService(let homeserver, let reason):
+            self = .signInFailed(
+                tr(
+                    // TRANSLATORS: {server} is a homeserver's address, {reason} why its sign-in service is not used.
+                    "The sign-in service of {server} cannot be used: {reason}.",
+                    ["server": homeserver, "reason": reason]))
+        case .declined: self = .signInFailed(tr("The sign-in was not allowed in the browser."))
         case .failed(let reason): self = .signInFailed(reason)
         }
     }

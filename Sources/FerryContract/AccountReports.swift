@@ -180,16 +180,33 @@ public struct LoginFlows: Equatable, Sendable {
     public var sso: Bool
     /// Whether it takes a login token (`m.login.token`).
     public var token: Bool
+    /// Whether the browser sign-in is the OAuth 2.0 API (Matrix 1.15).
+    public var oauth: Bool
+    /// Whether the browser can open at "create an account" (`create-account` in SignIn).
+    public var createAccount: Bool
+    /// Where the person manages their account in the browser, if the server says.
+    public var accountManagement: String?
 
-    public init(homeserver: String, password: Bool, sso: Bool, token: Bool) {
+    public init(
+        homeserver: String, password: Bool, sso: Bool, token: Bool, oauth: Bool = false, createAccount: Bool = false,
+        accountManagement: String? = nil
+    ) {
         self.homeserver = homeserver
         self.password = password
         self.sso = sso
         self.token = token
+        self.oauth = oauth
+        self.createAccount = createAccount
+        self.accountManagement = accountManagement
     }
 
     public var dictionary: [String: Variant] {
-        ["homeserver": .string(homeserver), "password": .bool(password), "sso": .bool(sso), "token": .bool(token)]
+        var dictionary: [String: Variant] = [
+            "homeserver": .string(homeserver), "password": .bool(password), "sso": .bool(sso), "token": .bool(token),
+            "oauth": .bool(oauth), "create-account": .bool(createAccount),
+        ]
+        if let accountManagement { dictionary["account-management"] = .string(accountManagement) }
+        return dictionary
     }
 
     /// `asked`: the address the question was about, for an answer without `homeserver`.
@@ -198,6 +215,9 @@ public struct LoginFlows: Equatable, Sendable {
         password = dict["password"]?.boolValue ?? true
         sso = dict["sso"]?.boolValue ?? false
         token = dict["token"]?.boolValue ?? false
+        oauth = dict["oauth"]?.boolValue ?? false
+        createAccount = dict["create-account"]?.boolValue ?? false
+        accountManagement = dict["account-management"]?.stringValue
     }
 }
 

@@ -71,7 +71,8 @@ public enum Share1 {
     /// `SignIn(a{sv})` → the account. A browser sign-in waits for a person (the service gives up
     /// after five minutes); the others ask the homeserver.
     public static func signIn(_ request: SignInRequest) -> Share1Call<SignedInAccount> {
-        let browser = request.method == .browser
+        let browser: Bool
+        if case .browser = request.method { browser = true } else { browser = false }
         return Share1Call(
             method: .signIn, arguments: [.dictionary(request.dictionary)], timeout: browser ? 330_000 : 60_000
         ) {

@@ -6,8 +6,9 @@ public struct SignInRequest: Equatable, Sendable {
     public enum Method: Equatable, Sendable {
         case password(user: String, password: String)
         case accessToken(String)
-        /// Single sign-on in the person's browser.
-        case browser
+        /// In the person's browser: the OAuth 2.0 API where the homeserver offers it, single
+        /// sign-on otherwise. `createAccount` opens the server's page at "create an account".
+        case browser(createAccount: Bool = false)
     }
 
     public var homeserver: String
@@ -24,11 +25,16 @@ public struct SignInRequest: Equatable, Sendable {
         case .password(let user, let password):
             return ["homeserver": .string(homeserver), "user": .string(user), "password": .string(password)]
         case .accessToken(let token): return ["homeserver": .string(homeserver), "access-token": .string(token)]
-        case .browser: return ["homeserver": .string(homeserver), "sso": .bool(true)]
+        case .browser(let createAccount):
+            var dictionary: [String: Variant] = ["homeserver": .string(homeserver), "sso": .bool(true)]
+            if createAccount { dictionary["create-account"] = .bool(true) }
+            return dictionary
         }
     }
 
-    static let keyTypes = ["homeserver": "s", "user": "s", "password": "s", "access-token": "s", "sso": "b"]
+    static let keyTypes = [
+        "homeserver": "s", "user": "s", "password": "s", "access-token": "s", "sso": "b", "create-account": "b",
+    ]
 
     /// Reads the dictionary; a key of the wrong type or a missing part is `InvalidArgument`.
     public init(_ dict: [String: Variant]) throws(ShareError) {
@@ -50,8 +56,9 @@ public struct SignInRequest: Equatable, Sendable {
         if let token = dict["access-token"]?.stringValue {
             guard !token.isEmpty else { throw .invalidArgument(tr("The access token is empty.")) }
             method = .accessToken(token)
-        } else if dict["sso"]?.boolValue == true {
-            method = .browser
+        } else if dict["sso"]?.boolValue == true || dict["create-account"]?.boolValue == true {
+            // Creating an account happens in the browser: "create-account" alone means it too.
+            method = .browser(createAccount: dict["create-account"]?.boolValue == true)
         } else {
             guard let user = dict["user"]?.stringValue, !user.isEmpty, let password = dict["password"]?.stringValue
             else {

@@ -7,9 +7,18 @@ import Foundation
 public enum HomeserverAddress {
     /// The address without a trailing slash, or a `.refused` error saying why not.
     public static func checked(_ text: String) throws(MatrixError) -> String {
+        try check(text, query: false)
+        return text.hasSuffix("/") ? String(text.dropLast()) : text
+    }
+
+    /// Refuses (`.refused`, saying why) an address Ferry sends nothing to: one that is not
+    /// https, or plain http to another computer; one with a fragment or credentials, and with a
+    /// query unless `query`. The same rule holds for an OAuth 2.0 server's endpoints.
+    public static func check(_ text: String, query: Bool) throws(MatrixError) {
         guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
             let host = components.host, !host.isEmpty,
-            components.query == nil, components.fragment == nil, components.user == nil, components.password == nil
+            query || components.query == nil, components.fragment == nil, components.user == nil,
+            components.password == nil
         else {
             throw MatrixError(
                 kind: .refused,
@@ -34,7 +43,6 @@ public enum HomeserverAddress {
             // what the person typed.
             throw MatrixError(kind: .refused, message: tr("{address} is not an http(s) address", ["address": text]))
         }
-        return text.hasSuffix("/") ? String(text.dropLast()) : text
     }
 
     /// localhost, 127.0.0.0/8 and ::1: this computer.

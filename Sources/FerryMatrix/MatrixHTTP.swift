@@ -86,6 +86,24 @@ public struct MatrixHTTP: Sendable {
         }
     }
 
+    /// Posts an HTML form (`application/x-www-form-urlencoded`, RFC 6749's requests) to the
+    /// address itself (`baseURL`: an OAuth 2.0 endpoint), without an access token, and decodes a
+    /// JSON answer. An OAuth error answer (`error`, `error_description`) becomes a `MatrixError`
+    /// with the `error` as its errcode.
+    func postForm<Answer: Decodable>(
+        _ form: [(String, String)], timeout: TimeAmount = .seconds(30), as _: Answer.Type = Answer.self
+    ) async throws(MatrixError) -> Answer {
+        let body = Data(Self.queryString(form).dropFirst().utf8)
+        let bytes = try await exchange(
+            .POST, "", query: [], json: body, contentType: "application/x-www-form-urlencoded",
+            timeout: timeout, token: nil)
+        do {
+            return try JSONDecoder().decode(Answer.self, from: bytes)
+        } catch {
+            throw MatrixError(kind: .malformed, message: "\(baseURL): \(error)")
+        }
+    }
+
     /// Sends a GET and returns the answer's bytes as they are (media), with the same renewal of an
     /// expired token as `call`. An answer over `limit` bytes is refused (`malformed`) without being
     /// read further.
@@ -124,7 +142,7 @@ public struct MatrixHTTP: Sendable {
     /// 2xx answer of at most `limit` bytes; anything else becomes a `MatrixError`.
     private func exchange(
         _ method: HTTPMethod, _ path: String, query: [(String, String)], json encoded: Data?,
-        timeout: TimeAmount, limit: Int = 16 << 20, token: String?
+        contentType: String = "application/json", timeout: TimeAmount, limit: Int = 16 << 20, token: String?
     ) async throws(MatrixError) -> Data {
         if let responder {
             let answer = await responder(
@@ -138,7 +156,7 @@ public struct MatrixHTTP: Sendable {
         }
         return try await send(
             method, path, query: query, body: encoded.map { .bytes(ByteBuffer(bytes: Array($0))) },
-            contentType: encoded == nil ? nil : "application/json", token: token, timeout: timeout, limit: limit)
+            contentType: encoded == nil ? nil : contentType, token: token, timeout: timeout, limit: limit)
     }
 
     /// Sends a request and returns the body of a 2xx answer; anything else becomes a `MatrixError`.
@@ -337,6 +355,7 @@ public struct MatrixHTTP: Sendable {
         struct Shape: Decodable {
             var errcode: String?
             var error: String?
+            var error_description: String?
             var retry_after_ms: LenientNumber?
             var soft_logout: Bool?
             var session: String?
@@ -348,11 +367,21 @@ public struct MatrixHTTP: Sendable {
         let retryAfter =
             shape?.retry_after_ms?.value.flatMap(ServerNumbers.retryDelay(milliseconds:))
             ?? headers.first(name: "Retry-After").flatMap { retryDelay(header: $0, now: now) }
+        // An OAuth 2.0 endpoint's error (RFC 6749 §5.2) has its code in `error`, such as
+        // "invalid_grant", and no errcode: the code is kept as the errcode.
+        let oauthCode = shape?.errcode == nil ? shape?.error.flatMap { Self.isOAuthErrorCode($0) ? $0 : nil } : nil
         return MatrixError(
-            kind: .http(status: status), errcode: shape?.errcode,
-            message: shape?.error ?? "HTTP \(status)", retryAfterMilliseconds: retryAfter,
+            kind: .http(status: status), errcode: shape?.errcode ?? oauthCode,
+            message: oauthCode.flatMap { _ in shape?.error_description } ?? shape?.error ?? "HTTP \(status)",
+            retryAfterMilliseconds: retryAfter,
             softLogout: shape?.soft_logout ?? false, authSession: status == 401 ? shape?.session : nil,
             authFlows: Set((shape?.flows ?? []).compactMap { $0.stages?.count == 1 ? $0.stages?.first : nil }))
+    }
+
+    /// RFC 6749's error codes are lowercase ASCII words joined by underscores.
+    static func isOAuthErrorCode(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.count <= 64
+            && text.utf8.allSatisfy { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || $0 == UInt8(ascii: "_") }
     }
 
     /// A `Retry-After` header in milliseconds, clamped (ServerNumbers): delay-seconds or an

@@ -41,8 +41,11 @@ public struct Session: Sendable, Equatable {
 public struct LoginFlows: Sendable, Equatable {
     public var homeserver: String
     public var password: Bool
+    /// A sign-in in the browser: legacy SSO, or the OAuth 2.0 API (`oauth`).
     public var sso: Bool
     public var token: Bool
+    /// The OAuth 2.0 API's authorization server, where the homeserver uses one.
+    public var oauth: AuthMetadata? = nil
 }
 
 /// Finding a homeserver and signing in to it: discovery, login flows, password, token and
@@ -93,12 +96,14 @@ public enum SignIn {
             struct Flow: Decodable { var type: String }
             var flows: [Flow]
         }
+        // Metadata Ferry does not use is said when signing in (SignInFlow); here it is no offer.
+        let oauth = (try? await authMetadata(http)) ?? nil
         let types = Set(
             try await http.call(.GET, "/_matrix/client/v3/login", timeout: .seconds(15), as: Answer.self)
                 .flows.map(\.type))
         return LoginFlows(
             homeserver: http.baseURL, password: types.contains("m.login.password"),
-            sso: types.contains("m.login.sso"), token: types.contains("m.login.token"))
+            sso: types.contains("m.login.sso") || oauth != nil, token: types.contains("m.login.token"), oauth: oauth)
     }
 
     /// `m.login.password`. `deviceID` keeps Ferry's device across sign-ins: transaction ids are

@@ -20,6 +20,9 @@ public final class Tokens: Sendable {
         public var expiresAt: Date?
         /// How long the server gave it, for how early to renew it (`renewsEarly`).
         public var lifetimeMilliseconds: Int64?
+        /// Where a sign-in through the OAuth 2.0 API is renewed and ended; nil for Matrix's own
+        /// sign-in (renewed at `/refresh`, ended at `/logout`).
+        public var oauth: OAuthGrant?
 
         public init(access: String, refresh: String? = nil, expiresInMilliseconds: Int64? = nil, now: Date = Date()) {
             self.access = access
@@ -100,24 +103,17 @@ public final class Tokens: Sendable {
     }
 
     private func exchange(_ refresh: String, through http: MatrixHTTP) async -> Result<Void, MatrixError> {
-        struct Body: Encodable { var refresh_token: String }
-        struct Answer: Decodable {
-            var access_token: String
-            var refresh_token: String?
-            var expires_in_ms: LenientNumber?
-        }
-        let answer: Answer
+        let renewed: Pair
         do {
-            answer = try await http.with(accessToken: nil).call(
-                .POST, "/_matrix/client/v3/refresh", json: Body(refresh_token: refresh), timeout: .seconds(30))
+            if let grant = pair.oauth {
+                renewed = try await Self.renewal(of: refresh, at: grant, through: http)
+            } else {
+                renewed = try await Self.renewal(of: refresh, through: http)
+            }
         } catch {
             state.withLockedValue { $0.renewal = nil }
             return .failure(Self.refusal(error))
         }
-        // Without a new refresh token the old one stays good (spec: "Refresh access token").
-        let renewed = Pair(
-            access: answer.access_token, refresh: answer.refresh_token ?? refresh,
-            expiresInMilliseconds: answer.expires_in_ms.flatMap(Self.milliseconds))
         let keeper = state.withLockedValue { $0.keeper }
         if let keeper, !keeper(renewed) {
             state.withLockedValue { $0.renewal = nil }
@@ -133,6 +129,33 @@ public final class Tokens: Sendable {
             $0.renewal = nil
         }
         return .success(())
+    }
+
+    /// Matrix's own renewal (`POST /refresh`, Matrix 1.3).
+    private static func renewal(of refresh: String, through http: MatrixHTTP) async throws(MatrixError) -> Pair {
+        struct Body: Encodable { var refresh_token: String }
+        struct Answer: Decodable {
+            var access_token: String
+            var refresh_token: String?
+            var expires_in_ms: LenientNumber?
+        }
+        let answer: Answer = try await http.with(accessToken: nil).call(
+            .POST, "/_matrix/client/v3/refresh", json: Body(refresh_token: refresh), timeout: .seconds(30))
+        // Without a new refresh token the old one stays good (spec: "Refresh access token").
+        return Pair(
+            access: answer.access_token, refresh: answer.refresh_token ?? refresh,
+            expiresInMilliseconds: answer.expires_in_ms.flatMap(Self.milliseconds))
+    }
+
+    /// The OAuth 2.0 renewal: the refresh token grant at the authorization server's token
+    /// endpoint (RFC 6749 §6), which rotates the refresh token.
+    private static func renewal(
+        of refresh: String, at grant: OAuthGrant, through http: MatrixHTTP
+    ) async throws(MatrixError) -> Pair {
+        let answer = try await MatrixHTTP(baseURL: grant.tokenEndpoint, client: http.client).postForm(
+            [("grant_type", "refresh_token"), ("refresh_token", refresh), ("client_id", grant.clientID)],
+            as: TokenAnswer.self)
+        return try answer.pair(grant: grant, keeping: refresh)
     }
 
     /// A lifetime as the server wrote it, when it is a number of milliseconds at all.
@@ -156,8 +179,12 @@ public final class Tokens: Sendable {
     public var kept: String { Self.kept(pair) }
 
     public static func kept(_ pair: Pair) -> String {
-        guard let refresh = pair.refresh else { return pair.access }
-        var object: [String: Any] = ["access_token": pair.access, "refresh_token": refresh]
+        guard pair.refresh != nil || pair.oauth != nil else { return pair.access }
+        var object: [String: Any] = ["access_token": pair.access]
+        if let refresh = pair.refresh { object["refresh_token"] = refresh }
+        if let grant = pair.oauth, let data = try? JSONEncoder().encode(grant) {
+            object["oauth"] = try? JSONSerialization.jsonObject(with: data)
+        }
         if let expiresAt = pair.expiresAt {
             object["expires_at_ms"] = Int64(expiresAt.timeIntervalSince1970 * 1000)
         }
@@ -176,6 +203,13 @@ public final class Tokens: Sendable {
         pair.lifetimeMilliseconds = (object["lifetime_ms"] as? NSNumber)?.int64Value
         pair.expiresAt = (object["expires_at_ms"] as? NSNumber).map {
             Date(timeIntervalSince1970: $0.doubleValue / 1000)
+        }
+        if let grant = object["oauth"] {
+            // A grant that does not read back is a sign-in that cannot be renewed: not one at all.
+            guard let data = try? JSONSerialization.data(withJSONObject: grant),
+                let decoded = try? JSONDecoder().decode(OAuthGrant.self, from: data)
+            else { return nil }
+            pair.oauth = decoded
         }
         return pair
     }

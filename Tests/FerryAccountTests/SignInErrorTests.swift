@@ -54,7 +54,7 @@ struct SignInErrorTests {
     }
 
     @Test func theSingleSignOnStateIsFreshAndLongEnough() {
-        let one = SSORedirect.randomHex(), two = SSORedirect.randomHex()
+        let one = LoopbackRedirect.randomHex(), two = LoopbackRedirect.randomHex()
         #expect(one.count == 32 && one.allSatisfy(\.isHexDigit))
         #expect(one != two)
     }

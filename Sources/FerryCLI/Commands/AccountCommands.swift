@@ -29,12 +29,19 @@ struct LoginCommand: FerrySubcommand {
     @Flag(help: ArgumentHelp(tr("Read an access token from standard input instead of a password.")))
     var accessTokenStdin = false
 
-    @Flag(help: ArgumentHelp(tr("Sign in through the browser (single sign-on).")))
+    @Flag(help: ArgumentHelp(tr("Sign in through the browser (the homeserver's own sign-in page).")))
     var sso = false
 
+    @Flag(
+        help: ArgumentHelp(
+            tr("Create an account on the homeserver's page in the browser, where it offers that, and sign in with it."))
+    )
+    var createAccount = false
+
     func validate() throws {
-        if [passwordStdin, accessTokenStdin, sso].filter({ $0 }).count > 1 {
-            throw ValidationError(tr("Choose one of --password-stdin, --access-token-stdin and --sso."))
+        if [passwordStdin, accessTokenStdin, sso || createAccount].filter({ $0 }).count > 1 {
+            throw ValidationError(
+                tr("Choose one of --password-stdin, --access-token-stdin and --sso (or --create-account)."))
         }
     }
 
@@ -43,8 +50,8 @@ struct LoginCommand: FerrySubcommand {
         let method: SignInRequest.Method
         if accessTokenStdin {
             method = .accessToken(try Self.secretFromStandardInput(.accessToken))
-        } else if sso {
-            method = .browser
+        } else if sso || createAccount {
+            method = .browser(createAccount: createAccount)
         } else {
             // TRANSLATORS: a question on the terminal; the answer is typed after it, on the same line.
             if user == nil { user = try Prompt.line(tr("User (@me:example.org): ")) }

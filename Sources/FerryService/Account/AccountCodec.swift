@@ -15,9 +15,10 @@ enum AccountCodec {
         case .password(let user, let password):
             return Credentials(homeserver: request.homeserver, method: .password(user: user, password: password))
         case .accessToken(let token): return Credentials(homeserver: request.homeserver, method: .accessToken(token))
-        case .browser:
+        case .browser(let createAccount):
             return Credentials(
-                homeserver: request.homeserver, method: .browser(open: { uri in try Launcher.open(uri: uri) }))
+                homeserver: request.homeserver,
+                method: .browser(open: { uri in try Launcher.open(uri: uri) }, createAccount: createAccount))
         }
     }
 
@@ -31,7 +32,9 @@ enum AccountCodec {
 
     static func report(_ flows: FerryMatrix.LoginFlows) -> FerryContract.LoginFlows {
         FerryContract.LoginFlows(
-            homeserver: flows.homeserver, password: flows.password, sso: flows.sso, token: flows.token)
+            homeserver: flows.homeserver, password: flows.password, sso: flows.sso, token: flows.token,
+            oauth: flows.oauth != nil, createAccount: flows.oauth?.offersAccountCreation == true,
+            accountManagement: flows.oauth?.accountManagementURI)
     }
 
     /// An emoji verification as its methods answer and EmojiVerificationChanged carries it.

@@ -2,6 +2,9 @@ import FerryContract
 import FerryCore
 import GLibAdapter
 import GtkAdapter
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The window of Ferry started from the app grid (Activate): the account, signed in or not, and
 /// recent shares with their states, Retry and Cancel.
@@ -11,6 +14,9 @@ import GtkAdapter
     private let window: Window
     private let accountRow = Row(title: tr("Not signed in"))
     private let accountButton = Button(trc("button", "Sign In"))
+    /// Opens the account's page at its sign-in service, where the homeserver names one.
+    private let manageButton = Button(tr("Manage Account…"))
+    private var manageAddress: String?
     // TRANSLATORS: the row about Ferry's own Matrix device (whether it is verified).
     private let deviceRow = Row(title: tr("This Device"))
     private let verifyButton = Button(tr("Verify…"))
@@ -42,6 +48,9 @@ import GtkAdapter
 
         accountButton.verticalAlignment = .center
         accountRow.addPrefix(accountAvatar)
+        manageButton.verticalAlignment = .center
+        manageButton.isVisible = false
+        accountRow.addSuffix(manageButton)
         accountRow.addSuffix(accountButton)
         let accountList = ListBox()
         accountList.accessibleName = tr("Account")
@@ -74,6 +83,7 @@ import GtkAdapter
         window.setContent(scroller)
 
         accountButton.onClick { [weak self] in self?.accountButtonClicked() }
+        manageButton.onClick { [weak self] in self?.manageAccount() }
         addAccountButton.onClick { [weak self] in self?.app.openSignIn() }
         // The device of the account shown, even when another signed in since the window drew it.
         verifyButton.onClick { [weak self] in self?.app.openVerify(account: self?.service.account.accountID) }
@@ -121,8 +131,34 @@ import GtkAdapter
         // TRANSLATORS: the accessible name of the account's row; {account} is a Matrix user id or "Not signed in".
         accountRow.accessibleName = tr("Account: {account}", ["account": accountRow.title])
         showDevice(account)
+        showManagement(account)
         addAccountButton.isVisible = account.signedIn
         reloadOtherAccounts()
+    }
+
+    /// "Manage Account…" where the account's homeserver names an account page (the OAuth 2.0
+    /// API's `account_management_uri`): asked once per account shown.
+    private func showManagement(_ account: AccountState) {
+        guard account.signedIn else {
+            manageAddress = nil
+            manageButton.isVisible = false
+            return
+        }
+        let shown = account.accountID
+        service.loginFlows(homeserver: account.homeserver) { [weak self] result in
+            guard let self, self.service.account.accountID == shown else { return }
+            self.manageAddress = (try? result.get())?.accountManagement
+            self.manageButton.isVisible = self.manageAddress != nil
+        }
+    }
+
+    private func manageAccount() {
+        guard let manageAddress else { return }
+        do { try Launcher.open(uri: manageAddress) } catch {
+            // No browser to open it with: said where the UI's other failures to start a program are.
+            let line = Array("ferry-ui: no browser could open \(manageAddress): \(error.message)\n".utf8)
+            _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+        }
     }
 
     private func showDevice(_ account: AccountState) {

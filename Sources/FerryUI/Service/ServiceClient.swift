@@ -117,7 +117,7 @@ import GLibAdapter
 
     public enum Credentials {
         case password(homeserver: String, user: String, password: String)
-        case browser(homeserver: String)
+        case browser(homeserver: String, createAccount: Bool = false)
     }
 
     /// Signs in; a browser sign-in waits for the person (up to five minutes on the service's side).
@@ -126,8 +126,8 @@ import GLibAdapter
         switch credentials {
         case .password(let homeserver, let user, let password):
             request = SignInRequest(homeserver: homeserver, method: .password(user: user, password: password))
-        case .browser(let homeserver):
-            request = SignInRequest(homeserver: homeserver, method: .browser)
+        case .browser(let homeserver, let createAccount):
+            request = SignInRequest(homeserver: homeserver, method: .browser(createAccount: createAccount))
         }
         client.call(Share1.signIn(request)) { completion($0.map(\.userID)) }
     }

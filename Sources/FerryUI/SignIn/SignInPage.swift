@@ -3,7 +3,10 @@ import GLibAdapter
 import GtkAdapter
 
 /// The sign-in step: homeserver, user and password, "Sign in with browser" when the server offers
-/// single sign-on, errors shown in place. Used inside a share's dialog and as its own window.
+/// a sign-in in the browser (its OAuth 2.0 API or single sign-on), "Create Account" where its page
+/// can open at that, errors shown in place. A server that signs people in only in the browser
+/// (the OAuth 2.0 API) gets no user and password fields. Used inside a share's dialog and as its
+/// own window.
 @GLibMain final class SignInPage {
     let root: Box
     let homeserver = TextField(.plain, placeholder: "example.org")
@@ -11,6 +14,9 @@ import GtkAdapter
     let password = TextField(.password, placeholder: tr("Password"))
     let signInButton = Button(trc("button", "Sign In"), style: "suggested-action")
     let browserButton = Button(tr("Sign in with browser"))
+    let createAccountButton = Button(tr("Create Account"))
+    /// The user and password fields, left out where the server takes no password.
+    private var passwordFields: [Widget] = []
     private let error = Label("", style: "error")
     private let service: ServiceClient
     private var flowsGeneration = 0
@@ -35,18 +41,17 @@ import GtkAdapter
         // TRANSLATORS: the field for the Matrix user name or id, "@you:example.org".
         user.accessibleName = tr("User")
         password.accessibleName = tr("Password")
-        let fields = Box(
-            .vertical, spacing: 12,
-            [
-                Self.labelled(tr("Homeserver"), homeserver), Self.labelled(tr("User"), user),
-                Self.labelled(tr("Password"), password),
-            ])
+        passwordFields = [Self.labelled(tr("User"), user), Self.labelled(tr("Password"), password)]
+        let fields = Box(.vertical, spacing: 12, [Self.labelled(tr("Homeserver"), homeserver)] + passwordFields)
         error.isVisible = false
         error.accessibleName = tr("Error")
         signInButton.addStyle("pill")
         browserButton.addStyle("pill")
         browserButton.isVisible = false
-        let buttons = Box(.vertical, spacing: 12, [signInButton, browserButton])
+        createAccountButton.addStyle("pill")
+        createAccountButton.addStyle("flat")
+        createAccountButton.isVisible = false
+        let buttons = Box(.vertical, spacing: 12, [signInButton, browserButton, createAccountButton])
         buttons.horizontalAlignment = .center
         buttons.setMargins(top: 12)
 
@@ -63,6 +68,7 @@ import GtkAdapter
         password.onActivate { [weak self] in self?.signInWithPassword() }
         signInButton.onClick { [weak self] in self?.signInWithPassword() }
         browserButton.onClick { [weak self] in self?.signInWithBrowser() }
+        createAccountButton.onClick { [weak self] in self?.signInWithBrowser(createAccount: true) }
         [homeserver, user, password].forEach { field in field.onChange { [weak self] in self?.clearError() } }
     }
 
@@ -85,17 +91,27 @@ import GtkAdapter
         MainContext.after(milliseconds: 500) { [weak self] in
             guard let self, current == self.flowsGeneration else { return }
             let server = self.homeserver.text.trimmingWhitespace()
-            guard !server.isEmpty else { self.browserButton.isVisible = false; return }
+            guard !server.isEmpty else { return self.show(nil) }
             self.service.loginFlows(homeserver: server) { [weak self] result in
                 guard let self, current == self.flowsGeneration else { return }
-                if case .success(let flows) = result {
-                    self.browserButton.isVisible = flows.sso
-                    self.signInButton.isSensitive = flows.password
-                } else {
-                    self.browserButton.isVisible = false
-                    self.signInButton.isSensitive = true
-                }
+                self.show(try? result.get())
             }
+        }
+    }
+
+    /// The ways `flows` offers (nil: not known, as before the server answered).
+    private func show(_ flows: ServiceClient.LoginFlows?) {
+        let browserOnly = flows.map { $0.oauth && !$0.password } ?? false
+        browserButton.isVisible = flows?.sso ?? false
+        createAccountButton.isVisible = flows?.createAccount ?? false
+        signInButton.isSensitive = flows?.password ?? true
+        signInButton.isVisible = !browserOnly
+        passwordFields.forEach { $0.isVisible = !browserOnly }
+        // Where the browser is the only way, it is the suggested one.
+        if browserOnly {
+            browserButton.addStyle("suggested-action")
+        } else {
+            browserButton.removeStyle("suggested-action")
         }
     }
 
@@ -112,12 +128,14 @@ import GtkAdapter
         signIn(.password(homeserver: server, user: name, password: password.text), button: signInButton)
     }
 
-    private func signInWithBrowser() {
+    private func signInWithBrowser(createAccount: Bool = false) {
         let server = homeserver.text.trimmingWhitespace()
         guard !server.isEmpty else {
             return showError(tr("Enter your homeserver, for example matrix.org."), field: homeserver)
         }
-        signIn(.browser(homeserver: server), button: browserButton)
+        signIn(
+            .browser(homeserver: server, createAccount: createAccount),
+            button: createAccount ? createAccountButton : browserButton)
     }
 
     private func signIn(_ credentials: ServiceClient.Credentials, button: Button) {

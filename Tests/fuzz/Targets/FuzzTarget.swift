@@ -79,7 +79,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .ssoRedirect:
             // The request's target, then a NUL, then its Host header.
             let parts = bytes.split(separator: 0, maxSplits: 1, omittingEmptySubsequences: false)
-            let expected = SSORedirect.Expected(
+            let expected = LoopbackRedirect.Expected(
                 host: "127.0.0.1:40000", path: "/sso-0123456789abcdef", state: "fedcba9876543210")
             _ = expected.loginToken(
                 uri: String(decoding: parts[0], as: UTF8.self),

@@ -4,27 +4,31 @@ import NIOHTTP1
 import NIOPosix
 import NIOConcurrencyHelpers
 
-/// The one-time loopback address a homeserver's SSO page sends the browser back to, carrying the
-/// `loginToken` (spec: client-server API, "SSO client login"). Listens on 127.0.0.1 on a port the
-/// kernel picks, answers exactly one redirect with a page saying the person may close the tab, and
-/// is gone afterwards (after success, failure or a timeout).
+/// The one-time loopback address a browser sign-in sends the browser back to: a homeserver's SSO
+/// page with a `loginToken` (spec: client-server API, "SSO client login"), or an OAuth 2.0
+/// authorization server with a `code` (RFC 8252). Listens on 127.0.0.1 on a port the kernel
+/// picks, answers exactly one redirect with a page saying the person may close the tab, and is
+/// gone afterwards (after success, failure or a timeout).
 ///
 /// Any program on this computer can connect to a loopback port, and one that slipped in its own
 /// `loginToken` would sign Ferry in to an account of its choosing. So the redirect URL carries a
-/// random path and a random single-use `state` that only the homeserver's page (and so the
-/// browser) learns; a request without both, or with a `Host` other than this listener, is refused
-/// and its token never used.
+/// random path and a random single-use `state` that only the server's page (and so the browser)
+/// learns; a request without both, or with a `Host` other than this listener, is refused and
+/// what it carried never used. (An OAuth code is bound to Ferry's PKCE verifier as well.)
 // @unchecked Sendable: immutable; a NIO Channel and EventLoopPromise may be used from any thread
 // (their operations hop to their event loop).
-public final class SSORedirect: @unchecked Sendable {
+public final class LoopbackRedirect: @unchecked Sendable {
     // @unchecked: every stored property is a constant; the promise is completed on its event loop.
     private let channel: Channel
-    private let token: EventLoopPromise<String>
+    private let answer: EventLoopPromise<[String: String]>
+    /// The SSO redirect: the address with the state in it (the homeserver adds `loginToken`).
     public let url: String
+    public let port: Int
 
-    private init(channel: Channel, token: EventLoopPromise<String>, expected: Expected) {
+    private init(channel: Channel, answer: EventLoopPromise<[String: String]>, expected: Expected, port: Int) {
         self.channel = channel
-        self.token = token
+        self.answer = answer
+        self.port = port
         url = "http://\(expected.host)\(expected.path)?state=\(expected.state)"
     }
 
@@ -33,37 +37,51 @@ public final class SSORedirect: @unchecked Sendable {
         var host: String
         var path: String
         var state: String
+        /// The parameters that make an answer: any one of them, not empty.
+        var answers: Set<String>
 
-        package init(host: String, path: String, state: String) {
+        package init(host: String, path: String, state: String, answers: Set<String> = ["loginToken"]) {
             self.host = host
             self.path = path
             self.state = state
+            self.answers = answers
+        }
+
+        /// The query of a request for exactly this redirect (this Host, path and state, no
+        /// parameter twice, one of `answers` given); nil for anything else.
+        package func answer(uri: String, host requestHost: String?) -> [String: String]? {
+            guard requestHost == host, let question = uri.firstIndex(of: "?"), uri[..<question] == path else {
+                return nil
+            }
+            var query: [String: String] = [:]
+            for pair in uri[uri.index(after: question)...].split(separator: "&") {
+                let parts = pair.split(separator: "=", maxSplits: 1)
+                guard parts.count == 2, let name = String(parts[0]).removingPercentEncoding,
+                    let value = String(parts[1]).removingPercentEncoding
+                else { continue }
+                guard query[name] == nil else { return nil }
+                query[name] = value
+            }
+            guard query["state"] == state, answers.contains(where: { query[$0].map { !$0.isEmpty } == true })
+            else { return nil }
+            return query
         }
 
         /// The `loginToken` of a request for exactly this redirect; nil for anything else.
         package func loginToken(uri: String, host requestHost: String?) -> String? {
-            guard requestHost == host, let question = uri.firstIndex(of: "?"), uri[..<question] == path else {
-                return nil
-            }
-            var state: String?, token: String?
-            for pair in uri[uri.index(after: question)...].split(separator: "&") {
-                let parts = pair.split(separator: "=", maxSplits: 1)
-                guard parts.count == 2 else { continue }
-                switch parts[0] {
-                case "state": if state == nil { state = String(parts[1]) } else { return nil }
-                case "loginToken":
-                    if token == nil { token = String(parts[1]).removingPercentEncoding } else { return nil }
-                default: continue
-                }
-            }
-            guard state == self.state, let token, !token.isEmpty else { return nil }
-            return token
+            answer(uri: uri, host: requestHost)?["loginToken"].flatMap { $0.isEmpty ? nil : $0 }
         }
     }
 
-    public static func listen() async throws -> SSORedirect {
+    /// A listener for an SSO redirect: a random path and state of its own.
+    public static func listen() async throws -> LoopbackRedirect {
+        try await listen(path: "/ferry-sso/" + randomHex(), state: randomHex(), answers: ["loginToken"])
+    }
+
+    /// A listener on `path` for an answer carrying `state` and one of `answers`.
+    public static func listen(path: String, state: String, answers: Set<String>) async throws -> LoopbackRedirect {
         let group = MultiThreadedEventLoopGroup.singleton
-        let token = group.next().makePromise(of: String.self)
+        let token = group.next().makePromise(of: [String: String].self)
         let expected = ExpectedBox()
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -73,11 +91,10 @@ public final class SSORedirect: @unchecked Sendable {
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()
-        let made = Expected(
-            host: "127.0.0.1:\(channel.localAddress?.port ?? 0)", path: "/ferry-sso/" + randomHex(),
-            state: randomHex())
+        let port = channel.localAddress?.port ?? 0
+        let made = Expected(host: "127.0.0.1:\(port)", path: path, state: state, answers: answers)
         expected.set(made)
-        return SSORedirect(channel: channel, token: token, expected: made)
+        return LoopbackRedirect(channel: channel, answer: token, expected: made, port: port)
     }
 
     /// 128 random bits as hex, from the system's generator.
@@ -97,20 +114,25 @@ public final class SSORedirect: @unchecked Sendable {
         var current: Expected? { value.withLockedValue { $0 } }
     }
 
-    /// Waits for the browser to come back, at most `seconds`; nil when it did not.
-    public func loginToken(within seconds: Int64) async -> String? {
+    /// Waits for the browser to come back, at most `seconds`: the answer's query, nil when it did not.
+    public func answer(within seconds: Int64) async -> [String: String]? {
         let timeout = channel.eventLoop.scheduleTask(in: .seconds(seconds)) {
-            self.token.fail(ChannelError.connectTimeout(.seconds(seconds)))
+            self.answer.fail(ChannelError.connectTimeout(.seconds(seconds)))
         }
         defer {
             timeout.cancel()
             channel.close(promise: nil)
         }
-        return try? await token.futureResult.get()
+        return try? await answer.futureResult.get()
+    }
+
+    /// The SSO `loginToken`, at most `seconds` away; nil when it did not come.
+    public func loginToken(within seconds: Int64) async -> String? {
+        await answer(within: seconds)?["loginToken"]
     }
 
     public func cancel() {
-        token.fail(ChannelError.alreadyClosed)
+        answer.fail(ChannelError.alreadyClosed)
         channel.close(promise: nil)
     }
 
@@ -118,27 +140,30 @@ public final class SSORedirect: @unchecked Sendable {
         // @unchecked: NIO calls a handler on its channel's event loop only; its lets are constants.
         typealias InboundIn = HTTPServerRequestPart
         typealias OutboundOut = HTTPServerResponsePart
-        let token: EventLoopPromise<String>
+        let token: EventLoopPromise<[String: String]>
         let expected: ExpectedBox
 
-        init(token: EventLoopPromise<String>, expected: ExpectedBox) {
+        init(token: EventLoopPromise<[String: String]>, expected: ExpectedBox) {
             self.token = token
             self.expected = expected
         }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             guard case .head(let head) = unwrapInboundIn(data) else { return }
-            let found = expected.current?.loginToken(uri: head.uri, host: head.headers.first(name: "Host"))
+            let found = expected.current?.answer(uri: head.uri, host: head.headers.first(name: "Host"))
             // TRANSLATORS: shown in the browser, on a page that was not opened by the homeserver's sign-in.
             let refused = tr("This address only takes a sign-in from the homeserver.")
             // TRANSLATORS: the heading of the page the browser shows once signing in to Ferry worked.
             let heading = tr("Signed in to Ferry")
             // TRANSLATORS: below "Signed in to Ferry", on the same page in the browser.
             let closeTab = tr("You can close this tab now.")
+            // TRANSLATORS: the heading of the page the browser shows when the person did not let Ferry sign in.
+            let declined = tr("Not signed in to Ferry")
+            let title = found?["error"] == nil ? heading : declined
             let page =
                 found == nil
                 ? "<!doctype html><title>Ferry</title><p>\(Self.html(refused))"
-                : "<!doctype html><title>Ferry</title><h1>\(Self.html(heading))</h1><p>\(Self.html(closeTab))"
+                : "<!doctype html><title>Ferry</title><h1>\(Self.html(title))</h1><p>\(Self.html(closeTab))"
             var headers = HTTPHeaders()
             headers.add(name: "Content-Type", value: "text/html; charset=utf-8")
             headers.add(name: "Content-Length", value: "\(page.utf8.count)")

@@ -1,0 +1,118 @@
+import FerryCore
+import Foundation
+
+/// What a homeserver says about the authorization server that signs people in to it, where it
+/// uses the OAuth 2.0 API (Matrix 1.15, "Server metadata discovery"; the fields are RFC 8414's).
+/// Only metadata that passed `checked` is ever made: every address in it is https, or plain http
+/// on this computer, and it offers what Ferry's flow needs (the code grant with PKCE S256 and
+/// refresh tokens).
+public struct AuthMetadata: Sendable, Equatable, Codable {
+    public var issuer: String
+    public var authorizationEndpoint: String
+    public var tokenEndpoint: String
+    public var registrationEndpoint: String
+    public var revocationEndpoint: String?
+    /// Where the person manages their account (sessions, password, e-mail): "Manage Account…".
+    public var accountManagementURI: String?
+    /// Whether the authorization page can open at "create an account" (`prompt=create`).
+    public var offersAccountCreation: Bool
+    /// Whether the authorization server names itself in each answer (RFC 9207 `iss`): then an
+    /// answer without it is not taken.
+    public var namesItselfInAnswers: Bool
+
+    /// The document as the server wrote it.
+    struct Document: Decodable {
+        var issuer: String?
+        var authorization_endpoint: String?
+        var token_endpoint: String?
+        var registration_endpoint: String?
+        var revocation_endpoint: String?
+        var account_management_uri: String?
+        var response_types_supported: [String]?
+        var grant_types_supported: [String]?
+        var code_challenge_methods_supported: [String]?
+        var prompt_values_supported: [String]?
+        var authorization_response_iss_parameter_supported: Bool?
+    }
+
+    /// The metadata of a document, or a `.refused` error saying what is wrong with it.
+    static func checked(_ document: Document) throws(MatrixError) -> AuthMetadata {
+        func required(_ value: String?, _ field: String) throws(MatrixError) -> String {
+            guard let value, !value.isEmpty else { throw refusal(tr("it does not name its {field}", ["field": field])) }
+            return try address(value, field)
+        }
+        func address(_ value: String, _ field: String) throws(MatrixError) -> String {
+            do throws(MatrixError) {
+                try HomeserverAddress.check(value, query: field != "issuer")
+                return value
+            } catch {
+                throw refusal(
+                    tr(
+                        // TRANSLATORS: a reason, completing "The homeserver's sign-in service cannot be used:
+                        // {reason}."; {field} is the name of an address in its description (such as "token_endpoint"),
+                        // {reason} why it is not used.
+                        "its {field} is not an address Ferry uses: {reason}", ["field": field, "reason": error.message])
+                )
+            }
+        }
+        let metadata = AuthMetadata(
+            issuer: try required(document.issuer, "issuer"),
+            authorizationEndpoint: try required(document.authorization_endpoint, "authorization_endpoint"),
+            tokenEndpoint: try required(document.token_endpoint, "token_endpoint"),
+            registrationEndpoint: try required(document.registration_endpoint, "registration_endpoint"),
+            revocationEndpoint: try document.revocation_endpoint.map { value throws(MatrixError) in
+                try address(value, "revocation_endpoint")
+            },
+            accountManagementURI: document.account_management_uri.flatMap {
+                // Only opened in the browser, never sent anything: an address that is not one is left out.
+                (try? HomeserverAddress.check($0, query: true)) != nil ? $0 : nil
+            },
+            offersAccountCreation: document.prompt_values_supported?.contains("create") == true,
+            namesItselfInAnswers: document.authorization_response_iss_parameter_supported == true)
+        // RFC 8414 lets these be left out (meaning "code", and the code and implicit grants).
+        guard document.response_types_supported?.contains("code") ?? true else {
+            throw refusal(tr("it does not offer the authorization code flow"))
+        }
+        guard
+            document.grant_types_supported.map({ $0.contains("authorization_code") && $0.contains("refresh_token") })
+                ?? true
+        else {
+            throw refusal(tr("it does not offer renewing a sign-in (refresh tokens)"))
+        }
+        // PKCE is not optional in Matrix: S256 must be named.
+        guard document.code_challenge_methods_supported?.contains("S256") == true else {
+            throw refusal(tr("it does not offer PKCE with S256"))
+        }
+        return metadata
+    }
+
+    /// The errcode of an authorization server Ferry does not use (`refusal`): never a server's own.
+    public static let refusalErrcode = "IO.GITHUB.FERRYSHARE.SIGN_IN_SERVICE"
+
+    static func refusal(_ reason: String) -> MatrixError {
+        MatrixError(kind: .refused, errcode: refusalErrcode, message: reason)
+    }
+}
+
+extension SignIn {
+    /// The OAuth 2.0 API's metadata, where the homeserver offers it (`GET
+    /// /_matrix/client/v1/auth_metadata`, or MSC2965's unstable path on servers that serve only
+    /// that). Nil where it offers none (the legacy flows are then used); throws where it answered
+    /// something Ferry must not use, or did not answer.
+    public static func authMetadata(_ http: MatrixHTTP) async throws(MatrixError) -> AuthMetadata? {
+        for path in [
+            "/_matrix/client/v1/auth_metadata", "/_matrix/client/unstable/org.matrix.msc2965/auth_metadata",
+        ] {
+            do {
+                let document = try await http.call(.GET, path, timeout: .seconds(15), as: AuthMetadata.Document.self)
+                return try AuthMetadata.checked(document)
+            } catch  where error.kind == .malformed {
+                throw AuthMetadata.refusal(error.message)
+            } catch  where (error.status.map { (400..<500).contains($0) && $0 != 429 }) == true {
+                // Not served here (404 M_UNRECOGNIZED; Synapse without delegation answers 404 too).
+                continue
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,166 @@
+import AsyncHTTPClient
+import Crypto
+import FerryCore
+import Foundation
+
+/// One sign-in through the OAuth 2.0 API: the authorization code grant with PKCE (RFC 7636,
+/// S256) and `state`, for a device id Ferry chose, returning to a loopback address (RFC 8252).
+///
+/// The code the browser brings back is worth nothing without `verifier`, which never leaves
+/// Ferry: a program on this computer that hands Ferry's listener a code of its own (for its own
+/// account) fails at the token endpoint, and one that reads the browser's address gets a code it
+/// cannot exchange.
+public struct Authorization: Sendable {
+    public let metadata: AuthMetadata
+    public let client: OAuthClient
+    public let deviceID: String
+    public let redirectURI: String
+    /// Single use, compared with the answer's before anything else is read.
+    public let state: String
+    let verifier: String
+
+    /// `deviceID`: the device to sign in as again (its keys are kept), or nil for a new one.
+    /// `state`: the one the loopback listener waits for (`newState`).
+    public init(metadata: AuthMetadata, client: OAuthClient, deviceID: String?, port: Int, state: String) {
+        self.metadata = metadata
+        self.client = client
+        self.deviceID = deviceID.flatMap { Self.isDeviceID($0) ? $0 : nil } ?? Self.newDeviceID()
+        redirectURI = client.redirect(port: port)
+        self.state = state
+        verifier = Random.alphanumeric(64)
+    }
+
+    /// A new `state`: 190 random bits.
+    public static func newState() -> String { Random.alphanumeric(32) }
+
+    /// The scopes: the whole client-server API, as this device (Matrix 1.15).
+    public var scope: String { "urn:matrix:client:api:* urn:matrix:client:device:\(deviceID)" }
+
+    /// RFC 7636's S256: the verifier's SHA-256, base64url without padding.
+    var challenge: String { Self.base64URL(Array(SHA256.hash(data: Data(verifier.utf8)))) }
+
+    /// Where the browser goes; `createAccount` opens the server's page at "create an account".
+    public func url(createAccount: Bool) -> String {
+        var query = [
+            ("response_type", "code"), ("client_id", client.clientID), ("redirect_uri", redirectURI),
+            ("scope", scope), ("state", state), ("code_challenge", challenge), ("code_challenge_method", "S256"),
+            ("response_mode", "query"),
+        ]
+        if createAccount, metadata.offersAccountCreation { query.append(("prompt", "create")) }
+        let endpoint = metadata.authorizationEndpoint
+        let joined = MatrixHTTP.queryString(query)
+        return endpoint.contains("?") ? endpoint + "&" + joined.dropFirst() : endpoint + joined
+    }
+
+    /// What the browser brought back to the loopback address, once its `state` was Ferry's.
+    public enum Answer: Sendable, Equatable {
+        case code(String, issuer: String?)
+        /// The server's `error` (`access_denied` when the person declined).
+        case refused(String)
+    }
+
+    /// Exchanges the code for the sign-in's tokens (RFC 6749 §4.1.3), after checking the answer
+    /// came from this authorization server (RFC 9207, where it names itself).
+    public func tokens(for answer: Answer, client http: HTTPClient = .ferry) async throws(MatrixError) -> Tokens.Pair {
+        let code: String
+        switch answer {
+        case .refused(let error):
+            throw MatrixError(kind: .http(status: 403), errcode: error, message: error)
+        case .code(let given, let issuer):
+            if let issuer, issuer != metadata.issuer {
+                throw AuthMetadata.refusal(
+                    // TRANSLATORS: a reason, completing "The homeserver's sign-in service cannot be used: {reason}.";
+                    // {issuer} is a web address.
+                    tr("the sign-in came back from {issuer}, not the server the homeserver names", ["issuer": issuer]))
+            }
+            if issuer == nil, metadata.namesItselfInAnswers {
+                throw AuthMetadata.refusal(tr("the sign-in came back without naming its server"))
+            }
+            code = given
+        }
+        let answer = try await MatrixHTTP(baseURL: metadata.tokenEndpoint, client: http).postForm(
+            [
+                ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirectURI),
+                ("client_id", client.clientID), ("code_verifier", verifier),
+            ], as: TokenAnswer.self)
+        return try answer.pair(grant: OAuthGrant(metadata: metadata, client: client), keeping: nil)
+    }
+
+    /// Ferry's device ids: 12 characters of `[A-Za-z0-9]` (Matrix 1.15 asks for at least 10 of
+    /// `[A-Za-z0-9-]`; Synapse's own are 10 capitals).
+    static func newDeviceID() -> String { Random.alphanumeric(12) }
+
+    static func isDeviceID(_ text: String) -> Bool {
+        text.utf8.count >= 10
+            && text.utf8.allSatisfy {
+                (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0)
+                    || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0)
+                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "-")
+            }
+    }
+
+    static func base64URL(_ bytes: [UInt8]) -> String {
+        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+}
+
+/// Where an OAuth sign-in's tokens are renewed and ended, kept with them.
+public struct OAuthGrant: Sendable, Equatable, Codable {
+    public var issuer: String
+    public var clientID: String
+    public var tokenEndpoint: String
+    public var revocationEndpoint: String?
+
+    public init(metadata: AuthMetadata, client: OAuthClient) {
+        issuer = metadata.issuer
+        clientID = client.clientID
+        tokenEndpoint = metadata.tokenEndpoint
+        revocationEndpoint = metadata.revocationEndpoint
+    }
+
+    /// Ends the sign-in at the authorization server (RFC 7009): the refresh token, which ends the
+    /// whole session there, or the access token where there is none.
+    func revoke(_ pair: Tokens.Pair, client: HTTPClient = .ferry) async throws(MatrixError) {
+        guard let revocationEndpoint else {
+            throw MatrixError(
+                kind: .refused,
+                // TRANSLATORS: why signing out could not end the sign-in at the server.
+                message: tr("the homeserver's sign-in service offers no way to end a sign-in"))
+        }
+        let token = pair.refresh ?? pair.access
+        let _: EmptyAnswer = try await MatrixHTTP(baseURL: revocationEndpoint, client: client).postForm(
+            [
+                ("token", token), ("token_type_hint", pair.refresh == nil ? "access_token" : "refresh_token"),
+                ("client_id", clientID),
+            ], timeout: .seconds(10))
+    }
+
+    /// A revocation answers 200 with any body (RFC 7009 §2.2), often none.
+    struct EmptyAnswer: Decodable {
+        init(from decoder: Decoder) throws {}
+    }
+}
+
+/// The token endpoint's answer (RFC 6749 §5.1).
+struct TokenAnswer: Decodable {
+    var access_token: String
+    var token_type: String?
+    var refresh_token: String?
+    var expires_in: LenientNumber?
+
+    /// The pair; a refresh without a new refresh token keeps the old one (RFC 6749 §6).
+    func pair(grant: OAuthGrant, keeping oldRefresh: String?) throws(MatrixError) -> Tokens.Pair {
+        guard token_type.map({ $0.lowercased() == "bearer" }) ?? true, !access_token.isEmpty else {
+            throw MatrixError(kind: .malformed, message: "token endpoint: not a bearer token")
+        }
+        // Seconds here, where Matrix's own refresh says milliseconds.
+        let milliseconds = expires_in?.value.flatMap {
+            $0.isFinite && $0 >= 0.001 && $0 < 1e10 ? Int64($0 * 1000) : nil
+        }
+        var pair = Tokens.Pair(
+            access: access_token, refresh: refresh_token ?? oldRefresh, expiresInMilliseconds: milliseconds)
+        pair.oauth = grant
+        return pair
+    }
+}
