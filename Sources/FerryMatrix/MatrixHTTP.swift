@@ -39,6 +39,11 @@ public struct MatrixHTTP: Sendable {
         self.responder = responder
     }
 
+    /// The same transport (and responder) to another address, without a token: an OAuth 2.0 endpoint.
+    func to(_ address: String) -> MatrixHTTP {
+        MatrixHTTP(baseURL: address, tokens: nil, client: client, responder: responder)
+    }
+
     public func with(accessToken: String?) -> MatrixHTTP {
         MatrixHTTP(
             baseURL: baseURL, tokens: accessToken.map(Tokens.init(access:)), client: client, responder: responder)

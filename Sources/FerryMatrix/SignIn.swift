@@ -98,9 +98,16 @@ public enum SignIn {
         }
         // Metadata Ferry does not use is said when signing in (SignInFlow); here it is no offer.
         let oauth = (try? await authMetadata(http)) ?? nil
-        let types = Set(
-            try await http.call(.GET, "/_matrix/client/v3/login", timeout: .seconds(15), as: Answer.self)
-                .flows.map(\.type))
+        let types: Set<String>
+        do throws(MatrixError) {
+            types = Set(
+                try await http.call(.GET, "/_matrix/client/v3/login", timeout: .seconds(15), as: Answer.self)
+                    .flows.map(\.type))
+        } catch  where oauth != nil && error.status == 404 {
+            // A homeserver that leaves all sign-in to its authorization server serves no /login
+            // (Synapse with the Matrix Authentication Service).
+            types = []
+        }
         return LoginFlows(
             homeserver: http.baseURL, password: types.contains("m.login.password"),
             sso: types.contains("m.login.sso") || oauth != nil, token: types.contains("m.login.token"), oauth: oauth)

@@ -152,7 +152,7 @@ public final class Tokens: Sendable {
     private static func renewal(
         of refresh: String, at grant: OAuthGrant, through http: MatrixHTTP
     ) async throws(MatrixError) -> Pair {
-        let answer = try await MatrixHTTP(baseURL: grant.tokenEndpoint, client: http.client).postForm(
+        let answer = try await http.to(grant.tokenEndpoint).postForm(
             [("grant_type", "refresh_token"), ("refresh_token", refresh), ("client_id", grant.clientID)],
             as: TokenAnswer.self)
         return try answer.pair(grant: grant, keeping: refresh)

@@ -22,8 +22,8 @@ struct Share1RequestTests {
         ),
         (Share1.retry("s").method, Share1.retry("s").arguments),
         (
-            Share1.signIn(SignInRequest(homeserver: "h", method: .browser)).method,
-            Share1.signIn(SignInRequest(homeserver: "h", method: .browser)).arguments
+            Share1.signIn(SignInRequest(homeserver: "h", method: .browser())).method,
+            Share1.signIn(SignInRequest(homeserver: "h", method: .browser())).arguments
         ),
         (Share1.signOut().method, Share1.signOut().arguments),
         (Share1.signOut(account: "@me:x").method, Share1.signOut(account: "@me:x").arguments),
@@ -118,7 +118,8 @@ struct Share1RequestTests {
         let requests: [SignInRequest] = [
             SignInRequest(homeserver: "https://h", method: .password(user: "ann", password: "pw")),
             SignInRequest(homeserver: "https://h", method: .accessToken("syt_x")),
-            SignInRequest(homeserver: "https://h", method: .browser),
+            SignInRequest(homeserver: "https://h", method: .browser()),
+            SignInRequest(homeserver: "https://h", method: .browser(createAccount: true)),
         ]
         for request in requests { #expect(try SignInRequest(request.dictionary) == request) }
         for secret in [DeviceSecret.recoveryKey("EsT"), .passphrase("words"), .either("either")] {

@@ -214,3 +214,62 @@ def second_homeserver(new_homeserver):
     """A Synapse of its own name (second.test) beside the shared one, for several accounts on
     several servers; one per test module that asks for it."""
     return new_homeserver(server_name="second.test")
+
+
+# -- Synapse delegating its auth to a test OAuth 2.0 server (oauthserver.py) --------------------------
+
+from oauthserver import DelegatedHomeserver, FakeFront, OAuthServer, start_delegated_homeserver  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def new_oauth_homeserver(tmp_path_factory):
+    """Makes Synapse servers that delegate their auth to a test authorization server (the Matrix
+    OAuth 2.0 API): new_oauth_homeserver(**Homeserver settings) -> DelegatedHomeserver, with
+    `.synapse` (a started Homeserver) and `.auth` (its OAuthServer). Each pair is stopped when the
+    test run ends, or earlier by its owner."""
+    made: list[DelegatedHomeserver] = []
+
+    def make(**settings) -> DelegatedHomeserver:
+        try:
+            pair = start_delegated_homeserver(tmp_path_factory.mktemp("synapse-oauth"), **settings)
+        except HomeserverError as error:
+            pytest.fail(str(error), pytrace=False)
+        made.append(pair)
+        return pair
+
+    yield make
+    for pair in made:
+        pair.stop()
+
+
+@pytest.fixture(scope="module")
+def shared_oauth_homeserver(new_oauth_homeserver) -> DelegatedHomeserver:
+    """One delegated pair per test module (Synapse takes seconds to start); use oauth_homeserver."""
+    pair = new_oauth_homeserver()
+    yield pair
+    pair.stop()
+
+
+@pytest.fixture
+def oauth_homeserver(shared_oauth_homeserver) -> DelegatedHomeserver:
+    """The module's delegated pair, with the authorization server's knobs put back after each
+    test. Synapse keeps the first metadata it fetched for as long as it runs: a test about
+    metadata overrides uses new_oauth_homeserver() or a FakeFront."""
+    yield shared_oauth_homeserver
+    shared_oauth_homeserver.auth.reset_knobs()
+
+
+@pytest.fixture
+def fake_front():
+    """fake_front(auth=None) -> a started FakeFront (discovery answers of the test's choosing),
+    stopped after the test."""
+    fronts: list[FakeFront] = []
+
+    def make(auth: OAuthServer | None = None) -> FakeFront:
+        front = FakeFront(auth).start()
+        fronts.append(front)
+        return front
+
+    yield make
+    for front in fronts:
+        front.stop()

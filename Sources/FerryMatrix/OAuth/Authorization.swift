@@ -37,7 +37,11 @@ public struct Authorization: Sendable {
     public var scope: String { "urn:matrix:client:api:* urn:matrix:client:device:\(deviceID)" }
 
     /// RFC 7636's S256: the verifier's SHA-256, base64url without padding.
-    var challenge: String { Self.base64URL(Array(SHA256.hash(data: Data(verifier.utf8)))) }
+    var challenge: String { Self.challenge(of: verifier) }
+
+    static func challenge(of verifier: String) -> String {
+        base64URL(Array(SHA256.hash(data: Data(verifier.utf8))))
+    }
 
     /// Where the browser goes; `createAccount` opens the server's page at "create an account".
     public func url(createAccount: Bool) -> String {
