@@ -153,7 +153,8 @@ final class OAuthTests: XCTestCase {
                 if exchange.path.isEmpty {
                     forms.withLockedValue { $0.append(String(decoding: exchange.body ?? Data(), as: UTF8.self)) }
                     let answer =
-                        #"{"access_token":"access-2","refresh_token":"refresh-2","expires_in":300,"token_type":"Bearer"}"#
+                        #"{"access_token":"access-2","refresh_token":"refresh-2","#
+                        + #""expires_in":300,"token_type":"Bearer"}"#
                     return (200, Data(answer.utf8))
                 }
                 guard exchange.bearer == "access-2" else {
