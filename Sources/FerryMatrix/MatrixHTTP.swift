@@ -109,6 +109,13 @@ public struct MatrixHTTP: Sendable {
         }
     }
 
+    /// Posts a form whose answer carries nothing Ferry reads (RFC 7009's revocation: any body, often none).
+    func postForm(_ form: [(String, String)], timeout: TimeAmount = .seconds(30)) async throws(MatrixError) {
+        _ = try await exchange(
+            .POST, "", query: [], json: Data(Self.queryString(form).dropFirst().utf8),
+            contentType: "application/x-www-form-urlencoded", timeout: timeout, token: nil)
+    }
+
     /// Sends a GET and returns the answer's bytes as they are (media), with the same renewal of an
     /// expired token as `call`. An answer over `limit` bytes is refused (`malformed`) without being
     /// read further.

@@ -23,7 +23,8 @@ from homeserver import Homeserver, MatrixUser, _q
 EX_FAILED, EX_NOUSER, EX_PROTOCOL, EX_TEMPFAIL, EX_NOPERM = 1, 67, 76, 75, 77
 
 # The a{sv} types of SignIn's keys.
-CREDENTIAL_TYPES = {"homeserver": "s", "user": "s", "password": "s", "access-token": "s", "sso": "b"}
+CREDENTIAL_TYPES = {"homeserver": "s", "user": "s", "password": "s", "access-token": "s", "sso": "b",
+                    "create-account": "b"}
 
 FINAL_STATES = {"sent", "failed", "cancelled"}
 

@@ -116,6 +116,12 @@ public struct OAuthGrant: Sendable, Equatable, Codable {
     public var tokenEndpoint: String
     public var revocationEndpoint: String?
 
+    /// The names it is kept under, as OAuth writes them.
+    enum CodingKeys: String, CodingKey {
+        case issuer, clientID = "client_id", tokenEndpoint = "token_endpoint"
+        case revocationEndpoint = "revocation_endpoint"
+    }
+
     public init(metadata: AuthMetadata, client: OAuthClient) {
         issuer = metadata.issuer
         clientID = client.clientID
@@ -133,16 +139,11 @@ public struct OAuthGrant: Sendable, Equatable, Codable {
                 message: tr("the homeserver's sign-in service offers no way to end a sign-in"))
         }
         let token = pair.refresh ?? pair.access
-        let _: EmptyAnswer = try await MatrixHTTP(baseURL: revocationEndpoint, client: client).postForm(
+        try await MatrixHTTP(baseURL: revocationEndpoint, client: client).postForm(
             [
                 ("token", token), ("token_type_hint", pair.refresh == nil ? "access_token" : "refresh_token"),
                 ("client_id", clientID),
             ], timeout: .seconds(10))
-    }
-
-    /// A revocation answers 200 with any body (RFC 7009 §2.2), often none.
-    struct EmptyAnswer: Decodable {
-        init(from decoder: Decoder) throws {}
     }
 }
 

@@ -14,6 +14,10 @@ public struct OAuthClient: Sendable, Equatable, Codable {
     /// port (RFC 8252 §7.3), so the path is the registered part.
     public var redirectPath: String
 
+    enum CodingKeys: String, CodingKey {
+        case issuer, clientID = "client_id", redirectPath = "redirect_path"
+    }
+
     /// The redirect URI as registered: any port on 127.0.0.1.
     public var registeredRedirect: String { "http://127.0.0.1" + redirectPath }
 
