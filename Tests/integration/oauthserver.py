@@ -209,6 +209,9 @@ class OAuthServer:
       to the client as RFC 6749 §4.1.2.1 error redirects instead of an HTML 400 page.
     - `enforce_registered_grant_types` (True): like MAS, the refresh_token grant only for a client
       that registered it in grant_types (RFC 7591's default is ["authorization_code"]).
+    - `hold_refresh_answer` (None): a threading.Event; a refresh that rotated the pair waits for it
+      before answering (its record gets "held": True), so a test can kill the client between the
+      server's rotation and the client keeping the new pair.
 
     What happened, for tests to check: `registrations`, `authorizations` (each GET /authorize),
     `consents` (each POST /authorize), `token_requests`, `revocations`, `introspections`,
@@ -245,6 +248,7 @@ class OAuthServer:
         self.token_overrides: dict[str, Any] = {}
         self.redirect_errors = False
         self.enforce_registered_grant_types = True
+        self.hold_refresh_answer: threading.Event | None = None
 
     # -- where it is --
 
@@ -618,6 +622,10 @@ this device ({html.escape(device_id)}).</p>
             record["outcome"] = "invalid_grant"
             raise OAuthError("invalid_grant", "this grant was used already; its session is ended")
         record["outcome"] = "ok"
+        hold = self.hold_refresh_answer
+        if hold is not None and record["grant_type"] == "refresh_token":
+            record["held"] = True
+            hold.wait(timeout=120)
         return self._json(200, _merge_over(answer, self.token_overrides))
 
     def _exchange_code(self, client, params) -> tuple[dict[str, Any], Session | None]:

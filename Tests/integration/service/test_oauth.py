@@ -11,6 +11,7 @@ document. Legacy SSO on a server without the OAuth API stays as it was (test_sso
 from __future__ import annotations
 
 import json
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 import urllib.parse
@@ -158,6 +159,45 @@ def test_expiring_tokens_are_renewed_across_a_restart_and_sign_out_revokes_them(
     # And signing in again reuses Ferry's registration
     browser_sign_in(session, server, "pia")
     assert len(auth.registrations) == registrations
+
+
+def test_a_kill_between_the_token_endpoints_rotation_and_its_keeping_strands_nothing(new_session, oauth_homeserver):
+    # Given Ferry signed in as Yara with tokens that expire, its pair in the keyring
+    server, auth = oauth_homeserver, oauth_homeserver.auth
+    auth.access_token_lifetime = LIFETIME
+    session = new_session()
+    session.start_keyring()
+    browser_sign_in(session, server, "yara")
+    yara_token, _ = auth.issue_token("yara")
+    room = server.synapse.create_room(yara_token, name="Yara's room")
+    [before] = kept_oauth_pairs(session)
+    # And the token endpoint's next answer held back once it has rotated the pair
+    release = threading.Event()
+    auth.hold_refresh_answer = release
+
+    # When the token has expired, a text is shared, and the service is killed with -9 while the
+    # rotated pair is on its way
+    time.sleep(LIFETIME + 1)
+    share_id = session.share_ok(text="shared across a killed renewal", destinations=[room])
+    wait_for(lambda: any(r.get("held") for r in auth.token_requests), timeout=30, what="the held renewal")
+    session.kill_service()
+    auth.hold_refresh_answer = None
+    release.set()
+
+    # Then the keyring still holds the pair from before: the rotated one never reached Ferry
+    [kept] = kept_oauth_pairs(session)
+    assert kept["refresh_token"] == before["refresh_token"]
+    # And a new service renews with it (the server takes a spent refresh token again while the
+    # pair it gave was never used, as the Matrix Authentication Service does), and the share goes out once
+    done = session.ferry("text", "after the kill", "--to", room)
+    assert done.returncode == EX_OK, done.stderr
+    wait_until_sent(session, [share_id])
+    events = server.synapse.wait_for_messages(yara_token, room, count=2)
+    assert sorted(bodies(events)) == ["after the kill", "shared across a killed renewal"]
+    assert session.signed_in()
+    refreshes = [r for r in auth.token_requests if r["grant_type"] == "refresh_token"]
+    assert [r["params"]["refresh_token"] for r in refreshes].count(before["refresh_token"]) == 2
+    assert refreshes[-1]["outcome"] == "ok"
 
 
 def test_a_refused_renewal_signs_out_and_keeps_the_share(new_session, oauth_homeserver):
