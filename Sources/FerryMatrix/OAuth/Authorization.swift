@@ -73,7 +73,7 @@ public struct Authorization: Sendable {
         case .code(let given, let issuer):
             if let issuer, issuer != metadata.issuer {
                 throw AuthMetadata.refusal(
-                    // TRANSLATORS: a reason, completing "The homeserver's sign-in service cannot be used: {reason}.";
+                    // TRANSLATORS: a reason, completing "The sign-in service of {server} cannot be used: {reason}.";
                     // {issuer} is a web address.
                     tr("the sign-in came back from {issuer}, not the server the homeserver names", ["issuer": issuer]))
             }

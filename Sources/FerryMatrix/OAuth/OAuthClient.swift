@@ -56,14 +56,14 @@ public struct OAuthClient: Sendable, Equatable, Codable {
             .call(.POST, "", json: body, timeout: .seconds(30), as: Answer.self)
         guard let clientID = answer.client_id, !clientID.isEmpty, clientID.utf8.count <= 1024 else {
             throw AuthMetadata.refusal(
-                // TRANSLATORS: a reason, completing "The homeserver's sign-in service cannot be used: {reason}."
+                // TRANSLATORS: a reason, completing "The sign-in service of {server} cannot be used: {reason}."
                 tr("it registered Ferry without giving it a client id"))
         }
         // A server may change what it registered; a redirect other than Ferry's own would send
         // the browser (and the code) somewhere else.
         if let registered = answer.redirect_uris, registered != body.redirect_uris {
             throw AuthMetadata.refusal(
-                // TRANSLATORS: a reason, completing "The homeserver's sign-in service cannot be used: {reason}."
+                // TRANSLATORS: a reason, completing "The sign-in service of {server} cannot be used: {reason}."
                 tr("it registered Ferry with another address to return to than the one Ferry asked for"))
         }
         return OAuthClient(issuer: metadata.issuer, clientID: clientID, redirectPath: redirectPath)

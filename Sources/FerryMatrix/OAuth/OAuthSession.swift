@@ -14,7 +14,7 @@ extension SignIn {
         let who = try await MatrixHTTP(session: probe).call(.GET, "/_matrix/client/v3/account/whoami", as: WhoAmI.self)
         guard who.device_id == deviceID else {
             throw AuthMetadata.refusal(
-                // TRANSLATORS: a reason, completing "The homeserver's sign-in service cannot be used: {reason}."
+                // TRANSLATORS: a reason, completing "The sign-in service of {server} cannot be used: {reason}."
                 tr("it signed Ferry in on another device than the one it asked for"))
         }
         return Session(userID: who.user_id, homeserver: http.baseURL, deviceID: deviceID, tokens: tokens)
