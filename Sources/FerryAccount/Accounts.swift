@@ -21,17 +21,12 @@ public final class Accounts: Sendable {
     /// their object: a sign-in again reuses it).
     private let known: Mutex<[Account]>
     private let browser = BrowserSignInSlot()
-    /// Ferry's registrations at OAuth 2.0 authorization servers.
-    private let clients: OAuthClients
     private let signInLost = Mutex<(@Sendable (_ userID: String) -> Void)?>(nil)
 
     /// Reads who was signed in from the outbox (without GRDB: this is on the cold path), and each
     /// token from its storage in the background (`Account`).
-    public init(
-        outbox: Outbox, vault: TokenVault, otherVaults: [TokenVault] = [], clients: OAuthClients, logger: Logger
-    ) {
+    public init(outbox: Outbox, vault: TokenVault, otherVaults: [TokenVault] = [], logger: Logger) {
         self.outbox = outbox
-        self.clients = clients
         self.vault = vault
         self.otherVaults = otherVaults
         self.logger = logger
@@ -84,7 +79,7 @@ public final class Accounts: Sendable {
     /// (a sign-in it replaces, on another device, is ended at the server once the new one is kept).
     public func signIn(_ credentials: Credentials) async throws(SignInError) -> Session {
         await tokenRead()
-        let flow = SignInFlow(credentials: credentials, clients: clients, logger: logger) { [self] user, homeserver in
+        let flow = SignInFlow(credentials: credentials, logger: logger) { [self] user, homeserver in
             deviceToKeep(user: user, homeserver: homeserver)
         }
         let session = try await flow.run(browser: browser)
@@ -108,7 +103,14 @@ public final class Accounts: Sendable {
             await end(session, why: "more accounts than Ferry holds")
             throw .tooManyAccounts(limit: Self.limit)
         }
-        let (account, kept, replaced) = try outcome.get()
+        let account: Account, kept: Session, replaced: Session?
+        switch outcome {
+        case .success(let made): (account, kept, replaced) = made
+        case .failure(let error):
+            // Signed in at the server but not kept here: ended there too, not left valid and forgotten.
+            await end(session, why: "the sign-in could not be kept")
+            throw error
+        }
         logger.info(
             "signed in",
             metadata: [
@@ -150,11 +152,14 @@ public final class Accounts: Sendable {
         return (session, account)
     }
 
-    /// Ends the sign-in the same person's new one replaced. The same device signed in again needs
-    /// nothing: the server ended its old token itself (a login with an existing device id does).
+    /// Ends the sign-in the same person's new one replaced. The same device signed in again with
+    /// Matrix's own login needs nothing: the server ended its old token itself (a login with an
+    /// existing device id does). An OAuth 2.0 session is not ended by another one for the same
+    /// device (the Matrix Authentication Service keeps both): it is revoked.
     private func retire(_ old: Session, replacedBy new: Session) async {
-        guard old.accessToken != new.accessToken, old.deviceID != new.deviceID || old.homeserver != new.homeserver
-        else { return }
+        guard old.accessToken != new.accessToken else { return }
+        let sameDevice = old.deviceID == new.deviceID && old.homeserver == new.homeserver
+        guard !sameDevice || old.tokens.pair.oauth != nil else { return }
         await end(old, why: "replaced by a new sign-in")
     }
 

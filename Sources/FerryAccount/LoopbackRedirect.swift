@@ -1,4 +1,5 @@
 import FerryCore
+import FerryMatrix
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -75,7 +76,7 @@ public final class LoopbackRedirect: @unchecked Sendable {
 
     /// A listener for an SSO redirect: a random path and state of its own.
     public static func listen() async throws -> LoopbackRedirect {
-        try await listen(path: "/ferry-sso/" + randomHex(), state: randomHex(), answers: ["loginToken"])
+        try await listen(path: "/ferry-sso/" + Random.hex(), state: Random.hex(), answers: ["loginToken"])
     }
 
     /// A listener on `path` for an answer carrying `state` and one of `answers`.
@@ -97,16 +98,6 @@ public final class LoopbackRedirect: @unchecked Sendable {
         return LoopbackRedirect(channel: channel, answer: token, expected: made, port: port)
     }
 
-    /// 128 random bits as hex, from the system's generator.
-    static func randomHex() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<2).map { _ in
-            let value = generator.next() as UInt64
-            let digits = String(value, radix: 16)
-            return String(repeating: "0", count: 16 - digits.count) + digits
-        }.joined()
-    }
-
     /// The expectation, set once the port is known (before the URL is handed to anyone).
     final class ExpectedBox: Sendable {
         private let value = NIOLockedValueBox<Expected?>(nil)
@@ -124,11 +115,6 @@ public final class LoopbackRedirect: @unchecked Sendable {
             channel.close(promise: nil)
         }
         return try? await answer.futureResult.get()
-    }
-
-    /// The SSO `loginToken`, at most `seconds` away; nil when it did not come.
-    public func loginToken(within seconds: Int64) async -> String? {
-        await answer(within: seconds)?["loginToken"]
     }
 
     public func cancel() {

@@ -11,7 +11,6 @@ import Synchronization
 /// legacy SSO (`m.login.sso`) where it offers only that.
 struct SignInFlow {
     let credentials: Credentials
-    let clients: OAuthClients
     let logger: Logger
     /// The device to sign in with for a person (nil: whoever the browser signs in) on a server.
     let deviceToKeep: (_ user: String?, _ homeserver: String) -> String?
@@ -70,14 +69,15 @@ struct SignInFlow {
         return token
     }
 
-    /// The OAuth 2.0 API: Ferry registered at the authorization server (once per issuer), the
+    /// The OAuth 2.0 API: Ferry registered at the authorization server (anew for each sign-in, as
+    /// Matrix 1.15 requires; the sign-in keeps its client id for renewing and revoking), the
     /// browser opened at its authorization page for a code bound to a PKCE verifier, the code
     /// exchanged, and the tokens' person and device asked from the homeserver.
     private func oauth(
         _ http: MatrixHTTP, metadata: AuthMetadata, open: @Sendable (String) throws -> Void, createAccount: Bool,
         slot: BrowserSignInSlot
     ) async throws -> Session {
-        let client = try await clients.client(for: metadata)
+        let client = try await OAuthClient.register(metadata)
         let state = Authorization.newState()
         let redirect = try await LoopbackRedirect.listen(
             path: client.redirectPath, state: state, answers: ["code", "error"])
@@ -88,18 +88,24 @@ struct SignInFlow {
             try open(authorization.url(createAccount: createAccount))
         }
         if let error = answer["error"] {
-            logger.notice("the browser sign-in was not allowed", metadata: ["error": "\(error)"])
+            logger.notice("the browser sign-in ended with an error", metadata: ["error": "\(error)"])
+            // Only "no" from the person is declining; anything else is the service's failure.
+            guard error == "access_denied" else {
+                throw SignInError.unusableSignInService(
+                    homeserver: credentials.homeserver,
+                    reason: Authorization.describe(error: error, description: answer["error_description"]))
+            }
             throw SignInError.declined
         }
-        let pair: Tokens.Pair
+        let pair = try await authorization.tokens(for: answer["code"] ?? "", issuer: answer["iss"])
+        let session: Session
         do throws(MatrixError) {
-            pair = try await authorization.tokens(for: .code(answer["code"] ?? "", issuer: answer["iss"]))
+            session = try await FerryMatrix.SignIn.session(http, oauth: pair, deviceID: authorization.deviceID)
         } catch {
-            // The server no longer knows this registration: the next sign-in registers again.
-            if error.errcode == "invalid_client" { clients.forget(issuer: metadata.issuer) }
+            // Issued, but not used: ended at once rather than left valid and forgotten.
+            try? await pair.oauth?.revoke(pair)
             throw error
         }
-        let session = try await FerryMatrix.SignIn.session(http, oauth: pair, deviceID: authorization.deviceID)
         logger.info("signed in through the OAuth 2.0 API", metadata: ["issuer": "\(metadata.issuer)"])
         return session
     }

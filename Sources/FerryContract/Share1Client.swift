@@ -74,7 +74,7 @@ public enum Share1 {
         let browser: Bool
         if case .browser = request.method { browser = true } else { browser = false }
         return Share1Call(
-            method: .signIn, arguments: [.dictionary(request.dictionary)], timeout: browser ? 330_000 : 60_000
+            method: .signIn, arguments: [.dictionary(request.dictionary)], timeout: browser ? 450_000 : 60_000
         ) {
             $0.first?.dictionaryValue.map(SignedInAccount.init)
         }

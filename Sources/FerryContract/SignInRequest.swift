@@ -56,6 +56,13 @@ public struct SignInRequest: Equatable, Sendable {
         if let token = dict["access-token"]?.stringValue {
             guard !token.isEmpty else { throw .invalidArgument(tr("The access token is empty.")) }
             method = .accessToken(token)
+        } else if dict["create-account"]?.boolValue == true, dict["user"] != nil || dict["password"] != nil {
+            throw .invalidArgument(
+                tr(
+                    // TRANSLATORS: {create}, {user} and {password} are names of D-Bus arguments ("create-account",
+                    // "user", "password"), as they are.
+                    "“{create}” opens the homeserver's page in the browser; give it without “{user}” and “{password}”.",
+                    ["create": "create-account", "user": "user", "password": "password"]))
         } else if dict["sso"]?.boolValue == true || dict["create-account"]?.boolValue == true {
             // Creating an account happens in the browser: "create-account" alone means it too.
             method = .browser(createAccount: dict["create-account"]?.boolValue == true)

@@ -39,9 +39,22 @@ public struct MatrixHTTP: Sendable {
         self.responder = responder
     }
 
-    /// The same transport (and responder) to another address, without a token: an OAuth 2.0 endpoint.
+    /// The same transport (and responder) to another address exactly as written, without a token:
+    /// an OAuth 2.0 endpoint.
     func to(_ address: String) -> MatrixHTTP {
-        MatrixHTTP(baseURL: address, tokens: nil, client: client, responder: responder)
+        MatrixHTTP(exactly: address, tokens: nil, client: client, responder: responder)
+    }
+
+    /// An address used exactly as written (an OAuth 2.0 endpoint: a trailing `/` is part of it).
+    init(exactly address: String, client: HTTPClient = .ferry) {
+        self.init(exactly: address, tokens: nil, client: client, responder: nil)
+    }
+
+    private init(exactly address: String, tokens: Tokens?, client: HTTPClient, responder: Responder?) {
+        baseURL = address
+        self.tokens = tokens
+        self.client = client
+        self.responder = responder
     }
 
     public func with(accessToken: String?) -> MatrixHTTP {
@@ -51,6 +64,8 @@ public struct MatrixHTTP: Sendable {
 
     /// One JSON request as it would go on the wire, and its answer.
     public struct Exchange: Sendable {
+        /// Where it went: the homeserver, or an OAuth 2.0 endpoint.
+        public var address: String
         public var method: String
         /// The path, percent-encoded as sent, without the query.
         public var path: String
@@ -159,7 +174,8 @@ public struct MatrixHTTP: Sendable {
         if let responder {
             let answer = await responder(
                 Exchange(
-                    method: method.rawValue, path: path, query: Dictionary(query, uniquingKeysWith: { $1 }),
+                    address: baseURL, method: method.rawValue, path: path,
+                    query: Dictionary(query, uniquingKeysWith: { $1 }),
                     body: encoded, bearer: token))
             guard answer.body.count <= limit else {
                 throw MatrixError(kind: .malformed, message: "\(path): an answer over \(limit) bytes")

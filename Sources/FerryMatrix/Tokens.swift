@@ -149,7 +149,7 @@ public final class Tokens: Sendable {
 
     /// The OAuth 2.0 renewal: the refresh token grant at the authorization server's token
     /// endpoint (RFC 6749 §6), which rotates the refresh token.
-    private static func renewal(
+    static func renewal(
         of refresh: String, at grant: OAuthGrant, through http: MatrixHTTP
     ) async throws(MatrixError) -> Pair {
         let answer = try await http.to(grant.tokenEndpoint).postForm(

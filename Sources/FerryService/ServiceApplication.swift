@@ -50,9 +50,7 @@ public enum ServiceApplication {
             let encryptionKeys = TokenVault.encryptionKey(stateDirectory: settings.paths.stateDirectory, logger: logger)
             let accounts = Accounts(
                 outbox: outbox, vault: TokenVault(stateDirectory: settings.paths.stateDirectory, logger: logger),
-                otherVaults: [encryptionKeys],
-                clients: OAuthClients(path: settings.paths.stateDirectory + "/oauth-clients.json", logger: logger),
-                logger: logger)
+                otherVaults: [encryptionKeys], logger: logger)
             let encryptions = AccountEncryptions { userID in
                 Encryption(
                     records: outbox.cryptoRecords(of: userID), vault: encryptionKeys,

@@ -85,7 +85,7 @@ struct SignInErrorTests {
     }
 
     @Test func theSingleSignOnStateIsFreshAndLongEnough() {
-        let one = LoopbackRedirect.randomHex(), two = LoopbackRedirect.randomHex()
+        let one = Random.hex(), two = Random.hex()
         #expect(one.count == 32 && one.allSatisfy(\.isHexDigit))
         #expect(one != two)
     }

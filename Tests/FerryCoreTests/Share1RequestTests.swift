@@ -114,6 +114,18 @@ struct Share1RequestTests {
         }
     }
 
+    @Test func creatingAnAccountIsInTheBrowserNeverWithAPassword() {
+        #expect(throws: ShareError.self) {
+            try SignInRequest([
+                "homeserver": .string("h"), "user": .string("a"), "password": .string("p"),
+                "create-account": .bool(true),
+            ])
+        }
+        #expect(
+            (try? SignInRequest(["homeserver": .string("h"), "create-account": .bool(true)]))?.method
+                == .browser(createAccount: true))
+    }
+
     @Test func signInAndDeviceSecretsComeBackAsTheyWent() throws {
         let requests: [SignInRequest] = [
             SignInRequest(homeserver: "https://h", method: .password(user: "ann", password: "pw")),

@@ -23,11 +23,14 @@ final class OAuthTests: XCTestCase {
         ]
     }
 
-    static func metadata(_ changes: [String: Any?] = [:]) throws(MatrixError) -> AuthMetadata {
+    static func metadata(
+        _ changes: [String: Any?] = [:], homeserver: String = "https://matrix.example.org"
+    ) throws(MatrixError) -> AuthMetadata {
         var document = Self.document
         for (key, value) in changes { document[key] = value }
         let data = try! JSONSerialization.data(withJSONObject: document)
-        return try AuthMetadata.checked(try! JSONDecoder().decode(AuthMetadata.Document.self, from: data))
+        return try AuthMetadata.checked(
+            try! JSONDecoder().decode(AuthMetadata.Document.self, from: data), homeserver: homeserver)
     }
 
     func testMetadataAsMatrixServersServeItIsUsed() throws {
@@ -36,14 +39,22 @@ final class OAuthTests: XCTestCase {
         XCTAssertEqual(metadata.tokenEndpoint, "https://auth.example.org/oauth2/token")
         XCTAssertTrue(metadata.offersAccountCreation)
         XCTAssertEqual(metadata.accountManagementURI, "https://auth.example.org/account/")
-        // Loopback http is this computer: tests, and a server on the same machine.
-        XCTAssertNoThrow(try Self.metadata(["issuer": "http://127.0.0.1:8080/", "token_endpoint": "http://[::1]:8/t"]))
+        // Loopback http is this computer: tests, and a homeserver on the same machine.
+        let local = [
+            "issuer": "http://127.0.0.1:8080/", "authorization_endpoint": "http://127.0.0.1:8080/authorize",
+            "token_endpoint": "http://127.0.0.1:8080/token", "registration_endpoint": "http://127.0.0.1:8080/register",
+            "revocation_endpoint": "http://127.0.0.1:8080/revoke",
+        ]
+        XCTAssertNoThrow(try Self.metadata(local, homeserver: "http://127.0.0.1:8008"))
+        // ... and never for a homeserver elsewhere, which could make Ferry post to a local service.
+        XCTAssertThrowsError(try Self.metadata(local))
     }
 
     func testMetadataThatWouldSendAnythingOverPlainHttpOrIsIncompleteIsRefused() {
         let hostile: [(String, [String: Any?])] = [
             ("http issuer off loopback", ["issuer": "http://auth.example.org/"]),
             ("authorization on a non-loopback http host", ["authorization_endpoint": "http://evil.example/authorize"]),
+            ("authorization over loopback http", ["authorization_endpoint": "http://127.0.0.1/authorize"]),
             ("token endpoint over http", ["token_endpoint": "http://auth.example.org/token"]),
             ("registration over http", ["registration_endpoint": "http://10.0.0.1/register"]),
             ("revocation over http", ["revocation_endpoint": "http://auth.example.org/revoke"]),
@@ -51,6 +62,12 @@ final class OAuthTests: XCTestCase {
             ("not a URL", ["token_endpoint": "javascript:alert(1)"]),
             ("no issuer", ["issuer": nil]),
             ("no registration", ["registration_endpoint": nil]),
+            ("no revocation", ["revocation_endpoint": nil]),
+            ("token endpoint on another server", ["token_endpoint": "https://evil.example/token"]),
+            ("registration on another port", ["registration_endpoint": "https://auth.example.org:8443/register"]),
+            ("revocation elsewhere", ["revocation_endpoint": "https://matrix.example.org/revoke"]),
+            ("no query answers", ["response_modes_supported": ["fragment"]]),
+            ("loopback token endpoint", ["token_endpoint": "http://127.0.0.1:2375/images/create?fromImage=x"]),
             ("no PKCE", ["code_challenge_methods_supported": ["plain"]]),
             ("no refresh", ["grant_types_supported": ["authorization_code"]]),
             ("no code flow", ["response_types_supported": ["token"]]),
@@ -113,25 +130,18 @@ final class OAuthTests: XCTestCase {
     }
 
     func testAnAnswerFromAnotherIssuerOrWithoutOneIsNeverExchanged() async throws {
-        let metadata = try Self.metadata()
+        // Nothing listens on port 9 here: reaching the token endpoint would be a transport error.
+        let metadata = try Self.metadata(
+            ["token_endpoint": "https://auth.example.org:9/oauth2/token", "issuer": "https://auth.example.org:9/"])
         let client = OAuthClient(issuer: metadata.issuer, clientID: "c", redirectPath: "/p")
         let authorization = Authorization(metadata: metadata, client: client, deviceID: nil, port: 1, state: "s")
-        for answer: Authorization.Answer in [
-            .code("code", issuer: "https://evil.example/"), .code("code", issuer: nil),
-        ] {
+        for issuer in ["https://evil.example/", nil] {
             do {
-                // Nothing listens on port 1: reaching the token endpoint would be a transport error.
-                _ = try await authorization.tokens(for: answer)
-                XCTFail("exchanged \(answer)")
+                _ = try await authorization.tokens(for: "code", issuer: issuer)
+                XCTFail("exchanged the answer of \(issuer ?? "no issuer")")
             } catch {
-                XCTAssertEqual(error.errcode, AuthMetadata.refusalErrcode, "\(answer)")
+                XCTAssertEqual(error.errcode, AuthMetadata.refusalErrcode, "\(issuer ?? "no issuer")")
             }
-        }
-        do {
-            _ = try await authorization.tokens(for: .refused("access_denied"))
-            XCTFail("exchanged a refusal")
-        } catch {
-            XCTAssertEqual(error.errcode, "access_denied")
         }
     }
 
@@ -150,7 +160,7 @@ final class OAuthTests: XCTestCase {
         let http = MatrixHTTP(
             session: Session(userID: "@a:x", homeserver: "http://127.0.0.1:1", deviceID: "D", tokens: tokens),
             responder: { exchange in
-                if exchange.path.isEmpty {
+                if exchange.address == "https://auth.example.org/oauth2/token" {
                     forms.withLockedValue { $0.append(String(decoding: exchange.body ?? Data(), as: UTF8.self)) }
                     let answer =
                         #"{"access_token":"access-2","refresh_token":"refresh-2","#

@@ -209,6 +209,8 @@ class OAuthServer:
       to the client as RFC 6749 §4.1.2.1 error redirects instead of an HTML 400 page.
     - `enforce_registered_grant_types` (True): like MAS, the refresh_token grant only for a client
       that registered it in grant_types (RFC 7591's default is ["authorization_code"]).
+    - `refuse_scope` (False): every authorization is refused with invalid_scope (sent back to the
+      client when `redirect_errors`).
     - `hold_refresh_answer` (None): a threading.Event; a refresh that rotated the pair waits for it
       before answering (its record gets "held": True), so a test can kill the client between the
       server's rotation and the client keeping the new pair.
@@ -249,6 +251,7 @@ class OAuthServer:
         self.redirect_errors = False
         self.enforce_registered_grant_types = True
         self.hold_refresh_answer: threading.Event | None = None
+        self.refuse_scope = False
 
     # -- where it is --
 
@@ -487,6 +490,8 @@ class OAuthServer:
         if not S256_CHALLENGE.fullmatch(params.get("code_challenge", "")):
             raise fail("invalid_request", "code_challenge must be 43 base64url characters")
         scopes = params.get("scope", "").split(" ")
+        if self.refuse_scope:
+            raise fail("invalid_scope", "this server does not take that device")
         if API_SCOPE not in scopes:
             raise fail("invalid_scope", f"scope must contain {API_SCOPE}")
         devices = [s[len(DEVICE_SCOPE_PREFIX):] for s in scopes if s.startswith(DEVICE_SCOPE_PREFIX)]
@@ -711,8 +716,12 @@ this device ({html.escape(device_id)}).</p>
         with self.lock:
             found = self.access_tokens.get(params["token"]) or self.refresh_tokens.get(params["token"])
             session = found.session if found is not None else None
-        if session is None:
-            record["outcome"] = "unknown token"
+            # As the Matrix Authentication Service does: a token that is no longer valid (a spent
+            # refresh token, an expired access token) is unknown, answered 200, and nothing is ended.
+            spent = isinstance(found, RefreshToken) and found.consumed
+            expired = isinstance(found, AccessToken) and not found.live(time.time())
+        if session is None or spent or expired:
+            record["outcome"] = "unknown token" if session is None else "spent token: nothing ended"
             return 200, {"Cache-Control": "no-store"}, b""
         if session.client_id != params["client_id"]:
             # RFC 7009 §2.1: a token of another client is refused, not revoked.

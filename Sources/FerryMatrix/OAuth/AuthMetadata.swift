@@ -31,12 +31,22 @@ public struct AuthMetadata: Sendable, Equatable, Codable {
         var response_types_supported: [String]?
         var grant_types_supported: [String]?
         var code_challenge_methods_supported: [String]?
+        var response_modes_supported: [String]?
         var prompt_values_supported: [String]?
         var authorization_response_iss_parameter_supported: Bool?
     }
 
-    /// The metadata of a document, or a `.refused` error saying what is wrong with it.
-    static func checked(_ document: Document) throws(MatrixError) -> AuthMetadata {
+    /// The metadata of a document `homeserver` served, or a `.refused` error saying what is wrong
+    /// with it.
+    ///
+    /// Beyond each address being https (or plain http on this computer, only for a homeserver on
+    /// this computer: a server elsewhere cannot make Ferry post to a local service), the
+    /// endpoints that get the code, the tokens and the registration must be on the authorization
+    /// server's own origin (the issuer's or the authorization page's): a homeserver naming the
+    /// real sign-in page with a token endpoint of its own would otherwise receive the code and its
+    /// verifier from a sign-in the person saw at the real server.
+    static func checked(_ document: Document, homeserver: String) throws(MatrixError) -> AuthMetadata {
+        let localHomeserver = URLComponents(string: homeserver)?.host.map(HomeserverAddress.isLoopback) ?? false
         func required(_ value: String?, _ field: String) throws(MatrixError) -> String {
             guard let value, !value.isEmpty else { throw refusal(tr("it does not name its {field}", ["field": field])) }
             return try address(value, field)
@@ -44,6 +54,13 @@ public struct AuthMetadata: Sendable, Equatable, Codable {
         func address(_ value: String, _ field: String) throws(MatrixError) -> String {
             do throws(MatrixError) {
                 try HomeserverAddress.check(value, query: field != "issuer")
+                if !localHomeserver, URLComponents(string: value)?.scheme?.lowercased() != "https" {
+                    throw MatrixError(
+                        kind: .refused,
+                        message: tr(
+                            // TRANSLATORS: a reason, completing "its {field} is not an address Ferry uses: {reason}".
+                            "plain http:// is only for a homeserver on this computer"))
+                }
                 return value
             } catch {
                 throw refusal(
@@ -60,9 +77,8 @@ public struct AuthMetadata: Sendable, Equatable, Codable {
             authorizationEndpoint: try required(document.authorization_endpoint, "authorization_endpoint"),
             tokenEndpoint: try required(document.token_endpoint, "token_endpoint"),
             registrationEndpoint: try required(document.registration_endpoint, "registration_endpoint"),
-            revocationEndpoint: try document.revocation_endpoint.map { value throws(MatrixError) in
-                try address(value, "revocation_endpoint")
-            },
+            // Required by Matrix 1.15: without it a sign-out could not end the sign-in there.
+            revocationEndpoint: try required(document.revocation_endpoint, "revocation_endpoint"),
             accountManagementURI: document.account_management_uri.flatMap {
                 // Only opened in the browser, never sent anything: an address that is not one is left out.
                 (try? HomeserverAddress.check($0, query: true)) != nil ? $0 : nil
@@ -83,7 +99,31 @@ public struct AuthMetadata: Sendable, Equatable, Codable {
         guard document.code_challenge_methods_supported?.contains("S256") == true else {
             throw refusal(tr("it does not offer PKCE with S256"))
         }
+        // Ferry's listener reads the answer from the query (RFC 6749's default for the code).
+        guard document.response_modes_supported?.contains("query") ?? true else {
+            throw refusal(tr("it does not answer in the address's query"))
+        }
+        let origins = [metadata.issuer, metadata.authorizationEndpoint].compactMap(Self.origin)
+        for (field, value) in [
+            ("token_endpoint", metadata.tokenEndpoint), ("registration_endpoint", metadata.registrationEndpoint),
+            ("revocation_endpoint", metadata.revocationEndpoint ?? metadata.tokenEndpoint),
+        ] where !origins.contains(Self.origin(value) ?? "") {
+            throw refusal(
+                tr(
+                    // TRANSLATORS: a reason, completing "The sign-in service of {server} cannot be used: {reason}.";
+                    // {field} is the name of an address in its description (such as "token_endpoint").
+                    "its {field} is on another server than its sign-in page", ["field": field]))
+        }
         return metadata
+    }
+
+    /// scheme://host:port, lowercased, the port written out.
+    static func origin(_ address: String) -> String? {
+        guard let components = URLComponents(string: address), let scheme = components.scheme?.lowercased(),
+            let host = components.host?.lowercased()
+        else { return nil }
+        let port = components.port ?? (scheme == "https" ? 443 : 80)
+        return "\(scheme)://\(host):\(port)"
     }
 
     /// The errcode of an authorization server Ferry does not use (`refusal`): never a server's own.
@@ -105,7 +145,7 @@ extension SignIn {
         ] {
             do {
                 let document = try await http.call(.GET, path, timeout: .seconds(15), as: AuthMetadata.Document.self)
-                return try AuthMetadata.checked(document)
+                return try AuthMetadata.checked(document, homeserver: http.baseURL)
             } catch  where error.kind == .malformed {
                 throw AuthMetadata.refusal(error.message)
             } catch  where (error.status.map { (400..<500).contains($0) && $0 != 429 }) == true {

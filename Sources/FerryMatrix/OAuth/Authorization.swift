@@ -56,38 +56,44 @@ public struct Authorization: Sendable {
         return endpoint.contains("?") ? endpoint + "&" + joined.dropFirst() : endpoint + joined
     }
 
-    /// What the browser brought back to the loopback address, once its `state` was Ferry's.
-    public enum Answer: Sendable, Equatable {
-        case code(String, issuer: String?)
-        /// The server's `error` (`access_denied` when the person declined).
-        case refused(String)
-    }
-
-    /// Exchanges the code for the sign-in's tokens (RFC 6749 §4.1.3), after checking the answer
-    /// came from this authorization server (RFC 9207, where it names itself).
-    public func tokens(for answer: Answer, client http: HTTPClient = .ferry) async throws(MatrixError) -> Tokens.Pair {
-        let code: String
-        switch answer {
-        case .refused(let error):
-            throw MatrixError(kind: .http(status: 403), errcode: error, message: error)
-        case .code(let given, let issuer):
-            if let issuer, issuer != metadata.issuer {
-                throw AuthMetadata.refusal(
-                    // TRANSLATORS: a reason, completing "The sign-in service of {server} cannot be used: {reason}.";
-                    // {issuer} is a web address.
-                    tr("the sign-in came back from {issuer}, not the server the homeserver names", ["issuer": issuer]))
-            }
-            if issuer == nil, metadata.namesItselfInAnswers {
-                throw AuthMetadata.refusal(tr("the sign-in came back without naming its server"))
-            }
-            code = given
+    /// Exchanges the code the browser brought back for the sign-in's tokens (RFC 6749 §4.1.3),
+    /// after checking the answer came from this authorization server (RFC 9207's `iss`, where it
+    /// names itself).
+    public func tokens(
+        for code: String, issuer: String?, client http: HTTPClient = .ferry
+    ) async throws(MatrixError)
+        -> Tokens.Pair
+    {
+        if let issuer, issuer != metadata.issuer {
+            throw AuthMetadata.refusal(
+                // TRANSLATORS: a reason, completing "The sign-in service of {server} cannot be used: {reason}.";
+                // {issuer} is a web address.
+                tr("the sign-in came back from {issuer}, not the server the homeserver names", ["issuer": issuer]))
         }
-        let answer = try await MatrixHTTP(baseURL: metadata.tokenEndpoint, client: http).postForm(
+        if issuer == nil, metadata.namesItselfInAnswers {
+            throw AuthMetadata.refusal(tr("the sign-in came back without naming its server"))
+        }
+        let answer = try await MatrixHTTP(exactly: metadata.tokenEndpoint, client: http).postForm(
             [
                 ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirectURI),
                 ("client_id", client.clientID), ("code_verifier", verifier),
             ], as: TokenAnswer.self)
         return try answer.pair(grant: OAuthGrant(metadata: metadata, client: client), keeping: nil)
+    }
+
+    /// An error the authorization server sent the browser back with (RFC 6749 §4.1.2.1), in words.
+    public static func describe(error: String, description: String?) -> String {
+        let code = String(error.prefix(64))
+        guard let description, !description.isEmpty else {
+            // TRANSLATORS: a reason, completing "The sign-in service of {server} cannot be used: {reason}.";
+            // {error} is the server's code for it, such as "invalid_scope".
+            return tr("it ended the sign-in with “{error}”", ["error": code])
+        }
+        return tr(
+            // TRANSLATORS: a reason, completing "The sign-in service of {server} cannot be used: {reason}.";
+            // {error} is the server's code for it, such as "invalid_scope", {description} its own words.
+            "it ended the sign-in with “{error}”: {description}",
+            ["error": code, "description": String(description.prefix(300))])
     }
 
     /// Ferry's device ids: 12 characters of `[A-Za-z0-9]` (Matrix 1.15 asks for at least 10 of
@@ -131,7 +137,7 @@ public struct OAuthGrant: Sendable, Equatable, Codable {
 
     /// Ends the sign-in at the authorization server (RFC 7009): the refresh token, which ends the
     /// whole session there, or the access token where there is none.
-    func revoke(_ pair: Tokens.Pair, client: HTTPClient = .ferry) async throws(MatrixError) {
+    public func revoke(_ pair: Tokens.Pair, client: HTTPClient = .ferry) async throws(MatrixError) {
         guard let revocationEndpoint else {
             throw MatrixError(
                 kind: .refused,
@@ -139,7 +145,7 @@ public struct OAuthGrant: Sendable, Equatable, Codable {
                 message: tr("the homeserver's sign-in service offers no way to end a sign-in"))
         }
         let token = pair.refresh ?? pair.access
-        try await MatrixHTTP(baseURL: revocationEndpoint, client: client).postForm(
+        try await MatrixHTTP(exactly: revocationEndpoint, client: client).postForm(
             [
                 ("token", token), ("token_type_hint", pair.refresh == nil ? "access_token" : "refresh_token"),
                 ("client_id", clientID),
@@ -156,7 +162,8 @@ struct TokenAnswer: Decodable {
 
     /// The pair; a refresh without a new refresh token keeps the old one (RFC 6749 §6).
     func pair(grant: OAuthGrant, keeping oldRefresh: String?) throws(MatrixError) -> Tokens.Pair {
-        guard token_type.map({ $0.lowercased() == "bearer" }) ?? true, !access_token.isEmpty else {
+        // RFC 6749 §5.1: token_type is required; Matrix takes only bearer tokens.
+        guard token_type?.lowercased() == "bearer", !access_token.isEmpty else {
             throw MatrixError(kind: .malformed, message: "token endpoint: not a bearer token")
         }
         // Seconds here, where Matrix's own refresh says milliseconds.

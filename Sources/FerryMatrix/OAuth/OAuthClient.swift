@@ -3,8 +3,10 @@ import FerryCore
 import Foundation
 
 /// Ferry as a client of one authorization server: the id it was given at its registration
-/// (RFC 7591), and the loopback redirect it registered. Kept per issuer and reused, so that the
-/// server's list of the person's sessions shows one Ferry rather than one per sign-in.
+/// (RFC 7591), and the loopback redirect it registered. Made anew for each sign-in, as Matrix
+/// 1.15 requires ("a new client registration at the start of each authorization flow"): a server
+/// may delete a registration without a session, and one kept from before would then never
+/// come back from the browser. The sign-in keeps its client id (`OAuthGrant`).
 public struct OAuthClient: Sendable, Equatable, Codable {
     public var issuer: String
     public var clientID: String
@@ -17,9 +19,6 @@ public struct OAuthClient: Sendable, Equatable, Codable {
     enum CodingKeys: String, CodingKey {
         case issuer, clientID = "client_id", redirectPath = "redirect_path"
     }
-
-    /// The redirect URI as registered: any port on 127.0.0.1.
-    public var registeredRedirect: String { "http://127.0.0.1" + redirectPath }
 
     /// The redirect URI with the port a listener has now.
     public func redirect(port: Int) -> String { "http://127.0.0.1:\(port)" + redirectPath }
@@ -52,7 +51,7 @@ public struct OAuthClient: Sendable, Equatable, Codable {
         }
         let redirectPath = "/ferry-oauth/" + Random.hex()
         let body = Registration(redirect_uris: ["http://127.0.0.1" + redirectPath])
-        let answer = try await MatrixHTTP(baseURL: metadata.registrationEndpoint, client: client)
+        let answer = try await MatrixHTTP(exactly: metadata.registrationEndpoint, client: client)
             .call(.POST, "", json: body, timeout: .seconds(30), as: Answer.self)
         guard let clientID = answer.client_id, !clientID.isEmpty, clientID.utf8.count <= 1024 else {
             throw AuthMetadata.refusal(

@@ -156,9 +156,9 @@ def test_expiring_tokens_are_renewed_across_a_restart_and_sign_out_revokes_them(
     assert whoami_status(server, latest["access_token"]) == 401
     assert kept_oauth_pairs(session) == []
 
-    # And signing in again reuses Ferry's registration
+    # And signing in again registers anew, as Matrix 1.15 asks of every authorization flow
     browser_sign_in(session, server, "pia")
-    assert len(auth.registrations) == registrations
+    assert len(auth.registrations) == registrations + 1
 
 
 def test_a_kill_between_the_token_endpoints_rotation_and_its_keeping_strands_nothing(new_session, oauth_homeserver):
@@ -199,6 +199,24 @@ def test_a_kill_between_the_token_endpoints_rotation_and_its_keeping_strands_not
     assert [r["params"]["refresh_token"] for r in refreshes].count(before["refresh_token"]) == 2
     assert refreshes[-1]["outcome"] == "ok"
 
+    # When the service is killed again mid-renewal, and Yara then signs out
+    release = threading.Event()
+    auth.hold_refresh_answer = release
+    time.sleep(LIFETIME + 1)
+    session.share_ok(text="another killed renewal", destinations=[room])
+    wait_for(lambda: sum(1 for r in auth.token_requests if r.get("held")) == 2, timeout=30, what="the second hold")
+    session.kill_service()
+    auth.hold_refresh_answer = None
+    release.set()
+    [stale] = kept_oauth_pairs(session)
+    done = session.ferry("logout")
+
+    # Then the sign-in is ended at the server although the kept refresh token was a spent one
+    # (revoking a spent token ends nothing there: Ferry renews first, and revokes the new one)
+    assert done.returncode == EX_OK, done.stderr
+    assert auth.revocations[-1]["outcome"] == "revoked", auth.revocations[-1]
+    assert not [s for s in auth.sessions_of("yara", live_only=True) if s.client_id == stale["oauth"]["client_id"]]
+
 
 def test_a_refused_renewal_signs_out_and_keeps_the_share(new_session, oauth_homeserver):
     # Given Ferry signed in as Quinn with tokens that expire
@@ -222,6 +240,37 @@ def test_a_refused_renewal_signs_out_and_keeps_the_share(new_session, oauth_home
     browser_sign_in(session, server, "quinn")
     wait_until_sent(session, [share_id])
     assert bodies(server.synapse.wait_for_messages(quinn_token, room, count=1)) == ["after a refused renewal"]
+
+
+def test_signing_in_again_on_the_same_device_ends_the_old_session(new_session, oauth_homeserver):
+    # Given Ferry signed in as Zoe through the OAuth API
+    server, auth = oauth_homeserver, oauth_homeserver.auth
+    session = new_session()
+    first = browser_sign_in(session, server, "zoe")
+
+    # When Zoe signs in again in the browser
+    again = browser_sign_in(session, server, "zoe")
+
+    # Then it is the same device, and only the new sign-in is live at the server
+    assert again["device-id"] == first["device-id"]
+    ferry_sessions = [s for s in auth.sessions_of("zoe", live_only=True) if s.client_id != "harness"]
+    assert len(ferry_sessions) == 1, [(s.client_id, s.device_id) for s in ferry_sessions]
+
+
+def test_an_error_other_than_no_is_the_sign_in_services_failure(new_session, oauth_homeserver):
+    # Given an authorization server that sends errors back to the client, and a device id it refuses
+    auth = oauth_homeserver.auth
+    auth.redirect_errors = True
+    session = new_session()
+    install_oauth_browser(session, "ada")
+    auth.refuse_scope = True
+
+    # When Ferry signs in
+    reply = sign_in_call(session, timeout=120, homeserver=oauth_homeserver.base_url, sso=True)
+
+    # Then the person reads what the service said, not that they declined
+    said = reply.expect_error("SignInFailed")
+    assert "cannot be used" in said and "invalid_scope" in said, said
 
 
 def test_create_account_opens_the_page_at_account_creation(new_session, oauth_homeserver):
@@ -289,6 +338,7 @@ def test_a_declined_sign_in_says_so(new_session, oauth_homeserver):
 
 HOSTILE_METADATA = {
     "http issuer off loopback": {"issuer": "http://auth.example.org/"},
+    "the real sign-in page with a token endpoint of its own": {"token_endpoint": "http://127.0.0.1:9/steal"},
     "authorization at a non-loopback http host": {"authorization_endpoint": "http://auth.example.org/authorize"},
     "token endpoint at a non-loopback http host": {"token_endpoint": "http://10.0.0.1/oauth2/token"},
     "no PKCE S256": {"code_challenge_methods_supported": ["plain"]},
