@@ -17,6 +17,8 @@ import Glibc
     /// Opens the account's page at its sign-in service, where the homeserver names one.
     private let manageButton = Button(tr("Manage Account…"))
     private var manageAddress: String?
+    /// The account `manageAddress` was asked for.
+    private var managedAccount: String?
     // TRANSLATORS: the row about Ferry's own Matrix device (whether it is verified).
     private let deviceRow = Row(title: tr("This Device"))
     private let verifyButton = Button(tr("Verify…"))
@@ -137,13 +139,18 @@ import Glibc
     }
 
     /// "Manage Account…" where the account's homeserver names an account page (the OAuth 2.0
-    /// API's `account_management_uri`): asked once per account shown.
+    /// API's `account_management_uri`): asked once per account shown, not at every change of
+    /// its state (online, verification).
     private func showManagement(_ account: AccountState) {
         guard account.signedIn else {
+            managedAccount = nil
             manageAddress = nil
             manageButton.isVisible = false
             return
         }
+        guard managedAccount != account.accountID else { return }
+        managedAccount = account.accountID
+        manageButton.isVisible = false
         let shown = account.accountID
         service.loginFlows(homeserver: account.homeserver) { [weak self] result in
             guard let self, self.service.account.accountID == shown else { return }
