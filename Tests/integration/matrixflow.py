@@ -241,6 +241,20 @@ def set_power_level(server: Homeserver, token: str, room_id: str, events_default
 
 # --- the Secret Service, read directly -------------------------------------------------------------
 
+def kept_pairs(session: FerrySession, having: str = "refresh_token") -> list[dict]:
+    """The sign-ins in the session's keyring kept as JSON with `having` (a token pair that renews:
+    "refresh_token"; one through the OAuth 2.0 API: "oauth")."""
+    pairs = []
+    for secret in secrets_in_keyring(session):
+        try:
+            value = json.loads(secret)
+        except ValueError:
+            continue
+        if isinstance(value, dict) and having in value:
+            pairs.append(value)
+    return pairs
+
+
 def secrets_in_keyring(session: FerrySession) -> list[bytes]:
     """Every secret in the session's Secret Service (unlocked items), read over the bus with the
     plain transfer algorithm: what Ferry stored, independent of Ferry."""

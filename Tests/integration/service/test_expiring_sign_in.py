@@ -19,7 +19,7 @@ import pytest
 from ferryenv import EX_OK, wait_for
 from hostileproxy import HostileProxy
 from nioreaders import NioReader, reader_python
-from matrixflow import (binary_bytes, bodies, files_containing, secrets_in_keyring, sign_in, sign_in_call,
+from matrixflow import (binary_bytes, bodies, files_containing, kept_pairs, sign_in, sign_in_call,
                         wait_for_state, wait_until_sent)
 
 LIFETIME = 3
@@ -31,19 +31,6 @@ def expiring(new_homeserver):
     server = new_homeserver(config={"refreshable_access_token_lifetime": f"{LIFETIME}s"})
     yield server
     server.stop()
-
-
-def kept_pairs(session) -> list[dict]:
-    """The sign-ins in the session's keyring that carry a refresh token."""
-    pairs = []
-    for secret in secrets_in_keyring(session):
-        try:
-            value = json.loads(secret)
-        except ValueError:
-            continue
-        if isinstance(value, dict) and "refresh_token" in value:
-            pairs.append(value)
-    return pairs
 
 
 def let_expire() -> None:

@@ -10,7 +10,6 @@ document. Legacy SSO on a server without the OAuth API stays as it was (test_sso
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -21,7 +20,7 @@ import pytest
 from gi.repository import GLib
 
 from ferryenv import EX_OK, wait_for
-from matrixflow import bodies, secrets_in_keyring, sign_in_call, wait_for_state, wait_until_sent
+from matrixflow import bodies, kept_pairs, sign_in_call, wait_for_state, wait_until_sent
 from oauthbrowser import browser_log, install_oauth_browser
 
 LIFETIME = 4
@@ -34,15 +33,18 @@ def browser_sign_in(session, server, username: str, **keys) -> dict:
 
 
 def kept_oauth_pairs(session) -> list[dict]:
-    pairs = []
-    for secret in secrets_in_keyring(session):
-        try:
-            value = json.loads(secret)
-        except ValueError:
-            continue
-        if isinstance(value, dict) and "oauth" in value:
-            pairs.append(value)
-    return pairs
+    return kept_pairs(session, having="oauth")
+
+
+def expiring_sign_in_with_a_room(new_session, server, localpart: str) -> tuple:
+    """Access tokens that last LIFETIME seconds, and a new Ferry (its sign-ins in a keyring) signed
+    in as `localpart` in the browser: (session, the person's own token, their room)."""
+    server.auth.access_token_lifetime = LIFETIME
+    session = new_session()
+    session.start_keyring()
+    browser_sign_in(session, server, localpart)
+    token, _ = server.auth.issue_token(localpart)
+    return session, token, server.synapse.create_room(token, name=f"{localpart}'s room")
 
 
 def whoami_status(server, token: str) -> int:
@@ -109,12 +111,7 @@ def test_the_login_flows_say_oauth_account_creation_and_the_account_page(new_ses
 def test_expiring_tokens_are_renewed_across_a_restart_and_sign_out_revokes_them(new_session, oauth_homeserver):
     # Given access tokens that last LIFETIME seconds, and Ferry signed in as Pia
     server, auth = oauth_homeserver, oauth_homeserver.auth
-    auth.access_token_lifetime = LIFETIME
-    session = new_session()
-    session.start_keyring()
-    browser_sign_in(session, server, "pia")
-    pia_token, _ = auth.issue_token("pia")
-    room = server.synapse.create_room(pia_token, name="Pia's room")
+    session, pia_token, room = expiring_sign_in_with_a_room(new_session, server, "pia")
     [first] = kept_oauth_pairs(session)
     registrations = len(auth.registrations)
 
@@ -164,12 +161,7 @@ def test_expiring_tokens_are_renewed_across_a_restart_and_sign_out_revokes_them(
 def test_a_kill_between_the_token_endpoints_rotation_and_its_keeping_strands_nothing(new_session, oauth_homeserver):
     # Given Ferry signed in as Yara with tokens that expire, its pair in the keyring
     server, auth = oauth_homeserver, oauth_homeserver.auth
-    auth.access_token_lifetime = LIFETIME
-    session = new_session()
-    session.start_keyring()
-    browser_sign_in(session, server, "yara")
-    yara_token, _ = auth.issue_token("yara")
-    room = server.synapse.create_room(yara_token, name="Yara's room")
+    session, yara_token, room = expiring_sign_in_with_a_room(new_session, server, "yara")
     [before] = kept_oauth_pairs(session)
     # And the token endpoint's next answer held back once it has rotated the pair
     release = threading.Event()
