@@ -516,12 +516,10 @@ class OAuthServer:
         location = with_params(params["redirect_uri"], answer, params.get("response_mode") == "fragment")
         return 302, {"Location": location, "Cache-Control": "no-store"}, b""
 
-    def _get_authorize(self, handler, query, body):
-        params = _single_values(urllib.parse.parse_qs(query, keep_blank_values=True))
-        record = {"time": time.time(), "params": params, "prompt": params.get("prompt"),
-                  "state": params.get("state")}
-        with self.lock:
-            self.authorizations.append(record)
+    def _checked_authorization(self, params: dict[str, str], record: dict[str, Any]):
+        """(client, device_id, None) for a request to go on with; (None, None, answer) for an
+        error sent back to the client. A PageError (a request that must not be redirected) goes
+        up. The outcome is noted in `record` either way."""
         try:
             client, device_id = self._check_authorization(params)
         except PageError as error:
@@ -529,7 +527,18 @@ class OAuthServer:
             raise
         except _RedirectError as error:
             record["outcome"] = f"redirect: {error.error}"
-            return self._error_redirect(params, error.error, error.description)
+            return None, None, self._error_redirect(params, error.error, error.description)
+        return client, device_id, None
+
+    def _get_authorize(self, handler, query, body):
+        params = _single_values(urllib.parse.parse_qs(query, keep_blank_values=True))
+        record = {"time": time.time(), "params": params, "prompt": params.get("prompt"),
+                  "state": params.get("state")}
+        with self.lock:
+            self.authorizations.append(record)
+        client, device_id, sent_back = self._checked_authorization(params, record)
+        if sent_back is not None:
+            return sent_back
         record["outcome"] = "consent page"
         create = "create" in params.get("prompt", "").split()
         hidden = "\n".join(f'<input type="hidden" name="{html.escape(k)}" value="{html.escape(v)}">'
@@ -557,14 +566,9 @@ this device ({html.escape(device_id)}).</p>
         record = {"time": time.time(), "params": params, "username": username, "deny": deny}
         with self.lock:
             self.consents.append(record)
-        try:
-            client, device_id = self._check_authorization(params)
-        except PageError as error:
-            record["outcome"] = f"page: {error.message}"
-            raise
-        except _RedirectError as error:
-            record["outcome"] = f"redirect: {error.error}"
-            return self._error_redirect(params, error.error, error.description)
+        client, device_id, sent_back = self._checked_authorization(params, record)
+        if sent_back is not None:
+            return sent_back
         if deny:
             record["outcome"] = "access_denied"
             return self._error_redirect(params, "access_denied", "the person said no")
