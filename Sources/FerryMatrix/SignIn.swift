@@ -96,13 +96,16 @@ public enum SignIn {
             struct Flow: Decodable { var type: String }
             var flows: [Flow]
         }
+        // Both asked at once: the sign-in page asks after each pause in typing.
+        async let metadata = outcome { () async throws(MatrixError) in try await authMetadata(http) }
+        let login = await outcome { () async throws(MatrixError) in
+            try await http.call(.GET, "/_matrix/client/v3/login", timeout: .seconds(15), as: Answer.self)
+        }
         // Metadata Ferry does not use is said when signing in (SignInFlow); here it is no offer.
-        let oauth = (try? await authMetadata(http)) ?? nil
+        let oauth = (try? await metadata.get()) ?? nil
         let types: Set<String>
         do throws(MatrixError) {
-            types = Set(
-                try await http.call(.GET, "/_matrix/client/v3/login", timeout: .seconds(15), as: Answer.self)
-                    .flows.map(\.type))
+            types = Set(try login.get().flows.map(\.type))
         } catch  where oauth != nil && error.status == 404 {
             // A homeserver that leaves all sign-in to its authorization server serves no /login
             // (Synapse with the Matrix Authentication Service).
@@ -111,6 +114,13 @@ public enum SignIn {
         return LoginFlows(
             homeserver: http.baseURL, password: types.contains("m.login.password"),
             sso: types.contains("m.login.sso") || oauth != nil, token: types.contains("m.login.token"), oauth: oauth)
+    }
+
+    /// What `body` returned or threw, as a value (for requests made side by side).
+    private static func outcome<Value: Sendable>(
+        _ body: () async throws(MatrixError) -> Value
+    ) async -> Result<Value, MatrixError> {
+        do throws(MatrixError) { return .success(try await body()) } catch { return .failure(error) }
     }
 
     /// `m.login.password`. `deviceID` keeps Ferry's device across sign-ins: transaction ids are

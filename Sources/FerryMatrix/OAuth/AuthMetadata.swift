@@ -140,19 +140,26 @@ extension SignIn {
     /// that). Nil where it offers none (the legacy flows are then used); throws where it answered
     /// something Ferry must not use, or did not answer.
     public static func authMetadata(_ http: MatrixHTTP) async throws(MatrixError) -> AuthMetadata? {
+        var failure: MatrixError?
         for path in [
             "/_matrix/client/v1/auth_metadata", "/_matrix/client/unstable/org.matrix.msc2965/auth_metadata",
         ] {
-            do {
-                let document = try await http.call(.GET, path, timeout: .seconds(15), as: AuthMetadata.Document.self)
-                return try AuthMetadata.checked(document, homeserver: http.baseURL)
-            } catch  where error.kind == .malformed {
-                throw AuthMetadata.refusal(error.message)
-            } catch  where (error.status.map { (400..<500).contains($0) && $0 != 429 }) == true {
-                // Not served here (404 M_UNRECOGNIZED; Synapse without delegation answers 404 too).
+            let document: AuthMetadata.Document
+            do throws(MatrixError) {
+                document = try await http.call(.GET, path, timeout: .seconds(15), as: AuthMetadata.Document.self)
+            } catch {
+                // Not served here: 404 M_UNRECOGNIZED (Synapse without delegation too), or a page
+                // that is not JSON at all (a proxy answering every path). Not answered now (the
+                // network, a 5xx): the other path may answer; if neither does, that is said.
+                let notServed =
+                    error.kind == .malformed || (error.status.map { (400..<500).contains($0) && $0 != 429 } ?? false)
+                if !notServed { failure = failure ?? error }
                 continue
             }
+            // A JSON answer is the server's word: metadata Ferry must not use is refused, never skipped.
+            return try AuthMetadata.checked(document, homeserver: http.baseURL)
         }
+        if let failure { throw failure }
         return nil
     }
 }
