@@ -120,7 +120,8 @@ public final class Accounts: Sendable {
             let user = kept.userID
             account.whenSignInLost { handler(user) }
         }
-        if let replaced { await retire(replaced, replacedBy: kept) }
+        // Ended at its server after the answer: the caller waits for its sign-in, not for that.
+        if let replaced { Task { await retire(replaced, replacedBy: kept) } }
         return kept
     }
 
@@ -159,7 +160,8 @@ public final class Accounts: Sendable {
     private func retire(_ old: Session, replacedBy new: Session) async {
         guard old.accessToken != new.accessToken else { return }
         let sameDevice = old.deviceID == new.deviceID && old.homeserver == new.homeserver
-        guard !sameDevice || old.tokens.pair.oauth != nil else { return }
+        // Only Matrix's own login on both sides ends the old token by itself.
+        guard !sameDevice || old.tokens.pair.oauth != nil || new.tokens.pair.oauth != nil else { return }
         await end(old, why: "replaced by a new sign-in")
     }
 

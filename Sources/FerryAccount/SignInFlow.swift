@@ -77,6 +77,8 @@ struct SignInFlow {
         _ http: MatrixHTTP, metadata: AuthMetadata, open: @Sendable (String) throws -> Void, createAccount: Bool,
         slot: BrowserSignInSlot
     ) async throws -> Session {
+        // Asked before registering: a sign-in refused for another under way leaves no registration.
+        guard slot.pending.withLock({ $0 == nil }) else { throw SignInError.inProgress }
         let client = try await OAuthClient.register(metadata)
         let state = Authorization.newState()
         let redirect = try await LoopbackRedirect.listen(
@@ -147,6 +149,8 @@ struct SignInFlow {
         if error.kind == .transport || error.kind == .malformed || error.status == 404 {
             return .unreachable(homeserver: homeserver, reason: error.kind == .transport ? error.message : nil)
         }
+        // A server error or a rate limit (the homeserver's or its sign-in service's): try later.
+        if error.isTransient { return .unreachable(homeserver: homeserver, reason: error.description) }
         switch method {
         case .password: return .refused(.password)
         case .accessToken: return .refused(.accessToken)

@@ -53,6 +53,14 @@ public struct SignInRequest: Equatable, Sendable {
             throw .invalidArgument(tr("Say which homeserver to sign in to (“{key}”).", ["key": "homeserver"]))
         }
         self.homeserver = homeserver
+        if dict["create-account"]?.boolValue == true, dict["access-token"] != nil {
+            throw .invalidArgument(
+                tr(
+                    // TRANSLATORS: {create} and {token} are names of D-Bus arguments ("create-account",
+                    // "access-token"), as they are.
+                    "“{create}” opens the homeserver's page in the browser; give it without “{token}”.",
+                    ["create": "create-account", "token": "access-token"]))
+        }
         if let token = dict["access-token"]?.stringValue {
             guard !token.isEmpty else { throw .invalidArgument(tr("The access token is empty.")) }
             method = .accessToken(token)

@@ -54,6 +54,8 @@ public final class Tokens: Sendable {
         var pair: Pair
         var renewal: Task<Result<Void, MatrixError>, Never>?
         var keeper: (@Sendable (Pair) -> Bool)?
+        /// The sign-in is being ended (`forEnding`): no renewal starts any more.
+        var ending = false
     }
 
     /// A pthread mutex (NIO's) rather than Synchronization's Mutex: ThreadSanitizer sees this one's
@@ -91,7 +93,7 @@ public final class Tokens: Sendable {
     /// anything else as it came (the network, the server: tried again later).
     func renew(replacing spent: String, through http: MatrixHTTP) async throws(MatrixError) -> Bool {
         let renewal: Task<Result<Void, MatrixError>, Never>? = state.withLockedValue { state in
-            guard state.pair.access == spent, let refresh = state.pair.refresh else { return nil }
+            guard !state.ending, state.pair.access == spent, let refresh = state.pair.refresh else { return nil }
             if let running = state.renewal { return running }
             let started = Task { await self.exchange(refresh, through: http) }
             state.renewal = started
@@ -131,6 +133,26 @@ public final class Tokens: Sendable {
         return .success(())
     }
 
+    /// The pair to end an OAuth sign-in with, once nothing renews it any more: a renewal under
+    /// way is waited for, no other starts, and the pair is renewed once more without being kept
+    /// (it is revoked next). The kept refresh token may be one the server rotated already (a kill
+    /// between its answer and the keeping): the Matrix Authentication Service answers a
+    /// revocation of a spent token with 200 and ends nothing, but takes it again for a renewal
+    /// while its successor is unused. A renewal that fails leaves the pair as it was.
+    func forEnding(through http: MatrixHTTP) async -> Pair {
+        let running = state.withLockedValue { state in
+            state.ending = true
+            return state.renewal
+        }
+        _ = await running?.value
+        let pair = self.pair
+        guard let grant = pair.oauth, let refresh = pair.refresh,
+            let renewed = try? await Self.renewal(of: refresh, at: grant, through: http)
+        else { return pair }
+        state.withLockedValue { $0.pair = renewed }
+        return renewed
+    }
+
     /// Matrix's own renewal (`POST /refresh`, Matrix 1.3).
     private static func renewal(of refresh: String, through http: MatrixHTTP) async throws(MatrixError) -> Pair {
         struct Body: Encodable { var refresh_token: String }
@@ -149,7 +171,7 @@ public final class Tokens: Sendable {
 
     /// The OAuth 2.0 renewal: the refresh token grant at the authorization server's token
     /// endpoint (RFC 6749 §6), which rotates the refresh token.
-    static func renewal(
+    private static func renewal(
         of refresh: String, at grant: OAuthGrant, through http: MatrixHTTP
     ) async throws(MatrixError) -> Pair {
         let answer = try await http.to(grant.tokenEndpoint).postForm(

@@ -142,31 +142,11 @@ final class Share1Object: Sendable {
         defer { lifetime.endCall() }
         if !request.makesShare { startUp?.complete() }
         do throws(ShareError) {
-            if let (share, activationToken, reply) = try accept(request) {
-                // Answered before it is announced: the caller waits for its answer alone.
-                call.reply(reply)
-                service.announceNew(share, activationToken: activationToken)
-            } else {
-                call.reply(try perform(request))
-            }
+            call.reply(try perform(request))
         } catch {
             refuse(call, error)
         }
         if request.makesShare { startUp?.shareAnswered() }
-    }
-
-    /// Share and Open: the share committed, its activation token, and the answer; nil for any other call.
-    private func accept(_ request: Share1Request) throws(ShareError) -> (Share, String?, [Variant])? {
-        switch request {
-        case .share(let share, let activationToken, let unknown):
-            if !unknown.isEmpty { logger.info("ignoring unknown Share keys", metadata: ["keys": "\(unknown)"]) }
-            let accepted = try service.accept(share)
-            return (accepted, activationToken, [.string(accepted.id)])
-        case .open(let uris, let activationToken):
-            return (try service.accept(ShareRequest(uris: uris, source: .open)), activationToken, [])
-        default:
-            return nil
-        }
     }
 
     /// The destinations of a Share or CompleteShare that go out as an account the service has to
@@ -196,6 +176,12 @@ final class Share1Object: Sendable {
 
     private func perform(_ request: Share1Request) throws(ShareError) -> [Variant] {
         switch request {
+        case .share(let share, let activationToken, let unknown):
+            if !unknown.isEmpty { logger.info("ignoring unknown Share keys", metadata: ["keys": "\(unknown)"]) }
+            return [.string(try service.share(share, activationToken: activationToken).id)]
+        case .open(let uris, let activationToken):
+            _ = try service.share(ShareRequest(uris: uris, source: .open), activationToken: activationToken)
+            return []
         case .getShare(let id):
             return [.dictionary(ShareCodec.encode(try service.share(id: id)))]
         case .listShares:
@@ -210,7 +196,7 @@ final class Share1Object: Sendable {
             _ = try service.complete(id: id, destinations: destinations, message: message, accounts: accounts)
             return []
         default:
-            // Only what waitsForHomeserver says no to, and not a new share (`accept`), comes here.
+            // Only what waitsForHomeserver says no to comes here.
             preconditionFailure("\(request) is answered from a task")
         }
     }

@@ -97,18 +97,7 @@ public final class ShareService: Sendable {
         }
     }
 
-    /// Accepts a share and announces it.
     public func share(_ request: ShareRequest, activationToken: String? = nil) throws(ShareError) -> Share {
-        let share = try accept(request)
-        announceNew(share, activationToken: activationToken)
-        return share
-    }
-
-    /// Accepts a share (committed when this returns) without announcing it: Share1's answer goes
-    /// out first, and `announceNew` after it. The caller waits for the answer alone; the signals,
-    /// the desktop's dialog or notification and the sender's wake-up are not its wait
-    /// (docs/PERFORMANCE.md, "The warm path").
-    func accept(_ request: ShareRequest) throws(ShareError) -> Share {
         let share: Share
         do {
             share = try intake.accept(request)
@@ -122,14 +111,10 @@ public final class ShareService: Sendable {
                 "id": "\(share.id)", "state": "\(share.state.rawValue)", "items": "\(share.intent.items.count)",
                 "type": "\(share.intent.contentType)", "source": "\(share.intent.source)",
             ])
-        return share
-    }
-
-    /// A share `accept` took, announced now, or by the start-up when it has not run yet (StartUp).
-    func announceNew(_ share: Share, activationToken: String?) {
         if startUp.value?.holdBack(share, activationToken: activationToken) != true {
             announceAccepted(share, activationToken: activationToken)
         }
+        return share
     }
 
     /// A new share's ShareChanged, the sign-in or person it waits for, the sender's wake-up; for a

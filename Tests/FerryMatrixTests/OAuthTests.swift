@@ -68,6 +68,16 @@ final class OAuthTests: XCTestCase {
             ("revocation elsewhere", ["revocation_endpoint": "https://matrix.example.org/revoke"]),
             ("no query answers", ["response_modes_supported": ["fragment"]]),
             ("loopback token endpoint", ["token_endpoint": "http://127.0.0.1:2375/images/create?fromImage=x"]),
+            // The real sign-in page, with an issuer and token endpoint of the homeserver's own:
+            // the code and its verifier would go to it, and no `iss` would tell.
+            (
+                "issuer and token endpoint elsewhere",
+                [
+                    "issuer": "https://evil.example/", "token_endpoint": "https://evil.example/token",
+                    "registration_endpoint": "https://evil.example/register",
+                    "authorization_response_iss_parameter_supported": nil,
+                ]
+            ),
             ("no PKCE", ["code_challenge_methods_supported": ["plain"]]),
             ("no refresh", ["grant_types_supported": ["authorization_code"]]),
             ("no code flow", ["response_types_supported": ["token"]]),
@@ -79,6 +89,85 @@ final class OAuthTests: XCTestCase {
         }
         // The account page is only opened, never sent anything: a bad one is left out, not fatal.
         XCTAssertNil(try Self.metadata(["account_management_uri": "http://evil.example/"]).accountManagementURI)
+    }
+
+    func testOriginsAreComparedAsServersNotAsText() throws {
+        XCTAssertEqual(
+            AuthMetadata.origin("https://Auth.Example.org/x"), AuthMetadata.origin("https://auth.example.org:443/y"))
+        XCTAssertNotEqual(
+            AuthMetadata.origin("https://auth.example.org/"), AuthMetadata.origin("http://auth.example.org/"))
+        XCTAssertEqual(AuthMetadata.origin("https://[::1]:8448/a"), "https://[::1]:8448")
+        XCTAssertNoThrow(
+            try Self.metadata(["token_endpoint": "https://AUTH.example.org:443/oauth2/token"]), "the same server")
+    }
+
+    func testDiscoveryTriesTheOtherPathAndTakesAPageThatIsNotJSONForNoOffer() async throws {
+        let document = try JSONSerialization.data(withJSONObject: Self.document)
+        func http(_ answers: [String: (Int, Data)]) -> MatrixHTTP {
+            MatrixHTTP(
+                baseURL: "https://matrix.example.org",
+                responder: { exchange in
+                    answers[exchange.path] ?? (404, Data(#"{"errcode":"M_UNRECOGNIZED"}"#.utf8))
+                })
+        }
+        let stable = "/_matrix/client/v1/auth_metadata"
+        let unstable = "/_matrix/client/unstable/org.matrix.msc2965/auth_metadata"
+        let down = (503, Data("{}".utf8))
+        let found = try await SignIn.authMetadata(http([stable: down, unstable: (200, document)]))
+        XCTAssertEqual(found?.issuer, "https://auth.example.org/")
+        let page = (200, Data("<html>welcome</html>".utf8))
+        let none = try await SignIn.authMetadata(http([stable: page, unstable: page]))
+        XCTAssertNil(none)
+        do {
+            _ = try await SignIn.authMetadata(http([stable: down, unstable: down]))
+            XCTFail("a server answering neither path was taken for no offer")
+        } catch {
+            XCTAssertEqual(error.status, 503)
+        }
+        // JSON with a field of the wrong type is the server's word, and refused, not skipped.
+        var odd = Self.document
+        odd["issuer"] = 42
+        let oddData = try JSONSerialization.data(withJSONObject: odd)
+        do {
+            _ = try await SignIn.authMetadata(http([stable: (200, oddData)]))
+            XCTFail("metadata with a number for its issuer was used or skipped")
+        } catch {
+            XCTAssertEqual(error.errcode, AuthMetadata.refusalErrcode)
+        }
+    }
+
+    func testEndingRenewsOnceWithNothingElseRenewingAndKeepsNothing() async throws {
+        var pair = Tokens.Pair(access: "access-1", refresh: "refresh-1")
+        pair.oauth = OAuthGrant(
+            metadata: try Self.metadata(), client: OAuthClient(issuer: "i", clientID: "c", redirectPath: "/p"))
+        let tokens = Tokens(pair)
+        let kept = NIOLockedValueBox(0)
+        tokens.whenRenewed { _ in
+            kept.withLockedValue { $0 += 1 }
+            return true
+        }
+        let renewals = NIOLockedValueBox(0)
+        let http = MatrixHTTP(
+            session: Session(userID: "@a:x", homeserver: "https://matrix.example.org", deviceID: "D", tokens: tokens),
+            responder: { _ in
+                let n = renewals.withLockedValue {
+                    $0 += 1
+                    return $0 + 1
+                }
+                return (
+                    200,
+                    Data(#"{"access_token":"access-\#(n)","refresh_token":"refresh-\#(n)","token_type":"Bearer"}"#.utf8)
+                )
+            })
+
+        let last = await tokens.forEnding(through: http)
+
+        XCTAssertEqual(last.refresh, "refresh-2")
+        XCTAssertEqual(kept.withLockedValue { $0 }, 0, "a pair about to be revoked was kept")
+        // Nothing renews it any more: a request refused for its token is not renewed.
+        let renewed = try await tokens.renew(replacing: "access-2", through: http)
+        XCTAssertFalse(renewed)
+        XCTAssertEqual(renewals.withLockedValue { $0 }, 1)
     }
 
     func testPKCEIsRFC7636sS256() {
@@ -132,7 +221,9 @@ final class OAuthTests: XCTestCase {
     func testAnAnswerFromAnotherIssuerOrWithoutOneIsNeverExchanged() async throws {
         // Nothing listens on port 9 here: reaching the token endpoint would be a transport error.
         let metadata = try Self.metadata(
-            ["token_endpoint": "https://auth.example.org:9/oauth2/token", "issuer": "https://auth.example.org:9/"])
+            Self.document.compactMapValues { $0 as? String }.mapValues {
+                $0.replacingOccurrences(of: "https://auth.example.org/", with: "https://auth.example.org:9/")
+            })
         let client = OAuthClient(issuer: metadata.issuer, clientID: "c", redirectPath: "/p")
         let authorization = Authorization(metadata: metadata, client: client, deviceID: nil, port: 1, state: "s")
         for issuer in ["https://evil.example/", nil] {

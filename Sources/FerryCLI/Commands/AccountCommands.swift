@@ -43,6 +43,10 @@ struct LoginCommand: FerrySubcommand {
             throw ValidationError(
                 tr("Choose one of --password-stdin, --access-token-stdin and --sso (or --create-account)."))
         }
+        if createAccount, user != nil {
+            // TRANSLATORS: --create-account and --user are the command's options, as they are.
+            throw ValidationError(tr("--create-account makes the account on the homeserver's page; leave out --user."))
+        }
     }
 
     func execute() throws(CommandFailure) {

@@ -34,6 +34,35 @@ public struct AuthMetadata: Sendable, Equatable, Codable {
         var response_modes_supported: [String]?
         var prompt_values_supported: [String]?
         var authorization_response_iss_parameter_supported: Bool?
+
+        /// Any JSON object is a document: a field of the wrong type counts as missing, so that
+        /// the checks say what is wrong (a required one) rather than the page being taken for
+        /// no offer at all.
+        init(from decoder: Decoder) throws {
+            let fields = try decoder.container(keyedBy: CodingKeys.self)
+            func text(_ key: CodingKeys) -> String? { try? fields.decodeIfPresent(String.self, forKey: key) }
+            func list(_ key: CodingKeys) -> [String]? { try? fields.decodeIfPresent([String].self, forKey: key) }
+            issuer = text(.issuer)
+            authorization_endpoint = text(.authorization_endpoint)
+            token_endpoint = text(.token_endpoint)
+            registration_endpoint = text(.registration_endpoint)
+            revocation_endpoint = text(.revocation_endpoint)
+            account_management_uri = text(.account_management_uri)
+            response_types_supported = list(.response_types_supported)
+            grant_types_supported = list(.grant_types_supported)
+            code_challenge_methods_supported = list(.code_challenge_methods_supported)
+            response_modes_supported = list(.response_modes_supported)
+            prompt_values_supported = list(.prompt_values_supported)
+            authorization_response_iss_parameter_supported = try? fields.decodeIfPresent(
+                Bool.self, forKey: .authorization_response_iss_parameter_supported)
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case issuer, authorization_endpoint, token_endpoint, registration_endpoint, revocation_endpoint
+            case account_management_uri, response_types_supported, grant_types_supported
+            case code_challenge_methods_supported, response_modes_supported, prompt_values_supported
+            case authorization_response_iss_parameter_supported
+        }
     }
 
     /// The metadata of a document `homeserver` served, or a `.refused` error saying what is wrong
@@ -59,7 +88,7 @@ public struct AuthMetadata: Sendable, Equatable, Codable {
                         kind: .refused,
                         message: tr(
                             // TRANSLATORS: a reason, completing "its {field} is not an address Ferry uses: {reason}".
-                            "plain http:// is only for a homeserver on this computer"))
+                            "Ferry takes plain http:// only from a homeserver on this computer"))
                 }
                 return value
             } catch {
@@ -101,13 +130,18 @@ public struct AuthMetadata: Sendable, Equatable, Codable {
         }
         // Ferry's listener reads the answer from the query (RFC 6749's default for the code).
         guard document.response_modes_supported?.contains("query") ?? true else {
-            throw refusal(tr("it does not answer in the address's query"))
+            throw refusal(
+                // TRANSLATORS: a reason, completing "The sign-in service of {server} cannot be used: {reason}.";
+                // “query” is the OAuth name of that way of answering, as it is.
+                tr("it cannot send the sign-in back in the address (response mode “query”)"))
         }
-        let origins = [metadata.issuer, metadata.authorizationEndpoint].compactMap(Self.origin)
+        // The sign-in page is what the person sees and trusts; everything else must be its server.
+        let page = Self.origin(metadata.authorizationEndpoint)
         for (field, value) in [
-            ("token_endpoint", metadata.tokenEndpoint), ("registration_endpoint", metadata.registrationEndpoint),
+            ("issuer", metadata.issuer), ("token_endpoint", metadata.tokenEndpoint),
+            ("registration_endpoint", metadata.registrationEndpoint),
             ("revocation_endpoint", metadata.revocationEndpoint ?? metadata.tokenEndpoint),
-        ] where !origins.contains(Self.origin(value) ?? "") {
+        ] where page == nil || Self.origin(value) != page {
             throw refusal(
                 tr(
                     // TRANSLATORS: a reason, completing "The sign-in service of {server} cannot be used: {reason}.";

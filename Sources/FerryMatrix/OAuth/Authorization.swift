@@ -83,7 +83,8 @@ public struct Authorization: Sendable {
 
     /// An error the authorization server sent the browser back with (RFC 6749 §4.1.2.1), in words.
     public static func describe(error: String, description: String?) -> String {
-        let code = String(error.prefix(64))
+        // The server's words, shown as they are but never able to rearrange the sentence.
+        let code = SafeDisplay.escaped(String(error.prefix(64)))
         guard let description, !description.isEmpty else {
             // TRANSLATORS: a reason, completing "The sign-in service of {server} cannot be used: {reason}.";
             // {error} is the server's code for it, such as "invalid_scope".
@@ -93,7 +94,7 @@ public struct Authorization: Sendable {
             // TRANSLATORS: a reason, completing "The sign-in service of {server} cannot be used: {reason}.";
             // {error} is the server's code for it, such as "invalid_scope", {description} its own words.
             "it ended the sign-in with “{error}”: {description}",
-            ["error": code, "description": String(description.prefix(300))])
+            ["error": code, "description": SafeDisplay.escaped(String(description.prefix(300)))])
     }
 
     /// Ferry's device ids: 12 characters of `[A-Za-z0-9]` (Matrix 1.15 asks for at least 10 of

@@ -25,17 +25,8 @@ extension SignIn {
     public static func end(_ session: Session) async throws(MatrixError) {
         let pair = session.tokens.pair
         if let grant = pair.oauth {
-            // The kept refresh token may be one the server rotated already (a kill between its
-            // answer and the keeping, Tokens): the Matrix Authentication Service answers a
-            // revocation of a spent token with 200 and ends nothing. Renewed first (it takes a
-            // spent token again while its successor is unused), the pair revoked is the current
-            // one. The renewed pair is not kept: it is ended at once.
-            var current = pair
-            if let refresh = pair.refresh {
-                current =
-                    (try? await Tokens.renewal(of: refresh, at: grant, through: MatrixHTTP(session: session))) ?? pair
-            }
-            try await grant.revoke(current)
+            // Renewed once more first, with nothing else renewing it (Tokens.forEnding).
+            try await grant.revoke(await session.tokens.forEnding(through: MatrixHTTP(session: session)))
         } else {
             try await logout(MatrixHTTP(session: session))
         }

@@ -20,7 +20,7 @@ import pytest
 from gi.repository import GLib
 
 from ferryenv import EX_OK, wait_for
-from matrixflow import bodies, kept_pairs, sign_in_call, wait_for_state, wait_until_sent
+from matrixflow import bodies, kept_pairs, list_destinations, sign_in_call, wait_for_state, wait_until_sent
 from oauthbrowser import browser_log, install_oauth_browser
 
 LIFETIME = 4
@@ -191,13 +191,16 @@ def test_a_kill_between_the_token_endpoints_rotation_and_its_keeping_strands_not
     assert [r["params"]["refresh_token"] for r in refreshes].count(before["refresh_token"]) == 2
     assert refreshes[-1]["outcome"] == "ok"
 
-    # When the service is killed again mid-renewal, and Yara then signs out
+    # When the service is killed again mid-renewal (a list of rooms asked for, so that no share is
+    # left to send and renew beside the sign-out), and Yara then signs out
     release = threading.Event()
     auth.hold_refresh_answer = release
     time.sleep(LIFETIME + 1)
-    session.share_ok(text="another killed renewal", destinations=[room])
+    pool = ThreadPoolExecutor(max_workers=1)
+    pool.submit(list_destinations, session)
     wait_for(lambda: sum(1 for r in auth.token_requests if r.get("held")) == 2, timeout=30, what="the second hold")
     session.kill_service()
+    pool.shutdown()
     auth.hold_refresh_answer = None
     release.set()
     [stale] = kept_oauth_pairs(session)
@@ -238,15 +241,24 @@ def test_signing_in_again_on_the_same_device_ends_the_old_session(new_session, o
     # Given Ferry signed in as Zoe through the OAuth API
     server, auth = oauth_homeserver, oauth_homeserver.auth
     session = new_session()
+    session.start_keyring()
     first = browser_sign_in(session, server, "zoe")
 
     # When Zoe signs in again in the browser
     again = browser_sign_in(session, server, "zoe")
 
-    # Then it is the same device, and only the new sign-in is live at the server
+    # Then it is the same device, and only the new sign-in is live at the server (the old one is
+    # ended after the answer)
     assert again["device-id"] == first["device-id"]
-    ferry_sessions = [s for s in auth.sessions_of("zoe", live_only=True) if s.client_id != "harness"]
-    assert len(ferry_sessions) == 1, [(s.client_id, s.device_id) for s in ferry_sessions]
+    [kept] = kept_oauth_pairs(session)
+
+    def ferry_sessions():
+        return [s for s in auth.sessions_of("zoe", live_only=True) if s.client_id != "harness"]
+
+    wait_for(lambda: len(ferry_sessions()) == 1, timeout=30, what="the old sign-in ended")
+    assert ferry_sessions()[0].client_id == kept["oauth"]["client_id"]
+    assert whoami_status(server, kept["access_token"]) == 200
+    assert again["device-id"] in {d["device_id"] for d in server.synapse.devices(f"@zoe:{server.server_name}")}
 
 
 def test_an_error_other_than_no_is_the_sign_in_services_failure(new_session, oauth_homeserver):
