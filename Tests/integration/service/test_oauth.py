@@ -343,6 +343,7 @@ def test_a_declined_sign_in_says_so(new_session, oauth_homeserver):
 HOSTILE_METADATA = {
     "http issuer off loopback": {"issuer": "http://auth.example.org/"},
     "the real sign-in page with a token endpoint of its own": {"token_endpoint": "http://127.0.0.1:9/steal"},
+    "the real sign-in page with an issuer of its own": {"issuer": "http://127.0.0.1:9/"},
     "authorization at a non-loopback http host": {"authorization_endpoint": "http://auth.example.org/authorize"},
     "token endpoint at a non-loopback http host": {"token_endpoint": "http://10.0.0.1/oauth2/token"},
     "no PKCE S256": {"code_challenge_methods_supported": ["plain"]},
@@ -371,7 +372,8 @@ def test_metadata_ferry_must_not_use_is_refused_before_anything_is_sent(what, ne
 def test_an_answer_from_another_issuer_than_the_metadata_names_is_refused(new_session, oauth_homeserver, fake_front):
     # Given metadata naming another issuer than the server that answers (mix-up, RFC 9207)
     front = fake_front(oauth_homeserver.auth)
-    front.metadata = {**front.metadata, "issuer": "http://127.0.0.1:9/elsewhere/"}
+    # (on the sign-in page's own server, as everything in the metadata must be, but another issuer)
+    front.metadata = {**front.metadata, "issuer": oauth_homeserver.auth.issuer + "elsewhere/"}
     session = new_session()
     log = install_oauth_browser(session, "wes")
     exchanges = len([r for r in oauth_homeserver.auth.token_requests if r["grant_type"] == "authorization_code"])
