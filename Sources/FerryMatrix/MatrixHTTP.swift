@@ -113,10 +113,7 @@ public struct MatrixHTTP: Sendable {
     func postForm<Answer: Decodable>(
         _ form: [(String, String)], timeout: TimeAmount = .seconds(30), as _: Answer.Type = Answer.self
     ) async throws(MatrixError) -> Answer {
-        let body = Data(Self.queryString(form).dropFirst().utf8)
-        let bytes = try await exchange(
-            .POST, "", query: [], json: body, contentType: "application/x-www-form-urlencoded",
-            timeout: timeout, token: nil)
+        let bytes = try await sendForm(form, timeout: timeout)
         do {
             return try JSONDecoder().decode(Answer.self, from: bytes)
         } catch {
@@ -124,9 +121,11 @@ public struct MatrixHTTP: Sendable {
         }
     }
 
-    /// Posts a form whose answer carries nothing Ferry reads (RFC 7009's revocation: any body, often none).
-    func postForm(_ form: [(String, String)], timeout: TimeAmount = .seconds(30)) async throws(MatrixError) {
-        _ = try await exchange(
+    /// Posts a form and returns the answer's bytes as they are (RFC 7009's revocation answers any
+    /// body, often none, and its caller reads none).
+    @discardableResult
+    func sendForm(_ form: [(String, String)], timeout: TimeAmount = .seconds(30)) async throws(MatrixError) -> Data {
+        try await exchange(
             .POST, "", query: [], json: Data(Self.queryString(form).dropFirst().utf8),
             contentType: "application/x-www-form-urlencoded", timeout: timeout, token: nil)
     }

@@ -146,7 +146,7 @@ public struct OAuthGrant: Sendable, Equatable, Codable {
                 message: tr("the homeserver's sign-in service offers no way to end a sign-in"))
         }
         let token = pair.refresh ?? pair.access
-        try await MatrixHTTP(exactly: revocationEndpoint, client: client).postForm(
+        try await MatrixHTTP(exactly: revocationEndpoint, client: client).sendForm(
             [
                 ("token", token), ("token_type_hint", pair.refresh == nil ? "access_token" : "refresh_token"),
                 ("client_id", clientID),
